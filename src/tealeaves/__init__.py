@@ -1,0 +1,28 @@
+"""tealeaves: trustworthy numbers for topic models.
+
+    import tealeaves as tl
+    model = tl.load_model("model.npz")
+    docs = tl.read_corpus("heldout.txt", vocab=model.vocab)
+    res = tl.heldout(model, docs, method="left-to-right", particles=20, runs=10)
+"""
+
+from .corpus import Corpus, read_corpus, save_corpus
+from .errors import (
+    InputFileError,
+    InvalidCorpusError,
+    InvalidModelError,
+    MethodError,
+    TealeavesError,
+    TooLargeError,
+)
+from .heldout import HeldoutResult, completion, heldout, method_names
+from .io import load_model, save_model
+from .model import TopicModel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
+    "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
+    "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "__version__",
+]

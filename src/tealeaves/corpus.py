@@ -1,0 +1,267 @@
+"""`Corpus`: documents as one flat int32 array of word ids plus offsets, and the readers
+that build it from files. Out-of-vocabulary tokens and empty documents are counted, never
+silently lost; `strict=True` turns them into errors."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputFileError, InvalidCorpusError
+
+
+@dataclass(frozen=True, eq=False)
+class Corpus:
+    """Documents `words[offsets[d]:offsets[d+1]]`, word ids into `vocab`.
+
+    `oov_tokens` counts tokens dropped because their word is not in the vocabulary (the
+    most frequent in `oov_words`); `empty_documents` lists documents with no scored token.
+    """
+
+    words: np.ndarray
+    offsets: np.ndarray
+    vocab: tuple[str, ...] | None = None
+    source: str = "<memory>"
+    oov_tokens: int = 0
+    oov_words: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        words = np.ascontiguousarray(self.words, dtype=np.int32)
+        offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
+        if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != words.size:
+            raise InvalidCorpusError(f"{self.source}: offsets do not describe the word array")
+        if np.any(np.diff(offsets) < 0):
+            raise InvalidCorpusError(f"{self.source}: offsets are not non-decreasing")
+        if words.size and words.min() < 0:
+            d = self.doc_of_token(int(np.argmax(words < 0)), offsets)
+            raise InvalidCorpusError(f"{self.source}: document {d} has a negative word id")
+        if self.vocab is not None:
+            vocab = tuple(self.vocab)
+            if words.size and words.max() >= len(vocab):
+                d = self.doc_of_token(int(np.argmax(words >= len(vocab))), offsets)
+                raise InvalidCorpusError(
+                    f"{self.source}: document {d} has word id {int(words.max())} "
+                    f">= vocabulary size {len(vocab)}"
+                )
+            object.__setattr__(self, "vocab", vocab)
+        words.setflags(write=False)
+        offsets.setflags(write=False)
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "offsets", offsets)
+
+    @staticmethod
+    def doc_of_token(i: int, offsets: np.ndarray) -> int:
+        return int(np.searchsorted(offsets, i, side="right") - 1)
+
+    @classmethod
+    def from_word_ids(
+        cls, docs: Iterable[Sequence[int] | np.ndarray], vocab: Sequence[str] | None = None,
+        source: str = "<memory>",
+    ) -> Corpus:
+        arrays = []
+        for d, doc in enumerate(docs):
+            arr = np.asarray(doc)
+            if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+                raise InvalidCorpusError(f"{source}: document {d} is not a 1-d array of integer ids")
+            arrays.append(arr.astype(np.int64))
+        lengths = np.array([a.size for a in arrays], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        words = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+        if words.size and words.max() > np.iinfo(np.int32).max:
+            raise InvalidCorpusError(f"{source}: word id {words.max()} is too large")
+        return cls(words, offsets, tuple(vocab) if vocab is not None else None, source)
+
+    def __len__(self) -> int:
+        return int(self.offsets.size - 1)
+
+    def __getitem__(self, d: int) -> np.ndarray:
+        return self.words[self.offsets[d] : self.offsets[d + 1]]
+
+    def __iter__(self):
+        for d in range(len(self)):
+            yield self[d]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def num_tokens(self) -> int:
+        return int(self.words.size)
+
+    @property
+    def empty_documents(self) -> list[int]:
+        return [int(d) for d in np.flatnonzero(self.lengths == 0)]
+
+    def subset(self, indices: Sequence[int]) -> Corpus:
+        return Corpus.from_word_ids([self[d] for d in indices], self.vocab, self.source)
+
+    def report(self, top: int = 10) -> dict[str, Any]:
+        """What was kept and what was dropped, for every result."""
+        top_oov = sorted(self.oov_words.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        return {
+            "source": self.source,
+            "documents": len(self),
+            "tokens": self.num_tokens,
+            "oov_tokens": int(self.oov_tokens),
+            "oov_top_words": dict(top_oov),
+            "empty_documents": len(self.empty_documents),
+            "empty_document_indices": self.empty_documents[:top],
+        }
+
+
+def read_corpus(
+    path: str | os.PathLike,
+    vocab: Sequence[str] | None = None,
+    format: str | None = None,
+    strict: bool = False,
+    vocab_path: str | os.PathLike | None = None,
+) -> Corpus:
+    """Read documents from `path`.
+
+    Formats: `text` (one document per line, whitespace-separated tokens mapped through
+    `vocab`; without a vocabulary one is built from the file), `ids` (one document per line,
+    whitespace-separated integer word ids; `vocab_path` may name the file's vocabulary, one
+    word per line, which must equal `vocab`), `npz` (arrays `words`, `offsets` and optionally
+    `vocab`). The format is taken from the extension (.npz) unless given.
+    """
+    path = os.fspath(path)
+    fmt = format or ("npz" if path.endswith(".npz") else "text")
+    if fmt == "npz":
+        corpus = _read_npz(path, vocab)
+    elif fmt == "ids":
+        file_vocab = _read_vocab_file(vocab_path) if vocab_path is not None else None
+        if file_vocab is not None and vocab is not None:
+            check_same_vocab(file_vocab, vocab, f"{vocab_path}", "the model")
+        corpus = _read_ids(path, vocab if vocab is not None else file_vocab)
+    elif fmt == "text":
+        corpus = _read_text(path, vocab)
+    else:
+        raise InputFileError(f"{path}: unknown corpus format {fmt!r} (expected text, ids or npz)")
+    if strict:
+        if corpus.oov_tokens:
+            word, count = max(corpus.oov_words.items(), key=lambda kv: kv[1])
+            raise InvalidCorpusError(
+                f"{path}: {corpus.oov_tokens} tokens are not in the model's vocabulary "
+                f"(most frequent: {word!r} x{count}); --strict forbids dropping them"
+            )
+        if corpus.empty_documents:
+            d = corpus.empty_documents[0]
+            raise InvalidCorpusError(
+                f"{path}: line {d + 1} is an empty document "
+                f"({len(corpus.empty_documents)} in all); --strict forbids them"
+            )
+    return corpus
+
+
+def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: str) -> None:
+    """Raise unless two vocabularies are identical (same words, same order)."""
+    a, b = tuple(a), tuple(b)
+    if a == b:
+        return
+    if len(a) != len(b):
+        raise InvalidCorpusError(
+            f"vocabulary of {name_a} has {len(a)} words but {name_b} has {len(b)}"
+        )
+    i = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+    n = sum(x != y for x, y in zip(a, b, strict=True))
+    raise InvalidCorpusError(
+        f"vocabulary of {name_a} does not match {name_b}: {n} ids differ, first at id {i} "
+        f"({a[i]!r} vs {b[i]!r})"
+    )
+
+
+def _lines(path: str):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                yield lineno, line
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_text(path: str, vocab: Sequence[str] | None) -> Corpus:
+    build = vocab is None
+    index: dict[str, int] = {} if build else {w: i for i, w in enumerate(vocab)}
+    words: list[int] = []
+    offsets = [0]
+    oov: Counter[str] = Counter()
+    for _, line in _lines(path):
+        for tok in line.split():
+            i = index.get(tok)
+            if i is None:
+                if build:
+                    i = index[tok] = len(index)
+                else:
+                    oov[tok] += 1
+                    continue
+            words.append(i)
+        offsets.append(len(words))
+    out_vocab = tuple(index) if build else tuple(vocab)
+    return Corpus(np.array(words, np.int64), np.array(offsets), out_vocab, path,
+                  sum(oov.values()), dict(oov))
+
+
+def _read_ids(path: str, vocab: Sequence[str] | None) -> Corpus:
+    words: list[int] = []
+    offsets = [0]
+    size = len(vocab) if vocab is not None else None
+    for lineno, line in _lines(path):
+        for tok in line.split():
+            try:
+                i = int(tok)
+            except ValueError:
+                raise InputFileError(f"{path}:{lineno}: token {tok!r} is not an integer word id") from None
+            if i < 0 or (size is not None and i >= size):
+                raise InvalidCorpusError(
+                    f"{path}:{lineno}: word id {i} is outside the vocabulary (size {size})"
+                )
+            words.append(i)
+        offsets.append(len(words))
+    return Corpus(np.array(words, np.int64), np.array(offsets), vocab, path)
+
+
+def _read_vocab_file(path: str | os.PathLike) -> tuple[str, ...]:
+    return tuple(line.strip() for _, line in _lines(os.fspath(path)) if line.strip())
+
+
+def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = [k for k in ("words", "offsets") if k not in f.files]
+            if missing:
+                raise InputFileError(f"{path}: corpus file lacks {', '.join(missing)}")
+            words, offsets = f["words"], f["offsets"]
+            file_vocab = tuple(str(w) for w in f["vocab"]) if "vocab" in f.files else None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as exc:
+        if isinstance(exc, InputFileError):
+            raise
+        raise InputFileError(f"{path}: cannot read corpus .npz ({exc})") from None
+    if file_vocab is not None and vocab is not None:
+        check_same_vocab(file_vocab, vocab, f"corpus {path}", "the model's")
+    return Corpus(words, offsets, file_vocab if file_vocab is not None else vocab, path)
+
+
+def save_corpus(corpus: Corpus, path: str | os.PathLike) -> None:
+    """Write a corpus as .npz (words, offsets, vocab)."""
+    arrays: dict[str, Any] = {"words": corpus.words, "offsets": corpus.offsets}
+    if corpus.vocab is not None:
+        arrays["vocab"] = np.array(corpus.vocab, dtype=str)
+    np.savez_compressed(path, **arrays)
+
+
+def write_text_corpus(corpus: Corpus, path: str | os.PathLike) -> None:
+    """Write one document per line as words (requires a vocabulary)."""
+    if corpus.vocab is None:
+        raise InvalidCorpusError("cannot write words: the corpus has no vocabulary")
+    with open(path, "w", encoding="utf-8") as fh:
+        for doc in corpus:
+            fh.write(" ".join(corpus.vocab[i] for i in doc) + "\n")

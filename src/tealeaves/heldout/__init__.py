@@ -1,0 +1,142 @@
+"""Held-out likelihood log P(w | Phi, alpha m) and document completion log P(w2 | w1, ...)
+by the estimators of Wallach et al. (2009). `heldout` and `completion` are the public entry
+points; one module per estimator family registers itself in `registry`."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..corpus import Corpus, check_same_vocab
+from ..errors import InvalidCorpusError, MethodError
+from ..model import TopicModel
+from ..parallel import Progress, run_tasks
+from ..sampling import new_state, prepare_doc
+from .exact import check_size
+from .registry import MethodSpec, get_method, method_names
+from .result import HeldoutResult, bootstrap_sd
+
+SPLITS = ("first", "random")
+
+__all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method", "as_corpus"]
+
+
+def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str = "left-to-right",
+            runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
+            progress: bool | None = False, **params: Any) -> HeldoutResult:
+    """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`),
+    `runs` independent times; parameters as in table 1 of the paper (`particles`,
+    `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...)."""
+    spec = get_method(method, "heldout")
+    return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
+                     progress, observed=0.0, split="first")
+
+
+def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
+               method: str = "left-to-right", observed: float = 0.5, split: str = "first",
+               runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
+               progress: bool | None = False, **params: Any) -> HeldoutResult:
+    """Estimate log P(w2 | w1, Phi, alpha m) (section 5): w1 is the first floor(observed N)
+    tokens of each document (`split="first"`) or a seeded random subset of that size
+    (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`)."""
+    spec = get_method(method, "completion")
+    if not (isinstance(observed, int | float) and 0.0 <= observed < 1.0):
+        raise MethodError(f"observed must be a fraction in [0, 1), got {observed!r}")
+    if split not in SPLITS:
+        raise MethodError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    return _estimate(model, docs, spec, "completion", params, runs, seed, workers, bootstrap,
+                     progress, observed=float(observed), split=split)
+
+
+def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corpus:
+    """Check that `docs` fit `model`: same vocabulary, ids < V, no word that every topic gives
+    probability zero."""
+    corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
+    if corpus.vocab is not None and model.vocab is not None:
+        check_same_vocab(corpus.vocab, model.vocab, f"corpus {corpus.source}", f"model {model.name!r}")
+    if corpus.num_tokens:
+        top = int(corpus.words.max())
+        if top >= model.num_words:
+            d = Corpus.doc_of_token(int(np.argmax(corpus.words >= model.num_words)), corpus.offsets)
+            raise InvalidCorpusError(
+                f"{corpus.source}: document {d} has word id {top} but the model has "
+                f"{model.num_words} words"
+            )
+        colmax = model.phi.max(axis=0)
+        zero = colmax[corpus.words] == 0
+        if zero.any():
+            i = int(np.argmax(zero))
+            d = Corpus.doc_of_token(i, corpus.offsets)
+            w = int(corpus.words[i])
+            name = f" ({model.vocab[w]!r})" if model.vocab else ""
+            raise InvalidCorpusError(
+                f"{corpus.source}: document {d} has word {w}{name}, which has probability 0 "
+                "under every topic; the model cannot score it"
+            )
+    return corpus
+
+
+def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSequence):
+    n_obs = int(math.floor(observed * words.size))
+    if split == "random" and n_obs:
+        rng = np.random.default_rng(seq.spawn(3)[2])
+        mask = np.zeros(words.size, bool)
+        mask[rng.choice(words.size, n_obs, replace=False)] = True
+        words = np.concatenate([words[mask], words[~mask]])
+    return words, n_obs
+
+
+def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
+    phi_wt, alpha, name, task, params, runs = shared
+    words, n_obs, seq = item
+    out = np.zeros(runs)
+    if words.size == n_obs:
+        return out
+    spec = get_method(name, task)
+    doc = prepare_doc(phi_wt, alpha, words)
+    a, b = seq.spawn(2)[:2]
+    rng = np.random.default_rng(a)
+    state = new_state(b)
+    for r in range(runs):
+        out[r] = spec.fn(doc, n_obs, rng, state, **params)
+    return out
+
+
+def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params: dict[str, Any],
+              runs: int, seed: int, workers: int, bootstrap: int, progress: bool | None,
+              observed: float, split: str) -> HeldoutResult:
+    if not isinstance(model, TopicModel):
+        raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
+    resolved = spec.resolve(params)
+    for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0)):
+        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
+            raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise MethodError(f"seed must be a non-negative integer, got {seed!r}")
+    corpus = as_corpus(docs, model)
+    seqs = np.random.SeedSequence(int(seed)).spawn(len(corpus))
+    items = [_split(corpus[d], observed, split, seqs[d]) + (seqs[d],) for d in range(len(corpus))]
+    if spec.name == "exact":
+        for d, (words, n_obs, _) in enumerate(items):
+            check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
+    phi_wt = np.ascontiguousarray(model.phi.T)
+    shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
+    bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
+    t0 = time.perf_counter()
+    rows = run_tasks(_doc_task, shared, items, int(workers), bar)
+    seconds = time.perf_counter() - t0
+    run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
+    doc_tokens = np.array([w.size - n for w, n, _ in items], dtype=np.int64)
+    cost = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
+    extra = {"observed": observed, "split": split} if task == "completion" else {}
+    return HeldoutResult(
+        method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
+        seconds=seconds, seed=int(seed), workers=int(workers), corpus=corpus.report(),
+        model=model.name, task=task, site_updates=cost,
+        sd=bootstrap_sd(run_log_prob, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
+        extra=extra,
+    )

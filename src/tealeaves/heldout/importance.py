@@ -1,0 +1,60 @@
+"""Simple importance sampling (section 4.1 of Wallach et al. 2009).
+
+- `is-prior-theta` (alias `empirical-likelihood`), eq. (12)-(13): theta^(s) ~ Dir(alpha m),
+  estimate (1/S) sum_s prod_n sum_t theta_t phi[t, w_n]; as MALLET implements empirical
+  likelihood (the limit of infinitely long synthetic documents).
+- `is-pzw`: z_n ~ Q(z_n) ∝ alpha_t phi[t, w_n] independently, weight P(w, z) / Q(z).
+- `is-iterated`: Q from `iterations` rounds of the pseudo-count update (11), then as is-pzw.
+All three are unbiased for P(w) and notoriously high-variance on long documents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..sampling import kernels
+from .registry import MethodSpec, Param, register
+
+
+def _logmean(x: np.ndarray) -> float:
+    return float(logsumexp(x) - np.log(x.size))
+
+
+def prior_theta(doc, n_obs, rng, state, samples):
+    theta = rng.dirichlet(doc.alpha, size=samples)  # (S, T)
+    with np.errstate(divide="ignore"):
+        log_pw = np.log(theta @ doc.rows.T).sum(axis=1)  # (S,)
+    return _logmean(log_pw) + doc.log_scale
+
+
+def pzw(doc, n_obs, rng, state, samples):
+    q = doc.rows * doc.alpha
+    q /= q.sum(axis=1, keepdims=True)
+    return _logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state)) + doc.log_scale
+
+
+def iterated(doc, n_obs, rng, state, samples, iterations):
+    q = kernels.iterated_pseudo_counts(doc.rows, doc.alpha, iterations)
+    return _logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state)) + doc.log_scale
+
+
+_SAMPLES = Param(2000, int, "importance samples S")
+
+register(MethodSpec(
+    name="is-prior-theta", fn=prior_theta, aliases=("empirical-likelihood",),
+    description="importance sampling from the prior P(theta | alpha m), eq. (12)-(13)",
+    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
+))
+register(MethodSpec(
+    name="is-pzw", fn=pzw,
+    description="importance sampling, Q(z_n) ∝ alpha m_t phi[t, w_n]",
+    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
+))
+register(MethodSpec(
+    name="is-iterated", fn=iterated,
+    description="importance sampling, Q from iterated pseudo-counts, eq. (11)",
+    params={"samples": _SAMPLES,
+            "iterations": Param(10, int, "pseudo-count iterations I", minimum=0)},
+    cost=lambda N, p: (p["iterations"] + p["samples"]) * N, unbiased=True,
+))

@@ -1,0 +1,106 @@
+"""Method names, their parameters (named as in table 1 of Wallach et al. 2009) and costs.
+
+Every estimator is a function `fn(doc, n_obs, rng, state, **params) -> float` returning one
+run's estimate of log P(w2 | w1) for a prepared document whose first `n_obs` positions are
+observed (n_obs = 0: log P(w)). `rng` is a numpy Generator and `state` the kernels' generator
+state, both private to the document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import MethodError
+
+
+@dataclass(frozen=True)
+class Param:
+    default: Any
+    kind: type
+    help: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = 1
+
+    def check(self, method: str, name: str, value: Any) -> Any:
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise MethodError(f"{method}: parameter {name} must be true or false, got {value!r}")
+            return value
+        try:
+            if self.kind is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            v = self.kind(value)
+        except (TypeError, ValueError):
+            raise MethodError(
+                f"{method}: parameter {name} must be {self.kind.__name__}, got {value!r}"
+            ) from None
+        if self.choices is not None and v not in self.choices:
+            raise MethodError(
+                f"{method}: parameter {name} must be one of {', '.join(map(str, self.choices))}, "
+                f"got {v!r}"
+            )
+        if self.minimum is not None and self.kind in (int, float) and not v >= self.minimum:
+            raise MethodError(f"{method}: parameter {name} must be >= {self.minimum}, got {v!r}")
+        return v
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    fn: Callable[..., float]
+    description: str
+    params: dict[str, Param]
+    cost: Callable[[int, dict[str, Any]], float]  # Gibbs site updates for a document of N tokens
+    tasks: tuple[str, ...] = ("heldout",)
+    unbiased: bool = False  # E[estimate of P] = P exactly (in probability space)
+    aliases: tuple[str, ...] = field(default=())
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(given) - set(self.params))
+        if unknown:
+            takes = ", ".join(self.params) or "no parameters"
+            raise MethodError(f"method {self.name!r} has no parameter {unknown[0]!r} (it takes: {takes})")
+        out = {}
+        for name, p in self.params.items():
+            out[name] = p.check(self.name, name, given[name]) if name in given else p.default
+        return out
+
+
+_METHODS: dict[str, MethodSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: MethodSpec) -> MethodSpec:
+    _METHODS[spec.name] = spec
+    for a in spec.aliases:
+        _ALIASES[a] = spec.name
+    return spec
+
+
+def get_method(name: str, task: str = "heldout") -> MethodSpec:
+    _load()
+    key = _ALIASES.get(name, name)
+    spec = _METHODS.get(key)
+    if spec is None or task not in spec.tasks:
+        raise MethodError(f"unknown {task} method {name!r} (known: {', '.join(method_names(task))})")
+    return spec
+
+
+def method_names(task: str = "heldout") -> list[str]:
+    _load()
+    return [n for n, s in _METHODS.items() if task in s.tasks]
+
+
+def _load() -> None:
+    """Import every estimator module once (each registers its methods)."""
+    from . import (  # noqa: F401
+        ais,
+        chib,
+        estimated_theta,
+        exact,
+        harmonic,
+        importance,
+        left_to_right,
+    )

@@ -1,0 +1,133 @@
+"""`HeldoutResult`, and the run-averaging and bootstrap of section 6.2 of Wallach et al.:
+each document's estimate is the mean over runs in probability space, log Pbar(w_d); the total
+is sum_d log Pbar(w_d); its standard deviation comes from resampling, for every document
+independently, its runs with replacement (10,000 resamples by default)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+
+def doc_log_mean(run_log_prob: np.ndarray) -> np.ndarray:
+    """log of the mean over runs (axis 0) of exp(run_log_prob), per document."""
+    runs = run_log_prob.shape[0]
+    return logsumexp(run_log_prob, axis=0) - math.log(runs)
+
+
+def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
+    """Standard deviation of sum_d log mean_r P_rd when each document's runs are resampled
+    with replacement. NaN with fewer than two runs (nothing to resample)."""
+    runs, docs = run_log_prob.shape
+    if runs < 2 or resamples < 2 or docs == 0:
+        return float("nan")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x7EA1EAF]))
+    totals = np.zeros(resamples)
+    chunk = max(1, 4_000_000 // (resamples * runs))
+    for lo in range(0, docs, chunk):
+        block = run_log_prob[:, lo : lo + chunk]  # (runs, c)
+        idx = rng.integers(0, runs, size=(resamples, runs, block.shape[1]))
+        picked = np.take_along_axis(block[None, :, :], idx, axis=1)  # (B, runs, c)
+        totals += (logsumexp(picked, axis=1) - math.log(runs)).sum(axis=1)
+    return float(totals.std(ddof=1))
+
+
+@dataclass
+class HeldoutResult:
+    """Estimates of log P(w_d | Phi, alpha m) (task `heldout`) or log P(w2_d | w1_d, ...)
+    (task `completion`) for every document, over `runs` independent runs."""
+
+    method: str
+    params: dict[str, Any]
+    run_log_prob: np.ndarray  # (runs, D)
+    doc_tokens: np.ndarray  # (D,) tokens scored in each document
+    seconds: float
+    seed: int
+    workers: int
+    corpus: dict[str, Any]
+    model: str = "model"
+    task: str = "heldout"
+    site_updates: float = 0.0
+    sd: float = float("nan")
+    bootstrap: int = 10000
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> int:
+        return int(self.run_log_prob.shape[0])
+
+    @property
+    def doc_log_prob(self) -> np.ndarray:
+        return doc_log_mean(self.run_log_prob)
+
+    @property
+    def total(self) -> float:
+        return float(self.doc_log_prob.sum())
+
+    @property
+    def tokens(self) -> int:
+        return int(self.doc_tokens.sum())
+
+    @property
+    def per_token(self) -> float:
+        return self.total / self.tokens if self.tokens else float("nan")
+
+    @property
+    def perplexity(self) -> float:
+        return math.exp(-self.per_token) if self.tokens else float("nan")
+
+    @property
+    def label(self) -> str:
+        shown = {k: v for k, v in self.params.items() if k != "max_states"}
+        inner = ", ".join(f"{k}={v}" for k, v in shown.items())
+        return f"{self.method}({inner})" if inner else self.method
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "label": self.label,
+            "total": self.total,
+            "sd": _json_float(self.sd),
+            "per_token": _json_float(self.per_token),
+            "perplexity": _json_float(self.perplexity),
+            "tokens": self.tokens,
+            "tokens_dropped": int(self.corpus.get("oov_tokens", 0)),
+            "empty_documents": int(self.corpus.get("empty_documents", 0)),
+            "seconds": self.seconds,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "task": self.task,
+            "model": self.model,
+            **self.summary(),
+            "params": self.params,
+            "runs": self.runs,
+            "seed": self.seed,
+            "workers": self.workers,
+            "bootstrap_resamples": self.bootstrap,
+            "site_updates": self.site_updates,
+            "corpus": self.corpus,
+            "documents": {
+                "log_prob": [_json_float(v) for v in self.doc_log_prob],
+                "tokens": [int(v) for v in self.doc_tokens],
+                "run_log_prob": [[_json_float(v) for v in row] for row in self.run_log_prob],
+            },
+        }
+        d.update(self.extra)
+        return d
+
+    def __repr__(self) -> str:
+        sd = "" if math.isnan(self.sd) else f" ± {self.sd:.2f}"
+        return (f"HeldoutResult({self.label}: total {self.total:.2f}{sd} nats over "
+                f"{self.tokens} tokens, per token {self.per_token:.4f}, "
+                f"perplexity {self.perplexity:.2f})")
+
+
+def _json_float(v: float) -> float | None:
+    v = float(v)
+    return v if math.isfinite(v) else None

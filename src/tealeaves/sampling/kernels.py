@@ -1,0 +1,479 @@
+"""Numba kernels over one document's `PreparedDoc` arrays.
+
+State of a document: topic assignments `z` (int64, length N) and topic counts `n` (float64,
+length T, exact integers). Positions `lo <= i < hi` are the ones a kernel touches, so document
+completion can treat the observed part w1 and the held-out part w2 differently.
+
+The Gibbs site update is eq. (7) of Wallach et al. (2009):
+    P(z_i = t | w, z_-i) ∝ phi[t, w_i] (n_t^-i + alpha_t);
+the tempered update of eq. (16) is the same with phi[t, w_i]^tau, so every kernel takes
+"rows" that are either the document's rows or their powers. `log_dm` is eq. (5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .rng import uniform
+
+FM = {"reassoc", "contract", "nsz", "arcp"}  # no nnan/ninf: -inf is a legal log value here
+FLUSH = 1e-300
+
+
+@njit(inline="always", fastmath=FM)
+def _draw(row, n, alpha, state):
+    """Sample t ∝ row[t] (n[t] + alpha[t]); return (t, normaliser)."""
+    T = row.shape[0]
+    s = 0.0
+    for t in range(T):
+        s += row[t] * (n[t] + alpha[t])
+    u = uniform(state) * s
+    k = 0
+    u -= row[0] * (n[0] + alpha[0])
+    while u > 0.0 and k < T - 1:
+        k += 1
+        u -= row[k] * (n[k] + alpha[k])
+    while k > 0 and row[k] == 0.0:  # rounding past the end: back off to a topic with mass
+        k -= 1
+    return k, s
+
+
+@njit(inline="always", fastmath=FM)
+def _site(rows, n, alpha, z, i, state):
+    n[z[i]] -= 1.0
+    k, s = _draw(rows[i], n, alpha, state)
+    z[i] = k
+    n[k] += 1.0
+    return s
+
+
+@njit(cache=True, fastmath=FM)
+def sweep(rows, n, alpha, z, lo, hi, reverse, state):
+    """One Gibbs sweep over positions lo..hi-1 (forward), or hi-1..lo (`reverse`: the
+    reverse operator T~ of the Chib-style estimator)."""
+    if reverse:
+        for i in range(hi - 1, lo - 1, -1):
+            _site(rows, n, alpha, z, i, state)
+    else:
+        for i in range(lo, hi):
+            _site(rows, n, alpha, z, i, state)
+
+
+@njit(cache=True, fastmath=FM)
+def init_sequential(rows, n, alpha, z, lo, hi, state):
+    """Add positions lo..hi-1 one at a time, z_i ~ P(z_i | w_i, z_<i) (no resampling)."""
+    for i in range(lo, hi):
+        k, _ = _draw(rows[i], n, alpha, state)
+        z[i] = k
+        n[k] += 1.0
+
+
+@njit(cache=True)
+def sample_prior(n, alpha, z, lo, hi, state):
+    """Draw z_lo..z_hi-1 from the Dirichlet-multinomial prior given the counts already in
+    `n` (a Polya urn: z_i ∝ n_t + alpha_t), adding them to `n`."""
+    T = alpha.shape[0]
+    for i in range(lo, hi):
+        s = 0.0
+        for t in range(T):
+            s += n[t] + alpha[t]
+        u = uniform(state) * s
+        k = 0
+        u -= n[0] + alpha[0]
+        while u > 0.0 and k < T - 1:
+            k += 1
+            u -= n[k] + alpha[k]
+        z[i] = k
+        n[k] += 1.0
+
+
+@njit(cache=True)
+def log_lik(logrows, z, lo, hi):
+    """sum_{lo <= i < hi} log rows[i, z_i]  (log P(w | z, Phi) less the row scales)."""
+    s = 0.0
+    for i in range(lo, hi):
+        s += logrows[i, z[i]]
+    return s
+
+
+@njit(cache=True)
+def log_dm(n, alpha, total):
+    """log P(z | alpha m) for a sequence with topic counts n (eq. 5)."""
+    A = 0.0
+    s = 0.0
+    for t in range(alpha.shape[0]):
+        A += alpha[t]
+        s += math.lgamma(n[t] + alpha[t]) - math.lgamma(alpha[t])
+    return s + math.lgamma(A) - math.lgamma(total + A)
+
+
+@njit(cache=True)
+def log_forced_sweep(rows, n, alpha, z, target):
+    """log T(target <- z) for the forward Gibbs sweep (eq. 24): at each position the
+    probability of moving to target_i given target_<i and z_>i. Leaves z = target."""
+    T = rows.shape[1]
+    lp = 0.0
+    for i in range(z.shape[0]):
+        n[z[i]] -= 1.0
+        s = 0.0
+        row = rows[i]
+        for t in range(T):
+            s += row[t] * (n[t] + alpha[t])
+        k = target[i]
+        lp += math.log(row[k] * (n[k] + alpha[k])) - math.log(s)
+        z[i] = k
+        n[k] += 1.0
+    return lp
+
+
+@njit(cache=True)
+def climb(rows, n, alpha, z, max_passes):
+    """Iterated conditional modes: set each z_i to the mode of eq. (7) in turn, repeating
+    passes until a whole pass changes nothing. Returns the number of passes."""
+    T = rows.shape[1]
+    for p in range(max_passes):
+        changed = False
+        for i in range(z.shape[0]):
+            n[z[i]] -= 1.0
+            best = 0
+            bv = -1.0
+            for t in range(T):
+                v = rows[i, t] * (n[t] + alpha[t])
+                if v > bv:
+                    bv = v
+                    best = t
+            if best != z[i]:
+                changed = True
+            z[i] = best
+            n[best] += 1.0
+        if not changed:
+            return p + 1
+    return max_passes
+
+
+@njit(cache=True)
+def _logmeanexp(x):
+    m = -np.inf
+    for v in x:
+        if v > m:
+            m = v
+    if m == -np.inf:
+        return -np.inf
+    s = 0.0
+    for v in x:
+        s += math.exp(v - m)
+    return m + math.log(s / x.shape[0])
+
+
+# ---------------------------------------------------------------- estimators' inner loops
+
+
+@njit(cache=True, fastmath=FM)
+def left_to_right(rows, alpha, particles, resample, start, state):
+    """Algorithm 3 (Wallach et al. 2009): returns sum_{i >= start} log p_i where
+    p_i = (1/R) sum_r sum_t P(w_i, z_i = t | z_<i^(r)) (row scales excluded).
+    With `resample`, every particle re-samples z_<i before each position (cost R N(N-1)/2);
+    without, particles only extend (the cheaper estimator of MALLET's default)."""
+    N, T = rows.shape
+    A = 0.0
+    for t in range(T):
+        A += alpha[t]
+    p = np.zeros(N)
+    z = np.zeros(N, np.int64)
+    n = np.zeros(T)
+    for _ in range(particles):
+        n[:] = 0.0
+        for i in range(N):
+            if resample:
+                for j in range(i):
+                    _site(rows, n, alpha, z, j, state)
+            k, s = _draw(rows[i], n, alpha, state)
+            p[i] += s / (i + A)
+            z[i] = k
+            n[k] += 1.0
+    out = 0.0
+    for i in range(start, N):
+        out += math.log(p[i] / particles)
+    return out
+
+
+@njit(cache=True, fastmath=FM)
+def ais(rows, logrows, alpha, taus, n_obs, burn_in, state):
+    """Algorithm 1 (and algorithm 4 when n_obs > 0): log of the AIS weight
+    prod_s P(w2 | z^(s))^(tau_s - tau_{s-1}) (row scales excluded), where w2 = positions
+    >= n_obs. z^(1) comes from P_0: for n_obs = 0 the prior; otherwise burn_in Gibbs sweeps
+    on w1 and then the prior predictive for w2 given z1. z^(s) ~ T_{s-1}, a sweep of the
+    tempered conditional (16) applied to w2 (w1 keeps power 1).
+
+    Powered rows are updated by multiplying with exp(dtau * logrows), recomputed only when
+    the step dtau changes, so a schedule with few distinct steps costs few exponentials."""
+    N, T = rows.shape
+    n = np.zeros(T)
+    z = np.zeros(N, np.int64)
+    if n_obs > 0:
+        init_sequential(rows, n, alpha, z, 0, n_obs, state)
+        for _ in range(burn_in):
+            sweep(rows, n, alpha, z, 0, n_obs, False, state)
+    sample_prior(n, alpha, z, n_obs, N, state)
+    powered = np.ones((N, T))
+    powered[:n_obs] = rows[:n_obs]
+    factor = np.empty((N, T))
+    cur = -1.0
+    S = taus.shape[0] - 1
+    logw = (taus[1] - taus[0]) * log_lik(logrows, z, n_obs, N)
+    for s in range(2, S + 1):
+        delta = taus[s - 1] - taus[s - 2]
+        if abs(delta - cur) > 1e-9 * delta:
+            cur = delta
+            for i in range(n_obs, N):
+                for t in range(T):
+                    factor[i, t] = math.exp(delta * logrows[i, t])
+        for i in range(n_obs, N):
+            for t in range(T):
+                v = powered[i, t] * factor[i, t]
+                powered[i, t] = v if v >= FLUSH else 0.0
+        sweep(powered, n, alpha, z, 0, N, False, state)
+        logw += (taus[s] - taus[s - 1]) * log_lik(logrows, z, n_obs, N)
+    return logw
+
+
+@njit(cache=True)
+def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
+    """Algorithm 2 with the Murray & Salakhutdinov (2009) proposal: returns
+    log P(w, z*) - log (1/S) sum_s T(z* <- z^(s)) (row scales excluded), eq. (23).
+
+    z* : sequential initialisation, `init_sweeps` Gibbs sweeps, then iterated conditional
+    modes until no change. The chain: s uniform in 1..S, z^(s) ~ T~(. <- z*), forward sweeps
+    for s' > s from z^(s), reverse sweeps for s' < s, also from z^(s)."""
+    N, T = rows.shape
+    n = np.zeros(T)
+    z = np.zeros(N, np.int64)
+    init_sequential(rows, n, alpha, z, 0, N, state)
+    for _ in range(init_sweeps):
+        sweep(rows, n, alpha, z, 0, N, False, state)
+    climb(rows, n, alpha, z, max_climb)
+    zstar = z.copy()
+    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(n, alpha, N)
+    S = chain_length
+    logT = np.empty(S)
+    s = min(int(uniform(state) * S), S - 1)
+    sweep(rows, n, alpha, z, 0, N, True, state)  # z^(s) ~ T~(. <- z*)
+    zs = z.copy()
+    ns = n.copy()
+    zt = np.empty_like(z)
+    nt = np.empty_like(n)
+    zt[:] = z
+    nt[:] = n
+    logT[s] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+    for j in range(s + 1, S):
+        sweep(rows, n, alpha, z, 0, N, False, state)
+        zt[:] = z
+        nt[:] = n
+        logT[j] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+    for j in range(s - 1, -1, -1):
+        sweep(rows, ns, alpha, zs, 0, N, True, state)
+        zt[:] = zs
+        nt[:] = ns
+        logT[j] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+    return log_joint - _logmeanexp(logT)
+
+
+@njit(cache=True)
+def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
+    """log P(w | z^(s)) (row scales excluded) for `samples` Gibbs sweeps after `burn_in`."""
+    N, T = rows.shape
+    n = np.zeros(T)
+    z = np.zeros(N, np.int64)
+    init_sequential(rows, n, alpha, z, 0, N, state)
+    for _ in range(burn_in):
+        sweep(rows, n, alpha, z, 0, N, False, state)
+    out = np.empty(samples)
+    for s in range(samples):
+        sweep(rows, n, alpha, z, 0, N, False, state)
+        out[s] = log_lik(logrows, z, 0, N)
+    return out
+
+
+@njit(cache=True)
+def independent_is(logrows, alpha, Q, samples, state):
+    """Importance sampling with a proposal independent across tokens, z_i ~ Q[i]:
+    log weights log P(w, z) - log Q(z) (row scales excluded)."""
+    N, T = Q.shape
+    cum = np.empty((N, T))
+    for i in range(N):
+        c = 0.0
+        for t in range(T):
+            c += Q[i, t]
+            cum[i, t] = c
+    n = np.zeros(T)
+    out = np.empty(samples)
+    for s in range(samples):
+        n[:] = 0.0
+        lw = 0.0
+        for i in range(N):
+            u = uniform(state) * cum[i, T - 1]
+            k = 0
+            while cum[i, k] < u and k < T - 1:
+                k += 1
+            while k > 0 and Q[i, k] == 0.0:
+                k -= 1
+            lw += logrows[i, k] - math.log(Q[i, k])
+            n[k] += 1.0
+        out[s] = lw + log_dm(n, alpha, N)
+    return out
+
+
+@njit(cache=True)
+def iterated_pseudo_counts(rows, alpha, iterations):
+    """Eq. (11): Q^(0)(z_i) ∝ alpha_t phi[t, w_i]; then I updates
+    Q^(s)(z_i = t) ∝ (alpha_t + sum_{j != i} Q^(s-1)(z_j = t)) phi[t, w_i]."""
+    N, T = rows.shape
+    Q = np.empty((N, T))
+    for i in range(N):
+        c = 0.0
+        for t in range(T):
+            Q[i, t] = alpha[t] * rows[i, t]
+            c += Q[i, t]
+        for t in range(T):
+            Q[i, t] /= c
+    tot = np.empty(T)
+    for _ in range(iterations):
+        tot[:] = 0.0
+        for i in range(N):
+            for t in range(T):
+                tot[t] += Q[i, t]
+        newQ = np.empty((N, T))
+        for i in range(N):
+            c = 0.0
+            for t in range(T):
+                newQ[i, t] = (alpha[t] + tot[t] - Q[i, t]) * rows[i, t]
+                c += newQ[i, t]
+            for t in range(T):
+                newQ[i, t] /= c
+        Q = newQ
+    return Q
+
+
+@njit(cache=True, fastmath=FM)
+def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
+    """Eq. (27): for each Gibbs sample z1 of w1 (positions < n_obs), theta_t =
+    (N_t + alpha_t) / (n_obs + sum alpha) and log prod_{i >= n_obs} sum_t phi[t, w_i] theta_t
+    (row scales excluded)."""
+    N, T = rows.shape
+    A = 0.0
+    for t in range(T):
+        A += alpha[t]
+    n = np.zeros(T)
+    z = np.zeros(N, np.int64)
+    init_sequential(rows, n, alpha, z, 0, n_obs, state)
+    for _ in range(burn_in):
+        sweep(rows, n, alpha, z, 0, n_obs, False, state)
+    out = np.empty(samples)
+    for s in range(samples):
+        sweep(rows, n, alpha, z, 0, n_obs, False, state)
+        lp = 0.0
+        for i in range(n_obs, N):
+            acc = 0.0
+            for t in range(T):
+                acc += rows[i, t] * (n[t] + alpha[t])
+            lp += math.log(acc / (n_obs + A))
+        out[s] = lp
+    return out
+
+
+# ---------------------------------------------------------------- exact computation
+
+
+@njit(cache=True)
+def _binomials(nmax, kmax):
+    C = np.zeros((nmax + 1, kmax + 1), np.int64)
+    for a in range(nmax + 1):
+        C[a, 0] = 1
+        for b in range(1, min(a, kmax) + 1):
+            C[a, b] = C[a - 1, b - 1] + (C[a - 1, b] if b <= a - 1 else 0)
+    return C
+
+
+@njit(inline="always")
+def _rank(c, C):
+    """Rank of a weak composition c (T parts) among those with the same sum, by the
+    combinatorial number system over its bar positions b_k = c_0 + ... + c_k + k."""
+    b = -1
+    r = 0
+    for k in range(c.shape[0] - 1):
+        b += c[k] + 1
+        if b >= k + 1:
+            r += C[b, k + 1]
+    return r
+
+
+@njit(inline="always")
+def _next_composition(c):
+    """Advance c to the next weak composition with the same sum; False after the last."""
+    T = c.shape[0]
+    for k in range(T - 2, -1, -1):
+        if c[k] > 0:
+            c[k] -= 1
+            rest = 1
+            for j in range(k + 1, T):
+                rest += c[j]
+                c[j] = 0
+            c[k + 1] = rest
+            return True
+    return False
+
+
+@njit(cache=True)
+def exact_log_prob(rows, alpha):
+    """log P(w | Phi, alpha m) less the row scales, by dynamic programming over topic-count
+    vectors: f_i(c) = sum over z_1..z_i with counts c of prod_j phi[z_j, w_j], built one
+    position at a time, then P(w) = sum_c f_N(c) P(z with counts c | alpha m) (eq. 5).
+    Cost ~ N T^2 C(N+T-1, T-1); the caller checks the size first."""
+    N, T = rows.shape
+    if N == 0:
+        return 0.0
+    C = _binomials(N + T, T)
+    f = np.ones(1)
+    log_scale = 0.0
+    c = np.zeros(T, np.int64)
+    for i in range(N):
+        g = np.zeros(C[i + 1 + T - 1, T - 1])
+        c[:] = 0
+        c[0] = i
+        more = True
+        while more:
+            v = f[_rank(c, C)]
+            if v > 0.0:
+                for t in range(T):
+                    if rows[i, t] > 0.0:
+                        c[t] += 1
+                        g[_rank(c, C)] += v * rows[i, t]
+                        c[t] -= 1
+            more = _next_composition(c)
+        m = g.max()
+        g /= m
+        log_scale += math.log(m)
+        f = g
+    A = alpha.sum()
+    base = math.lgamma(A) - math.lgamma(N + A)
+    for t in range(T):
+        base -= math.lgamma(alpha[t])
+    c[:] = 0
+    c[0] = N
+    terms = np.empty(f.shape[0])
+    j = 0
+    more = True
+    while more:
+        v = f[_rank(c, C)]
+        lv = -np.inf
+        if v > 0.0:
+            lv = math.log(v)
+            for t in range(T):
+                lv += math.lgamma(c[t] + alpha[t])
+        terms[j] = lv
+        j += 1
+        more = _next_composition(c)
+    return log_scale + base + math.log(terms.shape[0]) + _logmeanexp(terms)
