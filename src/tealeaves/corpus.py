@@ -180,8 +180,7 @@ def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: st
 def _lines(path: str):
     try:
         with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                yield lineno, line
+            yield from enumerate(fh, 1)
     except UnicodeDecodeError as exc:
         raise InputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:

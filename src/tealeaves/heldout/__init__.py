@@ -111,7 +111,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
               observed: float, split: str) -> HeldoutResult:
     if not isinstance(model, TopicModel):
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
-    resolved = spec.resolve(params)
+    resolved = spec.resolve(params, task)
     for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0)):
         if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
             raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -121,7 +121,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     seqs = np.random.SeedSequence(int(seed)).spawn(len(corpus))
     items = [_split(corpus[d], observed, split, seqs[d]) + (seqs[d],) for d in range(len(corpus))]
     if spec.name == "exact":
-        for d, (words, n_obs, _) in enumerate(items):
+        for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
     phi_wt = np.ascontiguousarray(model.phi.T)
     shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))

@@ -2,11 +2,15 @@
 
 Distributions P_s(z) ∝ P(w2 | z, Phi)^tau_s P(z | w1, alpha m) over 0 = tau_0 < ... < tau_S = 1,
 one tempered Gibbs sweep (eq. 16) per intermediate temperature, cost about S N site updates.
-Schedules (`schedule`):
-- `linear`: tau_s = s / S (the default: a constant step, so powered topic rows cost one
-  multiplication per entry per sweep);
-- `sigmoid`: tau_s ∝ sigmoid(4 (2 s / S - 1)) rescaled to [0, 1] (Grosse et al. 2013);
-- `geometric`: tau_s = 10^(-4 (S - s) / (S - 1)) for s >= 1.
+
+Schedules (`schedule`), each a shape u -> tau(u) on [0, 1]:
+- `geometric` (default): tau = 10^(-4 (1 - u)) for u > 0 (small steps where the likelihood
+  is first switched on, where the weights vary most);
+- `sigmoid`: tau ∝ sigmoid(4 (2u - 1)), rescaled to [0, 1] (Grosse et al. 2013);
+- `linear`: tau = u.
+With more than `KNOTS` temperatures the shape is followed exactly at KNOTS + 1 evenly placed
+knots and linearly between them: tempered topic rows phi^tau are then updated by one
+multiplication per entry per sweep, with only KNOTS rounds of exponentials in all.
 Unbiased for P(w) (for completion: up to the burn-in that stands in for an exact draw of
 z1 | w1).
 """
@@ -18,27 +22,35 @@ import numpy as np
 from ..sampling import kernels
 from .registry import MethodSpec, Param, register
 
-SCHEDULES = ("linear", "sigmoid", "geometric")
+SCHEDULES = ("geometric", "sigmoid", "linear")
+KNOTS = 20
 
 
-def temperature_schedule(name: str, temperatures: int) -> np.ndarray:
-    """tau_0 = 0 < tau_1 < ... < tau_S = 1 for S = `temperatures`."""
+def _shape(name: str, u: np.ndarray) -> np.ndarray:
+    if name == "linear":
+        return u.copy()
+    if name == "sigmoid":
+        g = 1.0 / (1.0 + np.exp(-4.0 * (2.0 * u - 1.0)))
+        lo, hi = 1.0 / (1.0 + np.exp(4.0)), 1.0 / (1.0 + np.exp(-4.0))
+        return (g - lo) / (hi - lo)
+    if name == "geometric":
+        return np.where(u > 0, 10.0 ** (-4.0 * (1.0 - u)), 0.0)
+    raise ValueError(f"unknown schedule {name!r}")
+
+
+def temperature_schedule(name: str, temperatures: int, knots: int = KNOTS) -> np.ndarray:
+    """tau_0 = 0 < tau_1 < ... < tau_S = 1 for S = `temperatures` (see the module notes)."""
     S = temperatures
-    s = np.arange(S + 1, dtype=np.float64)
-    if name == "linear" or S == 1:
-        taus = s / S
-    elif name == "sigmoid":
-        g = 1.0 / (1.0 + np.exp(-4.0 * (2.0 * s / S - 1.0)))
-        taus = (g - g[0]) / (g[-1] - g[0])
-    elif name == "geometric":
-        taus = np.concatenate([[0.0], 10.0 ** (-4.0 * (S - s[1:]) / max(S - 1, 1))])
+    if S <= knots:
+        taus = _shape(name, np.arange(S + 1) / S)
     else:
-        raise ValueError(name)
+        at = np.round(np.linspace(0, S, knots + 1)).astype(np.int64)
+        taus = np.interp(np.arange(S + 1), at, _shape(name, at / S))
     taus[0], taus[-1] = 0.0, 1.0
     return taus
 
 
-def run(doc, n_obs, rng, state, temperatures, schedule, burn_in):
+def run(doc, n_obs, rng, state, temperatures, schedule, burn_in=0):
     taus = temperature_schedule(schedule, temperatures)
     logw = kernels.ais(doc.rows, doc.logrows, doc.alpha, taus, n_obs, burn_in, state)
     return logw + float(doc.scales[n_obs:].sum())
@@ -48,9 +60,9 @@ register(MethodSpec(
     name="ais", fn=run,
     description="annealed importance sampling over z, algorithm 1 (completion: algorithm 4)",
     params={"temperatures": Param(2000, int, "number of temperatures S"),
-            "schedule": Param("linear", str, "temperature schedule", choices=SCHEDULES),
-            "burn_in": Param(200, int, "completion only: Gibbs sweeps on w1 before annealing",
-                             minimum=0)},
+            "schedule": Param("geometric", str, "temperature schedule", choices=SCHEDULES),
+            "burn_in": Param(200, int, "Gibbs sweeps on w1 before annealing", minimum=0,
+                             tasks=("completion",))},
     cost=lambda N, p: p["temperatures"] * N,
     tasks=("heldout", "completion"),
     unbiased=True,

@@ -22,6 +22,7 @@ class Param:
     help: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = 1
+    tasks: tuple[str, ...] = ("heldout", "completion")
 
     def check(self, method: str, name: str, value: Any) -> Any:
         if self.kind is bool:
@@ -57,15 +58,19 @@ class MethodSpec:
     unbiased: bool = False  # E[estimate of P] = P exactly (in probability space)
     aliases: tuple[str, ...] = field(default=())
 
-    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(given) - set(self.params))
+    def params_for(self, task: str) -> dict[str, Param]:
+        return {k: p for k, p in self.params.items() if task in p.tasks}
+
+    def resolve(self, given: dict[str, Any], task: str = "heldout") -> dict[str, Any]:
+        """Defaults filled in, values checked; an unknown parameter is an error."""
+        params = self.params_for(task)
+        unknown = sorted(set(given) - set(params))
         if unknown:
-            takes = ", ".join(self.params) or "no parameters"
-            raise MethodError(f"method {self.name!r} has no parameter {unknown[0]!r} (it takes: {takes})")
-        out = {}
-        for name, p in self.params.items():
-            out[name] = p.check(self.name, name, given[name]) if name in given else p.default
-        return out
+            takes = ", ".join(params) or "no parameters"
+            raise MethodError(f"{task} method {self.name!r} has no parameter {unknown[0]!r} "
+                              f"(it takes: {takes})")
+        return {name: p.check(self.name, name, given[name]) if name in given else p.default
+                for name, p in params.items()}
 
 
 _METHODS: dict[str, MethodSpec] = {}

@@ -1,8 +1,12 @@
 """Numba kernels over one document's `PreparedDoc` arrays.
 
-State of a document: topic assignments `z` (int64, length N) and topic counts `n` (float64,
-length T, exact integers). Positions `lo <= i < hi` are the ones a kernel touches, so document
-completion can treat the observed part w1 and the held-out part w2 differently.
+State of a document: topic assignments `z` (int64, length N) and `na[t] = n_t + alpha_t`
+(float64, length T), where n_t counts the positions assigned to topic t, updated by +1/-1.
+These updates cannot drift: while na < 2, x - 1 is exact (Sterbenz), so after one round trip
+alpha_t sits on the grid of 2^-52 and stays there; above 2 every value stays on the grid of
+its binade, so the error is bounded by ulp(N + alpha), never a random walk, and na >= 0.
+Positions `lo <= i < hi` are the ones a kernel touches, so document completion can treat
+the observed part w1 and the held-out part w2 differently.
 
 The Gibbs site update is eq. (7) of Wallach et al. (2009):
     P(z_i = t | w, z_-i) ∝ phi[t, w_i] (n_t^-i + alpha_t);
@@ -24,70 +28,63 @@ FLUSH = 1e-300
 
 
 @njit(inline="always", fastmath=FM)
-def _draw(row, n, alpha, state):
-    """Sample t ∝ row[t] (n[t] + alpha[t]); return (t, normaliser)."""
+def _draw(row, na, state):
+    """Sample t ∝ row[t] na[t]; return (t, normaliser)."""
     T = row.shape[0]
     s = 0.0
     for t in range(T):
-        s += row[t] * (n[t] + alpha[t])
+        s += row[t] * na[t]
     u = uniform(state) * s
     k = 0
-    u -= row[0] * (n[0] + alpha[0])
+    u -= row[0] * na[0]
     while u > 0.0 and k < T - 1:
         k += 1
-        u -= row[k] * (n[k] + alpha[k])
-    while k > 0 and row[k] == 0.0:  # rounding past the end: back off to a topic with mass
-        k -= 1
+        u -= row[k] * na[k]
+    if u > 0.0:  # rounding left u past the last topic: take the last one with mass
+        while k > 0 and row[k] * na[k] == 0.0:
+            k -= 1
     return k, s
 
 
-@njit(inline="always", fastmath=FM)
-def _site(rows, n, alpha, z, i, state):
-    n[z[i]] -= 1.0
-    k, s = _draw(rows[i], n, alpha, state)
-    z[i] = k
-    n[k] += 1.0
-    return s
-
-
 @njit(cache=True, fastmath=FM)
-def sweep(rows, n, alpha, z, lo, hi, reverse, state):
+def sweep(rows, na, alpha, z, lo, hi, reverse, state):
     """One Gibbs sweep over positions lo..hi-1 (forward), or hi-1..lo (`reverse`: the
     reverse operator T~ of the Chib-style estimator)."""
-    if reverse:
-        for i in range(hi - 1, lo - 1, -1):
-            _site(rows, n, alpha, z, i, state)
-    else:
-        for i in range(lo, hi):
-            _site(rows, n, alpha, z, i, state)
+    for j in range(hi - lo):
+        i = hi - 1 - j if reverse else lo + j
+        # written out, not a helper: measured 1.5x faster in numba 0.68
+        na[z[i]] -= 1.0
+        k, _ = _draw(rows[i], na, state)
+        z[i] = k
+        na[k] += 1.0
 
 
 @njit(cache=True, fastmath=FM)
-def init_sequential(rows, n, alpha, z, lo, hi, state):
+def init_sequential(rows, na, alpha, z, lo, hi, state):
     """Add positions lo..hi-1 one at a time, z_i ~ P(z_i | w_i, z_<i) (no resampling)."""
     for i in range(lo, hi):
-        k, _ = _draw(rows[i], n, alpha, state)
+        k, _ = _draw(rows[i], na, state)
         z[i] = k
-        n[k] += 1.0
+        na[k] += 1.0
 
 
 @njit(cache=True)
-def sample_prior(n, alpha, z, lo, hi, state):
+def sample_prior(na, alpha, z, lo, hi, state):
     """Draw z_lo..z_hi-1 from the Dirichlet-multinomial prior given the counts already in
-    `n` (a Polya urn: z_i ∝ n_t + alpha_t), adding them to `n`."""
+    `na` (a Polya urn: z_i ∝ n_t + alpha_t), adding them."""
     T = alpha.shape[0]
     for i in range(lo, hi):
         s = 0.0
         for t in range(T):
-            s += n[t] + alpha[t]
+            s += na[t]
         u = uniform(state) * s
         k = 0
-        u -= n[0] + alpha[0]
+        u -= na[0]
         while u > 0.0 and k < T - 1:
             k += 1
-            u -= n[k] + alpha[k]
+            u -= na[k]
         z[i] = k
-        n[k] += 1.0
+        na[k] += 1.0
 
 
 @njit(cache=True)
@@ -100,55 +97,64 @@ def log_lik(logrows, z, lo, hi):
 
 
 @njit(cache=True)
-def log_dm(n, alpha, total):
-    """log P(z | alpha m) for a sequence with topic counts n (eq. 5)."""
+def log_dm(na, alpha, total):
+    """log P(z | alpha m) for a sequence of `total` positions with na = counts + alpha (eq. 5)."""
     A = 0.0
     s = 0.0
     for t in range(alpha.shape[0]):
         A += alpha[t]
-        s += math.lgamma(n[t] + alpha[t]) - math.lgamma(alpha[t])
+        s += math.lgamma(na[t]) - math.lgamma(alpha[t])
     return s + math.lgamma(A) - math.lgamma(total + A)
 
 
 @njit(cache=True)
-def log_forced_sweep(rows, n, alpha, z, target):
+def log_forced_sweep(rows, na, alpha, z, target):
     """log T(target <- z) for the forward Gibbs sweep (eq. 24): at each position the
-    probability of moving to target_i given target_<i and z_>i. Leaves z = target."""
+    probability of moving to target_i given target_<i and z_>i. Leaves z = target.
+    Probabilities are multiplied and their log taken only before the product underflows."""
     T = rows.shape[1]
     lp = 0.0
+    acc = 1.0
     for i in range(z.shape[0]):
-        n[z[i]] -= 1.0
+        na[z[i]] -= 1.0
         s = 0.0
         row = rows[i]
         for t in range(T):
-            s += row[t] * (n[t] + alpha[t])
+            s += row[t] * na[t]
         k = target[i]
-        lp += math.log(row[k] * (n[k] + alpha[k])) - math.log(s)
+        r = row[k] * na[k] / s
+        if r < 1e-200:
+            lp += math.log(r)
+        else:
+            acc *= r
+            if acc < 1e-200:
+                lp += math.log(acc)
+                acc = 1.0
         z[i] = k
-        n[k] += 1.0
-    return lp
+        na[k] += 1.0
+    return lp + math.log(acc)
 
 
 @njit(cache=True)
-def climb(rows, n, alpha, z, max_passes):
+def climb(rows, na, alpha, z, max_passes):
     """Iterated conditional modes: set each z_i to the mode of eq. (7) in turn, repeating
     passes until a whole pass changes nothing. Returns the number of passes."""
     T = rows.shape[1]
     for p in range(max_passes):
         changed = False
         for i in range(z.shape[0]):
-            n[z[i]] -= 1.0
+            na[z[i]] -= 1.0
             best = 0
             bv = -1.0
             for t in range(T):
-                v = rows[i, t] * (n[t] + alpha[t])
+                v = rows[i, t] * na[t]
                 if v > bv:
                     bv = v
                     best = t
             if best != z[i]:
                 changed = True
             z[i] = best
-            n[best] += 1.0
+            na[best] += 1.0
         if not changed:
             return p + 1
     return max_passes
@@ -183,17 +189,20 @@ def left_to_right(rows, alpha, particles, resample, start, state):
         A += alpha[t]
     p = np.zeros(N)
     z = np.zeros(N, np.int64)
-    n = np.zeros(T)
+    na = np.empty(T)
     for _ in range(particles):
-        n[:] = 0.0
+        na[:] = alpha
         for i in range(N):
             if resample:
                 for j in range(i):
-                    _site(rows, n, alpha, z, j, state)
-            k, s = _draw(rows[i], n, alpha, state)
+                    na[z[j]] -= 1.0
+                    k, _ = _draw(rows[j], na, state)
+                    z[j] = k
+                    na[k] += 1.0
+            k, s = _draw(rows[i], na, state)
             p[i] += s / (i + A)
             z[i] = k
-            n[k] += 1.0
+            na[k] += 1.0
     out = 0.0
     for i in range(start, N):
         out += math.log(p[i] / particles)
@@ -211,13 +220,13 @@ def ais(rows, logrows, alpha, taus, n_obs, burn_in, state):
     Powered rows are updated by multiplying with exp(dtau * logrows), recomputed only when
     the step dtau changes, so a schedule with few distinct steps costs few exponentials."""
     N, T = rows.shape
-    n = np.zeros(T)
+    na = alpha.copy()
     z = np.zeros(N, np.int64)
     if n_obs > 0:
-        init_sequential(rows, n, alpha, z, 0, n_obs, state)
+        init_sequential(rows, na, alpha, z, 0, n_obs, state)
         for _ in range(burn_in):
-            sweep(rows, n, alpha, z, 0, n_obs, False, state)
-    sample_prior(n, alpha, z, n_obs, N, state)
+            sweep(rows, na, alpha, z, 0, n_obs, False, state)
+    sample_prior(na, alpha, z, n_obs, N, state)
     powered = np.ones((N, T))
     powered[:n_obs] = rows[:n_obs]
     factor = np.empty((N, T))
@@ -235,7 +244,7 @@ def ais(rows, logrows, alpha, taus, n_obs, burn_in, state):
             for t in range(T):
                 v = powered[i, t] * factor[i, t]
                 powered[i, t] = v if v >= FLUSH else 0.0
-        sweep(powered, n, alpha, z, 0, N, False, state)
+        sweep(powered, na, alpha, z, 0, N, False, state)
         logw += (taus[s] - taus[s - 1]) * log_lik(logrows, z, n_obs, N)
     return logw
 
@@ -249,50 +258,48 @@ def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
     modes until no change. The chain: s uniform in 1..S, z^(s) ~ T~(. <- z*), forward sweeps
     for s' > s from z^(s), reverse sweeps for s' < s, also from z^(s)."""
     N, T = rows.shape
-    n = np.zeros(T)
+    na = alpha.copy()
     z = np.zeros(N, np.int64)
-    init_sequential(rows, n, alpha, z, 0, N, state)
+    init_sequential(rows, na, alpha, z, 0, N, state)
     for _ in range(init_sweeps):
-        sweep(rows, n, alpha, z, 0, N, False, state)
-    climb(rows, n, alpha, z, max_climb)
+        sweep(rows, na, alpha, z, 0, N, False, state)
+    climb(rows, na, alpha, z, max_climb)
     zstar = z.copy()
-    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(n, alpha, N)
+    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(na, alpha, N)
     S = chain_length
     logT = np.empty(S)
     s = min(int(uniform(state) * S), S - 1)
-    sweep(rows, n, alpha, z, 0, N, True, state)  # z^(s) ~ T~(. <- z*)
+    sweep(rows, na, alpha, z, 0, N, True, state)  # z^(s) ~ T~(. <- z*)
     zs = z.copy()
-    ns = n.copy()
-    zt = np.empty_like(z)
-    nt = np.empty_like(n)
-    zt[:] = z
-    nt[:] = n
-    logT[s] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+    nas = na.copy()
+    zt = z.copy()
+    nat = na.copy()
+    logT[s] = log_forced_sweep(rows, nat, alpha, zt, zstar)
     for j in range(s + 1, S):
-        sweep(rows, n, alpha, z, 0, N, False, state)
+        sweep(rows, na, alpha, z, 0, N, False, state)
         zt[:] = z
-        nt[:] = n
-        logT[j] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+        nat[:] = na
+        logT[j] = log_forced_sweep(rows, nat, alpha, zt, zstar)
     for j in range(s - 1, -1, -1):
-        sweep(rows, ns, alpha, zs, 0, N, True, state)
+        sweep(rows, nas, alpha, zs, 0, N, True, state)
         zt[:] = zs
-        nt[:] = ns
-        logT[j] = log_forced_sweep(rows, nt, alpha, zt, zstar)
+        nat[:] = nas
+        logT[j] = log_forced_sweep(rows, nat, alpha, zt, zstar)
     return log_joint - _logmeanexp(logT)
 
 
 @njit(cache=True)
 def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
     """log P(w | z^(s)) (row scales excluded) for `samples` Gibbs sweeps after `burn_in`."""
-    N, T = rows.shape
-    n = np.zeros(T)
+    N = rows.shape[0]
+    na = alpha.copy()
     z = np.zeros(N, np.int64)
-    init_sequential(rows, n, alpha, z, 0, N, state)
+    init_sequential(rows, na, alpha, z, 0, N, state)
     for _ in range(burn_in):
-        sweep(rows, n, alpha, z, 0, N, False, state)
+        sweep(rows, na, alpha, z, 0, N, False, state)
     out = np.empty(samples)
     for s in range(samples):
-        sweep(rows, n, alpha, z, 0, N, False, state)
+        sweep(rows, na, alpha, z, 0, N, False, state)
         out[s] = log_lik(logrows, z, 0, N)
     return out
 
@@ -303,15 +310,17 @@ def independent_is(logrows, alpha, Q, samples, state):
     log weights log P(w, z) - log Q(z) (row scales excluded)."""
     N, T = Q.shape
     cum = np.empty((N, T))
+    logq = np.empty((N, T))
     for i in range(N):
         c = 0.0
         for t in range(T):
             c += Q[i, t]
             cum[i, t] = c
-    n = np.zeros(T)
+            logq[i, t] = math.log(Q[i, t]) if Q[i, t] > 0.0 else -np.inf
+    na = np.empty(T)
     out = np.empty(samples)
     for s in range(samples):
-        n[:] = 0.0
+        na[:] = alpha
         lw = 0.0
         for i in range(N):
             u = uniform(state) * cum[i, T - 1]
@@ -320,9 +329,9 @@ def independent_is(logrows, alpha, Q, samples, state):
                 k += 1
             while k > 0 and Q[i, k] == 0.0:
                 k -= 1
-            lw += logrows[i, k] - math.log(Q[i, k])
-            n[k] += 1.0
-        out[s] = lw + log_dm(n, alpha, N)
+            lw += logrows[i, k] - logq[i, k]
+            na[k] += 1.0
+        out[s] = lw + log_dm(na, alpha, N)
     return out
 
 
@@ -366,19 +375,19 @@ def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
     A = 0.0
     for t in range(T):
         A += alpha[t]
-    n = np.zeros(T)
+    na = alpha.copy()
     z = np.zeros(N, np.int64)
-    init_sequential(rows, n, alpha, z, 0, n_obs, state)
+    init_sequential(rows, na, alpha, z, 0, n_obs, state)
     for _ in range(burn_in):
-        sweep(rows, n, alpha, z, 0, n_obs, False, state)
+        sweep(rows, na, alpha, z, 0, n_obs, False, state)
     out = np.empty(samples)
     for s in range(samples):
-        sweep(rows, n, alpha, z, 0, n_obs, False, state)
+        sweep(rows, na, alpha, z, 0, n_obs, False, state)
         lp = 0.0
         for i in range(n_obs, N):
             acc = 0.0
             for t in range(T):
-                acc += rows[i, t] * (n[t] + alpha[t])
+                acc += rows[i, t] * na[t]
             lp += math.log(acc / (n_obs + A))
         out[s] = lp
     return out

@@ -1,0 +1,93 @@
+"""Synthetic data: random LDA models, the LDA generative process, and the perturbations of
+section 6.4 of Wallach et al. (2009)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .corpus import Corpus
+from .errors import InvalidModelError
+from .model import TopicModel
+
+ALPHA_SHAPES = ("harmonic", "dirichlet", "symmetric")
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def base_measure(num_topics: int, shape: str = "harmonic",
+                 seed: int | np.random.Generator | None = None) -> np.ndarray:
+    """m: `harmonic` (m_k ∝ 1/k, as the benchmark), `dirichlet` (m ~ Dir(1)) or `symmetric`."""
+    if shape == "harmonic":
+        m = 1.0 / np.arange(1, num_topics + 1)
+    elif shape == "dirichlet":
+        m = _rng(seed).dirichlet(np.ones(num_topics))
+    elif shape == "symmetric":
+        m = np.ones(num_topics)
+    else:
+        raise InvalidModelError(f"unknown alpha shape {shape!r} (known: {', '.join(ALPHA_SHAPES)})")
+    return m / m.sum()
+
+
+def random_model(num_topics: int, num_words: int, beta: float = 0.01, alpha_sum: float = 5.0,
+                 alpha_shape: str = "harmonic", seed: int | np.random.Generator | None = 0,
+                 vocab: Sequence[str] | None = None, name: str = "synthetic") -> TopicModel:
+    """phi_t ~ Dir(beta 1) for every topic; alpha = alpha_sum * m (see `base_measure`).
+    Rows of phi are floored at the smallest positive double so every word can be scored."""
+    rng = _rng(seed)
+    phi = rng.dirichlet(np.full(num_words, beta), size=num_topics)
+    phi = np.maximum(phi, np.finfo(float).tiny)
+    phi /= phi.sum(axis=1, keepdims=True)
+    alpha = alpha_sum * base_measure(num_topics, alpha_shape, rng)
+    if vocab is None:
+        width = len(str(num_words - 1))
+        vocab = [f"w{i:0{width}d}" for i in range(num_words)]
+    return TopicModel(phi, alpha, vocab=vocab, beta=beta, name=name,
+                      metadata={"generator": "tealeaves.synthetic.random_model"})
+
+
+def generate(model: TopicModel, num_docs: int, length: int | Sequence[int],
+             seed: int | np.random.Generator | None = 0,
+             return_latents: bool = False):
+    """Documents from the LDA generative process: theta_d ~ Dir(alpha), z_n ~ theta_d,
+    w_n ~ phi_{z_n}. `length` is one length for all or one per document. With
+    `return_latents`, also returns the thetas (D x T) and the topic assignments."""
+    rng = _rng(seed)
+    lengths = np.broadcast_to(np.asarray(length, dtype=np.int64), (num_docs,))
+    T, V = model.phi.shape
+    cum = np.cumsum(model.phi, axis=1)
+    cum /= cum[:, -1:]
+    flat = (cum + np.arange(T)[:, None]).ravel()  # row t spans (t, t + 1]
+    docs, thetas, zs = [], [], []
+    for n in lengths:
+        theta = rng.dirichlet(model.alpha)
+        z = rng.choice(T, size=int(n), p=theta / theta.sum())
+        w = np.searchsorted(flat, z + rng.random(int(n)), side="right") - z * V
+        docs.append(np.clip(w, 0, V - 1))
+        thetas.append(theta)
+        zs.append(z)
+    corpus = Corpus.from_word_ids(docs, model.vocab, source="synthetic")
+    if return_latents:
+        return corpus, np.array(thetas), zs
+    return corpus
+
+
+def perturb_phi(model: TopicModel, lam: float, other: np.ndarray | None = None, beta: float = 0.01,
+                seed: int | np.random.Generator | None = 0) -> TopicModel:
+    """phi -> (1 - lam) phi + lam phi' (section 6.4), phi' random Dir(beta) topics unless given."""
+    if other is None:
+        other = _rng(seed).dirichlet(np.full(model.num_words, beta), size=model.num_topics)
+    return model.with_params(phi=(1 - lam) * model.phi + lam * np.asarray(other),
+                             name=f"{model.name}+phi{lam:g}")
+
+
+def perturb_m(model: TopicModel, lam: float, other: np.ndarray | None = None,
+              seed: int | np.random.Generator | None = 0) -> TopicModel:
+    """m -> (1 - lam) m + lam m' with alpha (the sum) kept (section 6.4); m' ~ Dir(1) unless given."""
+    if other is None:
+        other = _rng(seed).dirichlet(np.ones(model.num_topics))
+    m = (1 - lam) * model.m + lam * np.asarray(other) / np.sum(other)
+    return model.with_params(alpha=model.alpha_sum * m, name=f"{model.name}+m{lam:g}")
