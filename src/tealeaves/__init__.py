@@ -6,6 +6,7 @@
     res = tl.heldout(model, docs, method="left-to-right", particles=20, runs=10)
 """
 
+from . import synthetic
 from .corpus import Corpus, read_corpus, save_corpus
 from .errors import (
     InputFileError,
@@ -24,5 +25,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "__version__",
+    "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",
+    "__version__",
 ]

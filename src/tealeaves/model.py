@@ -116,14 +116,14 @@ def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
         t = int(np.argmax(sums <= 0))
         raise InvalidModelError(f"phi row of topic {t} is all zeros")
     off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
-    if off.any():
-        if not normalize:
-            t = int(np.argmax(off))
-            raise InvalidModelError(
-                f"phi row of topic {t} sums to {sums[t]:.9g}, not 1 "
-                "(pass normalize=True / --normalize to rescale rows)"
-            )
-    arr /= sums[:, None]
+    if off.any() and not normalize:
+        t = int(np.argmax(off))
+        raise InvalidModelError(
+            f"phi row of topic {t} sums to {sums[t]:.9g}, not 1 "
+            "(pass normalize=True / --normalize to rescale rows)"
+        )
+    rescale = np.abs(sums - 1.0) > 1e-12  # rows already normalised keep their exact values
+    arr[rescale] /= sums[rescale, None]
     return np.ascontiguousarray(arr)
 
 

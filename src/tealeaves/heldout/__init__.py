@@ -81,7 +81,7 @@ def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corp
 
 
 def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSequence):
-    n_obs = int(math.floor(observed * words.size))
+    n_obs = int(math.floor(observed * words.size + 1e-9))
     if split == "random" and n_obs:
         rng = np.random.default_rng(seq.spawn(3)[2])
         mask = np.zeros(words.size, bool)

@@ -1,0 +1,95 @@
+"""The command line on the bundled example and on files it writes itself."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tealeaves as tl
+from tealeaves.cli import main
+
+
+def test_heldout_table_json_and_csv(example, tmp_path, capsys):
+    model, docs, model_path, docs_path = example
+    out_json, out_csv = tmp_path / "r.json", tmp_path / "r.csv"
+    code = main(["heldout", model_path, docs_path, "--methods", "exact,left-to-right,chib",
+                 "--particles", "5", "--chain-length", "50", "--runs", "3", "--seed", "4",
+                 "--json", str(out_json), "--csv", str(out_csv), "--quiet"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "left-to-right(particles=5, resample=True)" in out and "vs exact" in out
+    data = json.loads(out_json.read_text())
+    assert [r["method"] for r in data["results"]] == ["exact", "left-to-right", "chib"]
+    lr = data["results"][1]
+    assert lr["params"] == {"particles": 5, "resample": True} and lr["runs"] == 3
+    assert len(lr["documents"]["log_prob"]) == len(docs) and lr["tokens"] == docs.num_tokens
+    # the CLI gives the same numbers as the Python API with the same seed
+    api = tl.heldout(model, docs, method="left-to-right", particles=5, runs=3, seed=4)
+    assert lr["total"] == pytest.approx(api.total, rel=1e-12)
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 3 * len(docs)
+    assert float(rows[len(docs)]["log_prob"]) == pytest.approx(api.doc_log_prob[0], rel=1e-12)
+
+
+def test_completion_command(example, tmp_path, capsys):
+    _, docs, model_path, docs_path = example
+    out_json = tmp_path / "c.json"
+    assert main(["completion", model_path, docs_path, "--methods", "exact,left-to-right",
+                 "--observed", "0.5", "--json", str(out_json), "--quiet"]) == 0
+    data = json.loads(out_json.read_text())
+    assert data["command"] == "completion"
+    assert data["results"][0]["tokens"] == sum(d.size - d.size // 2 for d in docs)
+    assert abs(data["results"][1]["total"] - data["results"][0]["total"]) < 3.0
+
+
+def test_synth_then_heldout_with_ids(tmp_path, capsys):
+    assert main(["synth", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--topics", "4",
+                 "--words", "50", "--docs", "3", "--length", "8", "--seed", "2"]) == 0
+    model = tl.load_model(tmp_path / "m.npz")
+    docs = tl.read_corpus(tmp_path / "d.txt", vocab=model.vocab)
+    assert len(docs) == 3 and docs.num_tokens == 24 and docs.oov_tokens == 0
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join(" ".join(map(str, d)) for d in docs) + "\n")
+    (tmp_path / "vocab.txt").write_text("\n".join(model.vocab) + "\n")
+    j1, j2 = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["heldout", str(tmp_path / "m.npz"), str(ids), "--format", "ids", "--vocab",
+                 str(tmp_path / "vocab.txt"), "--method", "exact", "--json", str(j1)]) == 0
+    assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--method", "exact",
+                 "--json", str(j2)]) == 0
+    a, b = (json.loads(p.read_text())["results"][0]["total"] for p in (j1, j2))
+    assert a == b
+
+
+def test_methods_and_version(capsys):
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    for name in tl.method_names():
+        assert name in out
+    assert "--no-resample" in out
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and tl.__version__ in capsys.readouterr().out
+
+
+def test_demo_runs_every_method_against_exact(tmp_path):
+    out_json = tmp_path / "demo.json"
+    proc = subprocess.run([sys.executable, "-m", "tealeaves", "demo", "--runs", "2", "--quiet",
+                           "--json", str(out_json)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out_json.read_text())
+    by = {r["label"]: r for r in data["results"]}
+    exact = by["exact"]["total"]
+    assert {r["method"] for r in data["results"]} == set(tl.method_names())
+    assert by["harmonic-mean(burn_in=500, samples=500)"]["total"] > exact + 50
+    assert abs(by["chib(chain_length=400, iterations=10)"]["total"] - exact) < 1.0
+    assert "vs exact" in proc.stdout
+
+
+def test_help_has_examples():
+    proc = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", "--help"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "example: tealeaves heldout" in proc.stdout
+    assert np.all([flag in proc.stdout for flag in ("--particles", "--runs", "--workers", "--json")])

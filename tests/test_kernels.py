@@ -1,0 +1,120 @@
+"""The shared Gibbs kernels against direct computation: the site conditional (eq. 7), its
+tempered form (eq. 16), invariance of the posterior under a sweep, and T(z* <- z) (eq. 24)."""
+
+import itertools
+
+import numpy as np
+from scipy.special import gammaln
+
+from tealeaves.sampling import kernels, new_state, prepare_doc
+
+
+def _doc(seed=0, T=3, V=6, words=(0, 3, 3, 5)):
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.ones(V), size=T)
+    alpha = rng.gamma(1.0, 1.0, size=T) + 0.1
+    w = np.array(words)
+    return phi, alpha, w, prepare_doc(np.ascontiguousarray(phi.T), alpha, w, reorder=False)
+
+
+def _binomial_ok(counts, probs):
+    n = counts.sum()
+    se = np.sqrt(n * probs * (1 - probs))
+    return np.all(np.abs(counts - n * probs) <= 4.5 * se + 1)
+
+
+def test_site_update_samples_eq7_and_eq16():
+    phi, alpha, w, doc = _doc()
+    z = np.array([0, 2, 1, 0])
+    state = new_state(np.random.SeedSequence(0))
+    for tau in (1.0, 0.3):
+        rows = doc.rows ** tau
+        counts = np.zeros(3)
+        for _ in range(20000):
+            zz = z.copy()
+            na = alpha + np.bincount(zz, minlength=3)
+            kernels.sweep(rows, na, alpha, zz, 1, 2, False, state)  # position 1 only
+            counts[zz[1]] += 1
+        others = np.bincount(np.delete(z, 1), minlength=3)
+        p = phi[:, w[1]] ** tau * (others + alpha)
+        assert _binomial_ok(counts, p / p.sum())
+
+
+def test_sweeps_leave_the_posterior_invariant():
+    phi, alpha, w, doc = _doc(words=(0, 3, 5))
+    T, N = 3, 3
+    states = list(itertools.product(range(T), repeat=N))
+    post = []
+    for z in states:
+        z = np.array(z)
+        c = np.bincount(z, minlength=T)
+        post.append(np.log(phi[z, w]).sum() + (gammaln(c + alpha) - gammaln(alpha)).sum())
+    post = np.exp(np.array(post) - max(post))
+    post /= post.sum()
+    state = new_state(np.random.SeedSequence(1))
+    z = np.zeros(N, np.int64)
+    na = alpha + np.bincount(z, minlength=T)
+    counts = np.zeros(len(states))
+    index = {s: i for i, s in enumerate(states)}
+    for it in range(40000):
+        kernels.sweep(doc.rows, na, alpha, z, 0, N, bool(it % 2), state)
+        counts[index[tuple(z)]] += 1
+    # correlated draws: allow for an effective sample size of a quarter of the draws
+    n = counts.sum()
+    se = np.sqrt(4 * n * post * (1 - post))
+    assert np.all(np.abs(counts - n * post) <= 4.5 * se + 1)
+
+
+def test_forced_sweep_probability():
+    phi, alpha, w, doc = _doc()
+    z = np.array([1, 0, 2, 2])
+    target = np.array([0, 0, 1, 2])
+    na = alpha + np.bincount(z, minlength=3)
+    got = kernels.log_forced_sweep(doc.rows, na.copy(), alpha, z.copy(), target)
+    want = 0.0
+    cur = z.copy()
+    for i in range(4):
+        others = np.bincount(np.delete(cur, i), minlength=3)
+        p = phi[:, w[i]] * (others + alpha)
+        want += np.log(p[target[i]] / p.sum())
+        cur[i] = target[i]
+    assert np.isclose(got, want, rtol=1e-12)
+
+
+def test_dirichlet_multinomial_term():
+    alpha = np.array([0.2, 1.5, 0.7])
+    counts = np.array([3.0, 0.0, 2.0])
+    got = kernels.log_dm(alpha + counts, alpha, 5)
+    want = gammaln(alpha.sum()) - gammaln(5 + alpha.sum()) + (gammaln(counts + alpha) - gammaln(alpha)).sum()
+    assert np.isclose(got, want, rtol=1e-13)
+
+
+def test_uniforms_are_in_the_open_interval_and_uniform():
+    from numba import njit
+
+    from tealeaves.sampling.rng import uniform
+
+    @njit
+    def draw(state, n):
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = uniform(state)
+        return out
+
+    u = draw(new_state(np.random.SeedSequence(5)), 200000)
+    assert u.min() > 0 and u.max() < 1
+    hist = np.bincount((u * 10).astype(int), minlength=10)
+    assert _binomial_ok(hist, np.full(10, 0.1))
+
+
+def test_topic_relabelling_and_row_scaling_change_nothing():
+    rng = np.random.default_rng(2)
+    phi = rng.dirichlet(np.full(20, 0.05), size=4)
+    alpha = np.array([0.1, 2.0, 0.5, 0.05])
+    w = rng.integers(0, 20, size=9)
+    a = prepare_doc(np.ascontiguousarray(phi.T), alpha, w, reorder=True)
+    b = prepare_doc(np.ascontiguousarray(phi.T), alpha, w, reorder=False)
+    la = kernels.exact_log_prob(a.rows, a.alpha) + a.log_scale
+    lb = kernels.exact_log_prob(b.rows, b.alpha) + b.log_scale
+    assert np.isclose(la, lb, rtol=1e-12)
+    assert not np.array_equal(a.order, np.arange(4))
