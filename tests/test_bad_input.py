@@ -55,7 +55,8 @@ def test_word_id_out_of_range(model):
 def test_word_with_zero_probability_everywhere():
     phi = np.array([[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]])
     m = tl.TopicModel(phi, [1, 1], vocab=["a", "b", "c"])
-    with pytest.raises(tl.InvalidCorpusError, match=r"document 1 has word 2 \('c'\), which has probability 0"):
+    with pytest.raises(tl.InvalidCorpusError,
+                       match=r"document 1 has word 2 \('c'\), which has probability 0"):
         tl.heldout(m, [[0], [1, 2]])
 
 
