@@ -133,6 +133,8 @@ def files(tmp_path, model):
     long = " ".join(["a", "b", "c"] * 700)
     (tmp_path / "long.txt").write_text(long + "\n", encoding="utf-8")
     (tmp_path / "oov.txt").write_text("a qq\n", encoding="utf-8")
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    (tmp_path / "allqq.txt").write_text("qq qq\nqq\n", encoding="utf-8")
     (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 truncated")
     (tmp_path / "nan.npz").write_bytes(b"")
     np.savez(tmp_path / "nan.npz", phi=PHI, alpha=np.array([np.nan, 1.0]))
@@ -158,6 +160,8 @@ CLI_CASES = [
      "does not match the model"),
     (["heldout", "{d}/m.npz", "{d}/d.txt", "--json", "{d}/no/such/dir/out.json"], "No such file"),
     (["completion", "{d}/m.npz", "{d}/d.txt", "--observed", "2"], "observed must be a fraction"),
+    (["heldout", "{d}/m.npz", "{d}/empty.txt"], "empty.txt: no documents"),
+    (["heldout", "{d}/m.npz", "{d}/allqq.txt"], "no token is in the model's vocabulary (3 dropped)"),
 ]
 
 
@@ -169,6 +173,14 @@ def test_cli_errors_are_one_line_with_status_2(files, capsys, argv, message):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tealeaves: error: "), err
     assert message in lines[0] or __import__("re").search(message, lines[0]), lines[0]
+
+
+def test_cli_warns_when_most_tokens_are_unknown(files, capsys):
+    (files / "mostly.txt").write_text("a qq qq zz\n", encoding="utf-8")
+    assert main(["heldout", f"{files}/m.npz", f"{files}/mostly.txt", "--method", "exact"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: 75% of the tokens" in captured.err
+    assert "most frequent dropped words: qq x2, zz x1" in captured.out
 
 
 def test_cli_normalize_flag_accepts_unnormalised_rows(files, capsys):

@@ -13,8 +13,8 @@ from importlib import resources
 from typing import Any
 
 from . import __version__, synthetic
-from .corpus import read_corpus, write_text_corpus
-from .errors import MethodError, TealeavesError
+from .corpus import Corpus, read_corpus, write_text_corpus
+from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .io import load_model, save_model
 
@@ -149,6 +149,7 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     model = load_model(args.model, normalize=args.normalize)
     docs = read_corpus(args.docs, vocab=model.vocab, format=args.format, strict=args.strict,
                        vocab_path=args.vocab)
+    check_scorable(docs, args.docs)
     progress = None if not args.quiet else False
     results = []
     for name, p in zip(names, params, strict=True):
@@ -164,6 +165,22 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     print(format_table(results))
     _write_outputs(args, results, {"command": args.task, "model": args.model, "docs": args.docs})
     return 0
+
+
+def check_scorable(docs: Corpus, path: str) -> None:
+    """No document or no known token is an input problem (often the wrong vocabulary); a
+    majority of unknown tokens gets a warning."""
+    if len(docs) == 0:
+        raise InvalidCorpusError(f"{path}: no documents")
+    if docs.num_tokens == 0:
+        raise InvalidCorpusError(
+            f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped); "
+            "is this the model the documents were prepared for?"
+        )
+    share = docs.oov_tokens / (docs.oov_tokens + docs.num_tokens)
+    if share > 0.5:
+        print(f"tealeaves: warning: {share:.0%} of the tokens in {path} are not in the model's "
+              "vocabulary and were dropped", file=sys.stderr)
 
 
 def _print_corpus(rep: dict[str, Any], vocab_size: int) -> None:

@@ -15,7 +15,7 @@ from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
-from ..sampling import new_state, prepare_doc
+from ..sampling import child, new_state, prepare_doc
 from .exact import check_size
 from .registry import MethodSpec, get_method, method_names
 from .result import HeldoutResult, bootstrap_sd
@@ -83,7 +83,7 @@ def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corp
 def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSequence):
     n_obs = int(math.floor(observed * words.size + 1e-9))
     if split == "random" and n_obs:
-        rng = np.random.default_rng(seq.spawn(3)[2])
+        rng = np.random.default_rng(child(seq, 2))
         mask = np.zeros(words.size, bool)
         mask[rng.choice(words.size, n_obs, replace=False)] = True
         words = np.concatenate([words[mask], words[~mask]])
@@ -98,9 +98,8 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
         return out
     spec = get_method(name, task)
     doc = prepare_doc(phi_wt, alpha, words)
-    a, b = seq.spawn(2)[:2]
-    rng = np.random.default_rng(a)
-    state = new_state(b)
+    rng = np.random.default_rng(child(seq, 0))  # numpy draws (Dirichlet)
+    state = new_state(child(seq, 1))  # the kernels' generator
     for r in range(runs):
         out[r] = spec.fn(doc, n_obs, rng, state, **params)
     return out

@@ -23,8 +23,11 @@ def _logmean(x: np.ndarray) -> float:
 
 def prior_theta(doc, n_obs, rng, state, samples):
     theta = rng.dirichlet(doc.alpha, size=samples)  # (S, T)
-    with np.errstate(divide="ignore"):
-        log_pw = np.log(theta @ doc.rows.T).sum(axis=1)  # (S,)
+    log_pw = np.empty(samples)
+    step = max(1, 2_000_000 // max(doc.length, 1))  # bound the S x N matrix in memory
+    for lo in range(0, samples, step):
+        with np.errstate(divide="ignore"):
+            log_pw[lo : lo + step] = np.log(theta[lo : lo + step] @ doc.rows.T).sum(axis=1)
     return _logmean(log_pw) + doc.log_scale
 
 

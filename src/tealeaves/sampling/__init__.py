@@ -2,6 +2,6 @@
 Nothing outside this package knows about numba."""
 
 from .prepare import PreparedDoc, prepare_doc
-from .rng import new_state
+from .rng import child, new_state
 
-__all__ = ["PreparedDoc", "prepare_doc", "new_state"]
+__all__ = ["PreparedDoc", "child", "prepare_doc", "new_state"]

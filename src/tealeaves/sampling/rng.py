@@ -10,6 +10,11 @@ from numba import njit, uint64
 _INV53 = 1.0 / 9007199254740992.0
 
 
+def child(seed: np.random.SeedSequence, key: int) -> np.random.SeedSequence:
+    """The `key`-th child of `seed`, without changing `seed` (unlike `SeedSequence.spawn`)."""
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, key))
+
+
 def new_state(seed: np.random.SeedSequence) -> np.ndarray:
     state = seed.generate_state(4, np.uint64)
     if not state.any():
