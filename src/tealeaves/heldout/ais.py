@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import kernels
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
 
 SCHEDULES = ("geometric", "sigmoid", "linear")
@@ -50,7 +50,8 @@ def temperature_schedule(name: str, temperatures: int, knots: int = KNOTS) -> np
     return taus
 
 
-def run(doc, n_obs, rng, state, temperatures, schedule, burn_in=0):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        temperatures: int, schedule: str, burn_in: int = 0) -> float:
     taus = temperature_schedule(schedule, temperatures)
     logw = kernels.ais(doc.rows, doc.logrows, doc.alpha, taus, n_obs, burn_in, state)
     return logw + float(doc.scales[n_obs:].sum())

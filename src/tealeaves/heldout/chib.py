@@ -7,13 +7,16 @@ algorithm says (early public code did neither, which understated the method)."""
 
 from __future__ import annotations
 
-from ..sampling import kernels
+import numpy as np
+
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
 
 MAX_CLIMB_PASSES = 10_000
 
 
-def run(doc, n_obs, rng, state, chain_length, iterations):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        chain_length: int, iterations: int) -> float:
     est = kernels.chib(doc.rows, doc.logrows, doc.alpha, chain_length, iterations,
                        MAX_CLIMB_PASSES, state)
     return est + doc.log_scale

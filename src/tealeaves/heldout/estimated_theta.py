@@ -6,15 +6,16 @@ w2 would change theta, and is biased (the paper found it poor)."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
-from ..sampling import kernels
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
+from .result import log_mean_exp
 
 
-def run(doc, n_obs, rng, state, burn_in, samples):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        burn_in: int, samples: int) -> float:
     lp = kernels.estimated_theta(doc.rows, doc.alpha, n_obs, burn_in, samples, state)
-    return float(logsumexp(lp) - np.log(samples)) + float(doc.scales[n_obs:].sum())
+    return float(log_mean_exp(lp)) + float(doc.scales[n_obs:].sum())
 
 
 register(MethodSpec(

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import TooLargeError
-from ..sampling import kernels
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
 
 DEFAULT_MAX_STATES = 2_000_000
@@ -27,7 +29,8 @@ def check_size(num_tokens: int, num_topics: int, max_states: int, where: str = "
         )
 
 
-def run(doc, n_obs, rng, state, max_states):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        max_states: int) -> float:
     check_size(doc.length, doc.num_topics, max_states)
     log_w = kernels.exact_log_prob(doc.rows, doc.alpha) + doc.log_scale
     if n_obs == 0:

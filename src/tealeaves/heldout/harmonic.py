@@ -5,15 +5,16 @@ inverse has infinite variance); offered so users can see how wrong it is."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
-from ..sampling import kernels
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
+from .result import log_mean_exp
 
 
-def run(doc, n_obs, rng, state, burn_in, samples):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        burn_in: int, samples: int) -> float:
     ll = kernels.harmonic_mean_samples(doc.rows, doc.logrows, doc.alpha, burn_in, samples, state)
-    return float(-(logsumexp(-ll) - np.log(samples))) + doc.log_scale
+    return -float(log_mean_exp(-ll)) + doc.log_scale
 
 
 register(MethodSpec(

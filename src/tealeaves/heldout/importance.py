@@ -11,35 +11,34 @@ All three are unbiased for P(w) and notoriously high-variance on long documents.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
-from ..sampling import kernels
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
+from .result import log_mean_exp as _logmean
 
 
-def _logmean(x: np.ndarray) -> float:
-    return float(logsumexp(x) - np.log(x.size))
-
-
-def prior_theta(doc, n_obs, rng, state, samples):
+def prior_theta(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        samples: int) -> float:
     theta = rng.dirichlet(doc.alpha, size=samples)  # (S, T)
     log_pw = np.empty(samples)
     step = max(1, 2_000_000 // max(doc.length, 1))  # bound the S x N matrix in memory
     for lo in range(0, samples, step):
         with np.errstate(divide="ignore"):
             log_pw[lo : lo + step] = np.log(theta[lo : lo + step] @ doc.rows.T).sum(axis=1)
-    return _logmean(log_pw) + doc.log_scale
+    return float(_logmean(log_pw)) + doc.log_scale
 
 
-def pzw(doc, n_obs, rng, state, samples):
+def pzw(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        samples: int) -> float:
     q = doc.rows * doc.alpha
     q /= q.sum(axis=1, keepdims=True)
-    return _logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state)) + doc.log_scale
+    return float(_logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state))) + doc.log_scale
 
 
-def iterated(doc, n_obs, rng, state, samples, iterations):
+def iterated(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        samples: int, iterations: int) -> float:
     q = kernels.iterated_pseudo_counts(doc.rows, doc.alpha, iterations)
-    return _logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state)) + doc.log_scale
+    return float(_logmean(kernels.independent_is(doc.logrows, doc.alpha, q, samples, state))) + doc.log_scale
 
 
 _SAMPLES = Param(2000, int, "importance samples S")

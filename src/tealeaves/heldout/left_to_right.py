@@ -9,11 +9,14 @@ Algorithm 3 itself is not exactly unbiased (Buntine 2009); its bias is small (se
 
 from __future__ import annotations
 
-from ..sampling import kernels
+import numpy as np
+
+from ..sampling import PreparedDoc, kernels
 from .registry import MethodSpec, Param, register
 
 
-def run(doc, n_obs, rng, state, particles, resample):
+def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
+        particles: int, resample: bool) -> float:
     est = kernels.left_to_right(doc.rows, doc.alpha, particles, resample, n_obs, state)
     return est + float(doc.scales[n_obs:].sum())
 

@@ -13,10 +13,15 @@ import numpy as np
 from scipy.special import logsumexp
 
 
+def log_mean_exp(x: np.ndarray, axis: int | None = None):
+    """log mean exp(x), stably (-inf entries allowed)."""
+    n = x.size if axis is None else x.shape[axis]
+    return logsumexp(x, axis=axis) - math.log(n)
+
+
 def doc_log_mean(run_log_prob: np.ndarray) -> np.ndarray:
     """log of the mean over runs (axis 0) of exp(run_log_prob), per document."""
-    runs = run_log_prob.shape[0]
-    return logsumexp(run_log_prob, axis=0) - math.log(runs)
+    return log_mean_exp(run_log_prob, axis=0)
 
 
 def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:

@@ -69,6 +69,18 @@ def init_sequential(rows, na, alpha, z, lo, hi, state):
 
 
 @njit(cache=True)
+def burned_in(rows, alpha, n_pos, sweeps, state):
+    """A state for positions 0..n_pos-1 of an N-position document: sequential initialisation
+    (`init_sequential`) then `sweeps` Gibbs sweeps; positions >= n_pos are left unassigned."""
+    na = alpha.copy()
+    z = np.zeros(rows.shape[0], np.int64)
+    init_sequential(rows, na, alpha, z, 0, n_pos, state)
+    for _ in range(sweeps):
+        sweep(rows, na, alpha, z, 0, n_pos, False, state)
+    return z, na
+
+
+@njit(cache=True)
 def sample_prior(na, alpha, z, lo, hi, state):
     """Draw z_lo..z_hi-1 from the Dirichlet-multinomial prior given the counts already in
     `na` (a Polya urn: z_i ∝ n_t + alpha_t), adding them."""
@@ -220,12 +232,7 @@ def ais(rows, logrows, alpha, taus, n_obs, burn_in, state):
     Powered rows are updated by multiplying with exp(dtau * logrows), recomputed only when
     the step dtau changes, so a schedule with few distinct steps costs few exponentials."""
     N, T = rows.shape
-    na = alpha.copy()
-    z = np.zeros(N, np.int64)
-    if n_obs > 0:
-        init_sequential(rows, na, alpha, z, 0, n_obs, state)
-        for _ in range(burn_in):
-            sweep(rows, na, alpha, z, 0, n_obs, False, state)
+    z, na = burned_in(rows, alpha, n_obs, burn_in if n_obs > 0 else 0, state)
     sample_prior(na, alpha, z, n_obs, N, state)
     powered = np.ones((N, T))
     powered[:n_obs] = rows[:n_obs]
@@ -257,12 +264,8 @@ def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
     z* : sequential initialisation, `init_sweeps` Gibbs sweeps, then iterated conditional
     modes until no change. The chain: s uniform in 1..S, z^(s) ~ T~(. <- z*), forward sweeps
     for s' > s from z^(s), reverse sweeps for s' < s, also from z^(s)."""
-    N, T = rows.shape
-    na = alpha.copy()
-    z = np.zeros(N, np.int64)
-    init_sequential(rows, na, alpha, z, 0, N, state)
-    for _ in range(init_sweeps):
-        sweep(rows, na, alpha, z, 0, N, False, state)
+    N = rows.shape[0]
+    z, na = burned_in(rows, alpha, N, init_sweeps, state)
     climb(rows, na, alpha, z, max_climb)
     zstar = z.copy()
     log_joint = log_lik(logrows, zstar, 0, N) + log_dm(na, alpha, N)
@@ -292,11 +295,7 @@ def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
 def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
     """log P(w | z^(s)) (row scales excluded) for `samples` Gibbs sweeps after `burn_in`."""
     N = rows.shape[0]
-    na = alpha.copy()
-    z = np.zeros(N, np.int64)
-    init_sequential(rows, na, alpha, z, 0, N, state)
-    for _ in range(burn_in):
-        sweep(rows, na, alpha, z, 0, N, False, state)
+    z, na = burned_in(rows, alpha, N, burn_in, state)
     out = np.empty(samples)
     for s in range(samples):
         sweep(rows, na, alpha, z, 0, N, False, state)
@@ -375,11 +374,7 @@ def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
     A = 0.0
     for t in range(T):
         A += alpha[t]
-    na = alpha.copy()
-    z = np.zeros(N, np.int64)
-    init_sequential(rows, na, alpha, z, 0, n_obs, state)
-    for _ in range(burn_in):
-        sweep(rows, na, alpha, z, 0, n_obs, False, state)
+    z, na = burned_in(rows, alpha, n_obs, burn_in, state)
     out = np.empty(samples)
     for s in range(samples):
         sweep(rows, na, alpha, z, 0, n_obs, False, state)
