@@ -7,6 +7,7 @@
 """
 
 from . import synthetic
+from .compare import CompareResult, CurveResult, compare, training_curve
 from .corpus import Corpus, read_corpus, save_corpus
 from .errors import (
     InputFileError,
@@ -23,6 +24,7 @@ from .model import TopicModel
 __version__ = "0.1.0"
 
 __all__ = [
+    "CompareResult", "CurveResult", "compare", "training_curve",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",

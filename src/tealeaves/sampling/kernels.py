@@ -226,14 +226,22 @@ def ais(rows, logrows, alpha, taus, n_obs, burn_in, state):
     """Algorithm 1 (and algorithm 4 when n_obs > 0): log of the AIS weight
     prod_s P(w2 | z^(s))^(tau_s - tau_{s-1}) (row scales excluded), where w2 = positions
     >= n_obs. z^(1) comes from P_0: for n_obs = 0 the prior; otherwise burn_in Gibbs sweeps
-    on w1 and then the prior predictive for w2 given z1. z^(s) ~ T_{s-1}, a sweep of the
-    tempered conditional (16) applied to w2 (w1 keeps power 1).
+    on w1 and then the prior predictive for w2 given z1."""
+    N = rows.shape[0]
+    z, na = burned_in(rows, alpha, n_obs, burn_in if n_obs > 0 else 0, state)
+    sample_prior(na, alpha, z, n_obs, N, state)
+    return anneal_from_prior(rows, logrows, alpha, taus, n_obs, z, na, state)
+
+
+@njit(cache=True, fastmath=FM)
+def anneal_from_prior(rows, logrows, alpha, taus, n_obs, z, na, state):
+    """The annealing loop of algorithm 1 from a state (z, na) drawn from P_0: z^(s) ~ T_{s-1},
+    a sweep of the tempered conditional (16) applied to positions >= n_obs (earlier positions
+    keep power 1); returns the log weight and leaves (z, na) at the final state.
 
     Powered rows are updated by multiplying with exp(dtau * logrows), recomputed only when
     the step dtau changes, so a schedule with few distinct steps costs few exponentials."""
     N, T = rows.shape
-    z, na = burned_in(rows, alpha, n_obs, burn_in if n_obs > 0 else 0, state)
-    sample_prior(na, alpha, z, n_obs, N, state)
     powered = np.ones((N, T))
     powered[:n_obs] = rows[:n_obs]
     factor = np.empty((N, T))

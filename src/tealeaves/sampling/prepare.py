@@ -66,3 +66,52 @@ def prepare_doc(phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray,
         order = np.arange(T)
         alpha = alpha.copy()
     return PreparedDoc(rows, logrows, alpha, np.log(scale), order)
+
+
+@dataclass(frozen=True)
+class PreparedModels:
+    """One document under K models that share topic labels z (same T): `rows[k]` and
+    `logrows[k]` as in `PreparedDoc`, but every model's rows are divided by one common scale
+    per position, `scales[n] = log max_k max_t phi_k[t, w_n]`, so log-probabilities of
+    different models can be compared and combined. Entries below 1e-300 of their own model's
+    row maximum are flushed to 0 in `rows` (not in `logrows`)."""
+
+    rows: np.ndarray  # (K, N, T)
+    logrows: np.ndarray  # (K, N, T)
+    alphas: np.ndarray  # (K, T) in the relabelled topic order
+    scales: np.ndarray  # (N,)
+    order: np.ndarray  # (T,)
+
+    @property
+    def length(self) -> int:
+        return int(self.rows.shape[1])
+
+    @property
+    def log_scale(self) -> float:
+        return float(self.scales.sum())
+
+    def single(self, k: int) -> PreparedDoc:
+        """Model k alone, with the common scales."""
+        return PreparedDoc(self.rows[k], self.logrows[k], self.alphas[k], self.scales, self.order)
+
+
+def prepare_models(phi_wts: list[np.ndarray], alphas: list[np.ndarray], words: np.ndarray) -> PreparedModels:
+    """Arrays for one document under several models with the same number of topics."""
+    raw = np.stack([p[words] for p in phi_wts])  # (K, N, T)
+    K, N, T = raw.shape
+    alpha = np.stack(alphas).astype(np.float64)
+    if N == 0:
+        empty = np.zeros((K, 0, T))
+        return PreparedModels(empty, empty.copy(), alpha, np.zeros(0), np.arange(T))
+    own_max = raw.max(axis=2, keepdims=True)  # (K, N, 1)
+    scale = own_max.max(axis=0)[:, 0]  # (N,)
+    with np.errstate(divide="ignore"):
+        logrows = np.log(raw) - np.log(scale)[None, :, None]
+    rows = raw / scale[None, :, None]
+    rows[raw < FLUSH * own_max] = 0.0
+    q = (rows * alpha[:, None, :]).sum(axis=0)
+    mass = (q / q.sum(axis=1, keepdims=True)).sum(axis=0)
+    order = np.argsort(-mass, kind="stable")
+    return PreparedModels(np.ascontiguousarray(rows[:, :, order]),
+                          np.ascontiguousarray(logrows[:, :, order]),
+                          np.ascontiguousarray(alpha[:, order]), np.log(scale), order)

@@ -1,0 +1,269 @@
+"""Comparing topic models directly (Foulds & Smyth 2014).
+
+`compare(A, B, docs)` estimates log P(w_d | A) - log P(w_d | B) for every document by Ratio-AIS:
+annealing the topic assignments z of each document from model B to model A (`forward`), or
+from A to B and negating (`reverse`), along the `convex` or `geometric` path
+(`tealeaves.sampling.pair`). Two starts for the chain's first state:
+- `start="ais"` (default): an ordinary AIS run from the prior to B (`start_temperatures`) whose
+  weight is carried along; with M chains the estimate is log(sum_m wS_m wP_m / sum_m wS_m),
+  exact in expectation for numerator and denominator alike;
+- `start="burn-in"`: `burn_in` Gibbs sweeps under B, then the annealing weight alone
+  (consistent as the burn-in grows, cheaper).
+In log space the forward estimate is biased low and the reverse biased high; with
+`direction="both"` the reported ratio is their midpoint and `gap` their distance, a convergence
+diagnostic. `method="difference"` subtracts two separate held-out runs instead.
+
+`training_curve(models, docs)` is Iteration-AIS: one chain per document and chain anneals from
+the prior to M_1 and then M_{i-1} -> M_i along the convex path; the running weights estimate
+log P(w | M_i) for every i.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..corpus import Corpus
+from ..errors import MethodError
+from ..heldout import as_corpus, heldout
+from ..heldout.ais import SCHEDULES, temperature_schedule
+from ..heldout.result import bootstrap_sd
+from ..model import TopicModel
+from ..parallel import Progress, run_tasks
+from ..sampling import child, kernels, new_state, pair, prepare_models
+from .align import align_models, align_vocab
+from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
+
+PATHS = ("convex", "geometric")
+DIRECTIONS = ("forward", "reverse", "both")
+STARTS = ("ais", "burn-in")
+METHODS = ("ratio-ais", "difference")
+
+__all__ = ["compare", "training_curve", "CompareResult", "CurveResult"]
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise MethodError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _chain(pm, src: int, dst: int, path_taus, start_taus, start: str, burn_in: int,
+           geometric: bool, state) -> tuple[float, float]:
+    """One chain annealing document pm from model `src` to model `dst`:
+    (log weight of the start, log weight of the path)."""
+    N = pm.length
+    rows, logrows, alpha = pm.rows[src], pm.logrows[src], pm.alphas[src]
+    if start == "ais":
+        z = np.zeros(N, np.int64)
+        na = alpha.copy()
+        kernels.sample_prior(na, alpha, z, 0, N, state)
+        lw0 = kernels.anneal_from_prior(rows, logrows, alpha, start_taus, 0, z, na, state)
+    else:
+        z, na = kernels.burned_in(rows, alpha, N, burn_in, state)
+        lw0 = 0.0
+    cnt = np.rint(na - alpha).astype(np.int64)
+    lw = pair.anneal_pair(pm.rows[dst], pm.logrows[dst], pm.alphas[dst], rows, logrows, alpha,
+                          path_taus, geometric, z, cnt, state)
+    return lw0, lw
+
+
+def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
+    phi_wts, alphas, opts = shared
+    words, seq = item
+    M = opts["chains"]
+    out = {d: np.zeros((3, M)) for d in opts["directions"]}  # start, path, log scale
+    if words.size == 0:
+        return out
+    pm = prepare_models(phi_wts, alphas, words)
+    path_taus = temperature_schedule(opts["schedule"], opts["temperatures"])
+    start_taus = temperature_schedule("geometric", opts["start_temperatures"])
+    geometric = opts["path"] == "geometric"
+    for k, direction in enumerate(opts["directions"]):
+        state = new_state(child(seq, k))
+        src, dst = (1, 0) if direction == "forward" else (0, 1)  # model 0 is A, 1 is B
+        for m in range(M):
+            out[direction][:2, m] = _chain(pm, src, dst, path_taus, start_taus, opts["start"],
+                                           opts["burn_in"], geometric, state)
+        out[direction][2] = pm.log_scale
+    return out
+
+
+def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Sequence[int]],
+            method: str = "ratio-ais", path: str = "convex", direction: str = "both",
+            temperatures: int = 1000, chains: int = 1, start: str = "ais",
+            start_temperatures: int | None = None, burn_in: int = 200, schedule: str = "linear",
+            align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
+            progress: bool | None = False, estimator: str = "left-to-right",
+            **estimator_params: Any) -> CompareResult:
+    """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
+
+    Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path, `schedule`
+    as in `heldout` AIS, linear by default), `chains` (M per document and direction), `start`,
+    `start_temperatures` (prior -> B, default S), `burn_in`, `align_topics` (relabel B's topics to
+    match A's; changes no probability, shortens the path). `method="difference"` runs
+    `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model."""
+    _check_choice("method", method, METHODS)
+    for m in (model_a, model_b):
+        if not isinstance(m, TopicModel):
+            raise MethodError(f"models must be TopicModel objects, got {type(m).__name__}")
+    chains = _check_int("chains", chains, 1)
+    seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
+    bootstrap = _check_int("bootstrap", bootstrap, 0)
+    if method == "difference":
+        return _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap,
+                           progress, temperatures if estimator == "ais" else None, estimator_params)
+    if estimator_params:
+        raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
+    _check_choice("path", path, PATHS)
+    _check_choice("direction", direction, DIRECTIONS)
+    _check_choice("start", start, STARTS)
+    _check_choice("schedule", schedule, SCHEDULES)
+    temperatures = _check_int("temperatures", temperatures, 1)
+    start_temperatures = _check_int("start_temperatures",
+                                    temperatures if start_temperatures is None else start_temperatures, 1)
+    burn_in = _check_int("burn_in", burn_in, 0)
+    model_a, model_b = align_models([model_a, model_b], topics=align_topics)
+    corpus = as_corpus(docs, model_a)
+    as_corpus(corpus, model_b)
+    directions = ["forward", "reverse"] if direction == "both" else [direction]
+    opts = {"chains": chains, "directions": directions, "path": path, "temperatures": temperatures,
+            "start": start, "start_temperatures": start_temperatures, "burn_in": burn_in,
+            "schedule": schedule}
+    shared = ([np.ascontiguousarray(m.phi.T) for m in (model_a, model_b)],
+              [np.array(m.alpha) for m in (model_a, model_b)], opts)
+    seqs = np.random.SeedSequence(seed).spawn(len(corpus))
+    items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
+    bar = Progress(len(items), f"compare {path}", enabled=progress)
+    t0 = time.perf_counter()
+    rows = run_tasks(_compare_doc, shared, items, workers, bar)
+    seconds = time.perf_counter() - t0
+    ests: dict[str, DirectionEstimate] = {}
+    for d in directions:
+        arr = np.stack([r[d] for r in rows], axis=-1) if rows else np.zeros((3, chains, 0))
+        est = DirectionEstimate(d, arr[0], arr[1], arr[2, 0])
+        est.sd = bootstrap_over_chains(est.start_log_weight, est.path_log_weight, est.sign,
+                                       bootstrap, seed)
+        ests[d] = est
+    if direction == "both":
+        f, r = ests["forward"], ests["reverse"]
+        doc_log_ratio = 0.5 * (f.doc_log_ratio + r.doc_log_ratio)
+        sd = 0.5 * float(np.hypot(f.sd, r.sd))
+    else:
+        doc_log_ratio = ests[direction].doc_log_ratio
+        sd = ests[direction].sd
+    per_chain = start_temperatures * (start == "ais") + temperatures + burn_in * (start == "burn-in")
+    params = {"path": path, "direction": direction, "temperatures": temperatures, "chains": chains,
+              "start": start, "start_temperatures": start_temperatures if start == "ais" else None,
+              "burn_in": burn_in if start == "burn-in" else None, "schedule": schedule,
+              "align_topics": align_topics}
+    return CompareResult(
+        method="ratio-ais", params=params, model_a=model_a.name, model_b=model_b.name,
+        doc_log_ratio=doc_log_ratio, doc_tokens=corpus.lengths.astype(np.int64), sd_chains=sd,
+        seconds=seconds, seed=seed, workers=workers, corpus=corpus.report(),
+        forward=ests.get("forward"), reverse=ests.get("reverse"),
+        site_updates=float(corpus.num_tokens * per_chain * chains * len(directions)),
+        bootstrap=bootstrap,
+    )
+
+
+def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
+                temperatures, params) -> CompareResult:
+    if temperatures is not None:
+        params = {"temperatures": temperatures, **params}
+    model_b = align_vocab(model_a, model_b)  # the two models may differ in their topics
+    corpus = as_corpus(docs, model_a)
+    common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
+    ra = heldout(model_a, corpus, method=estimator, **common, **params)
+    # independent streams for B: a different seed derived from the same one
+    rb = heldout(model_b, corpus, method=estimator, **{**common, "seed": seed + 1_000_003}, **params)
+    sd = float(np.hypot(ra.sd, rb.sd))
+    return CompareResult(
+        method="difference", params={"estimator": estimator, "runs": chains, **ra.params},
+        model_a=model_a.name, model_b=model_b.name, doc_log_ratio=ra.doc_log_prob - rb.doc_log_prob,
+        doc_tokens=ra.doc_tokens, sd_chains=sd, seconds=ra.seconds + rb.seconds, seed=seed,
+        workers=workers, corpus=ra.corpus, site_updates=ra.site_updates + rb.site_updates,
+        bootstrap=bootstrap, extra={"a": ra.summary(), "b": rb.summary()},
+    )
+
+
+def _curve_doc(shared: tuple, item: tuple) -> np.ndarray:
+    phi_wts, alphas, opts = shared
+    words, seq = item
+    K, M = len(phi_wts), opts["chains"]
+    out = np.zeros((M, K))
+    if words.size == 0:
+        return out
+    pm = prepare_models(phi_wts, alphas, words)
+    first_taus = temperature_schedule("geometric", opts["first_temperatures"])
+    path_taus = temperature_schedule(opts["schedule"], opts["temperatures"])
+    state = new_state(child(seq, 0))
+    N = pm.length
+    for m in range(M):
+        z = np.zeros(N, np.int64)
+        na = pm.alphas[0].copy()
+        kernels.sample_prior(na, pm.alphas[0], z, 0, N, state)
+        lw = kernels.anneal_from_prior(pm.rows[0], pm.logrows[0], pm.alphas[0], first_taus, 0, z, na,
+                                       state)
+        out[m, 0] = lw
+        cnt = np.rint(na - pm.alphas[0]).astype(np.int64)
+        for k in range(1, K):
+            lw += pair.anneal_pair(pm.rows[k], pm.logrows[k], pm.alphas[k], pm.rows[k - 1],
+                                   pm.logrows[k - 1], pm.alphas[k - 1], path_taus, False, z, cnt, state)
+            out[m, k] = lw
+    return out + pm.log_scale
+
+
+def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequence[int]],
+                   temperatures: int = 1000, first_temperatures: int | None = None, chains: int = 1,
+                   schedule: str = "linear", align_topics: bool = False, seed: int = 0,
+                   workers: int = 1, bootstrap: int = 10000,
+                   progress: bool | None = False) -> CurveResult:
+    """Iteration-AIS: log P(w_d | M_i) for a sequence of models with the same vocabulary and
+    number of topics (for example snapshots of one training run). The first segment is AIS from
+    the prior to M_1 (`first_temperatures`, default `temperatures`, geometric schedule); each
+    later segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps."""
+    models = list(models)
+    if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
+        raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
+    chains = _check_int("chains", chains, 1)
+    temperatures = _check_int("temperatures", temperatures, 1)
+    first = _check_int("first_temperatures",
+                       temperatures if first_temperatures is None else first_temperatures, 1)
+    seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
+    _check_choice("schedule", schedule, SCHEDULES)
+    models = align_models(models, topics=align_topics)
+    corpus = as_corpus(docs, models[0])
+    for m in models[1:]:
+        as_corpus(corpus, m)
+    opts = {"chains": chains, "temperatures": temperatures, "first_temperatures": first,
+            "schedule": schedule}
+    shared = ([np.ascontiguousarray(m.phi.T) for m in models], [np.array(m.alpha) for m in models],
+              opts)
+    seqs = np.random.SeedSequence(seed).spawn(len(corpus))
+    items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
+    bar = Progress(len(items), "curve", enabled=progress)
+    t0 = time.perf_counter()
+    rows = run_tasks(_curve_doc, shared, items, workers, bar)
+    seconds = time.perf_counter() - t0
+    K = len(models)
+    cum = np.stack(rows, axis=-1) if rows else np.zeros((chains, K, 0))  # (M, K, D)
+    sd = np.array([bootstrap_sd(cum[:, k, :], bootstrap, seed) for k in range(K)])
+    return CurveResult(
+        models=[m.name for m in models], cumulative_log_weight=cum,
+        doc_tokens=corpus.lengths.astype(np.int64),
+        params={"temperatures": temperatures, "first_temperatures": first, "chains": chains,
+                "schedule": schedule, "align_topics": align_topics},
+        seconds=seconds, seed=seed, workers=workers, corpus=corpus.report(), sd=sd,
+    )
