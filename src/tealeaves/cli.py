@@ -13,10 +13,13 @@ from importlib import resources
 from typing import Any
 
 from . import __version__, synthetic
+from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
+from .heldout.ais import SCHEDULES
 from .io import load_model, save_model
+from .model import TopicModel
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
@@ -31,6 +34,9 @@ EXAMPLES = {
     "demo": "tealeaves demo",
     "methods": "tealeaves methods",
     "synth": "tealeaves synth model.npz docs.txt --topics 20 --words 1000 --docs 50 --length 100",
+    "compare": "tealeaves compare new.npz baseline.npz heldout.txt --path convex --direction both "
+               "--temperatures 1000 --chains 4 --json cmp.json",
+    "curve": "tealeaves curve iter100.npz iter200.npz iter500.npz heldout.txt --temperatures 500",
 }
 
 
@@ -78,6 +84,38 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=_cmd_demo)
 
+    cp = _sub(sub, "compare", "compare two models directly: log P(w | A) - log P(w | B) by Ratio-AIS")
+    cp.add_argument("model_a")
+    cp.add_argument("model_b")
+    cp.add_argument("docs")
+    _corpus_options(cp)
+    cp.add_argument("--method", default="ratio-ais", choices=("ratio-ais", "difference"))
+    cp.add_argument("--path", default="convex", choices=("convex", "geometric"))
+    cp.add_argument("--direction", default="both", choices=("forward", "reverse", "both"))
+    cp.add_argument("--temperatures", type=int, default=1000)
+    cp.add_argument("--chains", type=int, default=2, help="chains per document and direction")
+    cp.add_argument("--start", default="ais", choices=("ais", "burn-in"))
+    cp.add_argument("--start-temperatures", type=int, default=2000, help="prior -> B (start ais)")
+    cp.add_argument("--burn-in", type=int, default=200)
+    cp.add_argument("--schedule", default="sigmoid", choices=SCHEDULES)
+    cp.add_argument("--no-align-topics", dest="align_topics", action="store_false",
+                    help="do not relabel B's topics to match A's")
+    cp.add_argument("--estimator", default="left-to-right", help="for --method difference")
+    cp.add_argument("--particles", type=int, default=None, help="for --method difference")
+    _run_options(cp)
+    cp.set_defaults(func=_cmd_compare)
+
+    cv = _sub(sub, "curve", "Iteration-AIS: log P(w | M_i) for a sequence of models (snapshots)")
+    cv.add_argument("paths", nargs="+", help="MODEL_1 ... MODEL_K DOCS")
+    _corpus_options(cv)
+    cv.add_argument("--temperatures", type=int, default=500, help="per segment M_{i-1} -> M_i")
+    cv.add_argument("--first-temperatures", type=int, default=2000, help="prior -> M_1")
+    cv.add_argument("--chains", type=int, default=2)
+    cv.add_argument("--schedule", default="sigmoid", choices=SCHEDULES)
+    cv.add_argument("--align-topics", action="store_true", help="relabel each model's topics to match")
+    _run_options(cv)
+    cv.set_defaults(func=_cmd_curve)
+
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
 
@@ -101,26 +139,34 @@ def _sub(sub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
                           epilog=f"example: {EXAMPLES[name]}")
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="model file (.npz)")
-    p.add_argument("docs", help="documents: text (one per line), word ids, or .npz")
+def _corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default=None, choices=("text", "ids", "npz"),
                    help="documents' format (default: from the extension; text)")
     p.add_argument("--vocab", default=None, help="vocabulary file of an ids corpus (checked)")
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
     p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="local processes")
+    p.add_argument("--bootstrap", type=int, default=10000, help="bootstrap resamples for the sd")
+    p.add_argument("--json", default=None, help="write results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="model file (.npz)")
+    p.add_argument("docs", help="documents: text (one per line), word ids, or .npz")
+    _corpus_options(p)
     for name, kind in METHOD_OPTIONS.items():
         p.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None)
     p.add_argument("--no-resample", dest="resample", action="store_false", default=None,
                    help="left-to-right without re-sampling z_<n (not algorithm 3)")
     p.add_argument("--runs", type=int, default=1, help="independent runs per document")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="local processes")
-    p.add_argument("--bootstrap", type=int, default=10000, help="bootstrap resamples for the sd")
-    p.add_argument("--json", default=None, help="write results as JSON")
+    _run_options(p)
     p.add_argument("--csv", default=None, help="write per-document results as CSV")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _method_list(args: argparse.Namespace) -> list[str]:
@@ -143,13 +189,18 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
     return [{k: v for k, v in given.items() if k in a} for a in accepted]
 
 
+def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
+    docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
+                       vocab_path=args.vocab)
+    check_scorable(docs, path)
+    return docs
+
+
 def _cmd_heldout(args: argparse.Namespace) -> int:
     names = _method_list(args)
     params = _params_for(args, names, args.task)
     model = load_model(args.model, normalize=args.normalize)
-    docs = read_corpus(args.docs, vocab=model.vocab, format=args.format, strict=args.strict,
-                       vocab_path=args.vocab)
-    check_scorable(docs, args.docs)
+    docs = _read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
     for name, p in zip(names, params, strict=True):
@@ -218,9 +269,7 @@ def format_table(results: list[HeldoutResult]) -> str:
 
 def _write_outputs(args: argparse.Namespace, results: list[HeldoutResult], meta: dict) -> None:
     if getattr(args, "json", None):
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({**meta, "version": __version__, "results": [r.to_dict() for r in results]},
-                      fh, indent=1)
+        _dump_json(args.json, {**meta, "results": [r.to_dict() for r in results]})
     if getattr(args, "csv", None):
         with open(args.csv, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
@@ -269,6 +318,76 @@ def _cmd_demo(args: argparse.Namespace) -> int:
           "overestimates\nand simple importance sampling underestimates (Wallach et al. 2009).")
     _write_outputs(args, results, {"command": "demo", "model": model_path, "docs": docs_path})
     return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    a = load_model(args.model_a, normalize=args.normalize)
+    b = load_model(args.model_b, normalize=args.normalize)
+    docs = _read_docs(args, args.docs, a)
+    extra = {"particles": args.particles} if args.particles is not None else {}
+    res = compare(a, b, docs, method=args.method, path=args.path, direction=args.direction,
+                  temperatures=args.temperatures, chains=args.chains, start=args.start,
+                  start_temperatures=args.start_temperatures, burn_in=args.burn_in,
+                  schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
+                  workers=args.workers, bootstrap=args.bootstrap,
+                  progress=None if not args.quiet else False, estimator=args.estimator, **extra)
+    _print_corpus(docs.report(), a.num_words)
+    print(format_compare(res, args.model_a, args.model_b))
+    if args.json:
+        _dump_json(args.json, {"command": "compare", "model_a": args.model_a,
+                               "model_b": args.model_b, "docs": args.docs, "result": res.to_dict()})
+    return 0
+
+
+def format_compare(res: CompareResult, path_a: str, path_b: str) -> str:
+    """Which model wins, by how much per token, how sure, and how many documents favour each."""
+    boot = res.document_bootstrap()
+    p = res.params
+    how = (f"{res.method} ({p['path']} path, {p['direction']}, {p['temperatures']} temperatures, "
+           f"{p['chains']} chains)" if res.method == "ratio-ais" else
+           f"difference of two {p['estimator']} runs")
+    lines = [f"A = {path_a}", f"B = {path_b}", f"{how}:",
+             f"  log P(W|A) - log P(W|B) = {res.total:+.2f} nats over {res.tokens} tokens "
+             f"(sd over chains {res.sd_chains:.2f}, over documents {boot['sd_total']:.2f})",
+             f"  per token {res.per_token:+.5f}, 95% interval [{boot['per_token_low']:+.5f}, "
+             f"{boot['per_token_high']:+.5f}]",
+             f"  perplexity ratio PP_A / PP_B = {res.perplexity_ratio:.4f}"]
+    if res.forward is not None and res.reverse is not None:
+        lines.append(f"  forward {res.forward.total:+.2f}, reverse {res.reverse.total:+.2f}, "
+                     f"gap {res.gap:.2f} nats (a large gap means too few temperatures)")
+    fav = res.favour
+    lines.append(f"  documents favouring A: {fav['a']}, favouring B: {fav['b']}")
+    lines.append(f"verdict: {res.verdict()}")
+    return "\n".join(lines)
+
+
+def _cmd_curve(args: argparse.Namespace) -> int:
+    if len(args.paths) < 2:
+        raise MethodError("curve needs at least one model and the documents: MODEL_1 ... MODEL_K DOCS")
+    model_paths, docs_path = args.paths[:-1], args.paths[-1]
+    models = [load_model(p, normalize=args.normalize) for p in model_paths]
+    docs = _read_docs(args, docs_path, models[0])
+    res = training_curve(models, docs, temperatures=args.temperatures,
+                         first_temperatures=args.first_temperatures, chains=args.chains,
+                         schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
+                         workers=args.workers, bootstrap=args.bootstrap,
+                         progress=None if not args.quiet else False)
+    _print_corpus(docs.report(), models[0].num_words)
+    width = max(len(p) for p in model_paths)
+    print(f"{'model'.ljust(width)}  {'total log-lik':>14}  {'± sd':>7}  {'per token':>10}  "
+          f"{'perplexity':>10}")
+    for p, tot, sd, pt, pp in zip(model_paths, res.totals, res.sd, res.per_token, res.perplexity,
+                                  strict=True):
+        print(f"{p.ljust(width)}  {tot:14.2f}  {sd:7.2f}  {pt:10.4f}  {pp:10.2f}")
+    if args.json:
+        _dump_json(args.json, {"command": "curve", "models": model_paths, "docs": docs_path,
+                               "result": res.to_dict()})
+    return 0
+
+
+def _dump_json(path: str, data: dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({**data, "version": __version__}, fh, indent=1)
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:

@@ -101,16 +101,17 @@ def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
 def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Sequence[int]],
             method: str = "ratio-ais", path: str = "convex", direction: str = "both",
             temperatures: int = 1000, chains: int = 1, start: str = "ais",
-            start_temperatures: int | None = None, burn_in: int = 200, schedule: str = "linear",
+            start_temperatures: int = 2000, burn_in: int = 200, schedule: str = "sigmoid",
             align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, estimator: str = "left-to-right",
             **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
-    Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path, `schedule`
-    as in `heldout` AIS, linear by default), `chains` (M per document and direction), `start`,
-    `start_temperatures` (prior -> B, default S), `burn_in`, `align_topics` (relabel B's topics to
-    match A's; changes no probability, shortens the path). `method="difference"` runs
+    Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
+    as in `heldout` AIS, sigmoid by default: small steps at both ends, where one model's
+    improbable states are switched off), `chains` (M per document and direction), `start`,
+    `start_temperatures` (prior -> B), `burn_in`, `align_topics` (relabel B's topics to match
+    A's; changes no probability, shortens the path). `method="difference"` runs
     `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model."""
     _check_choice("method", method, METHODS)
     for m in (model_a, model_b):
@@ -130,8 +131,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     _check_choice("start", start, STARTS)
     _check_choice("schedule", schedule, SCHEDULES)
     temperatures = _check_int("temperatures", temperatures, 1)
-    start_temperatures = _check_int("start_temperatures",
-                                    temperatures if start_temperatures is None else start_temperatures, 1)
+    start_temperatures = _check_int("start_temperatures", start_temperatures, 1)
     burn_in = _check_int("burn_in", burn_in, 0)
     model_a, model_b = align_models([model_a, model_b], topics=align_topics)
     corpus = as_corpus(docs, model_a)
@@ -225,21 +225,20 @@ def _curve_doc(shared: tuple, item: tuple) -> np.ndarray:
 
 
 def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequence[int]],
-                   temperatures: int = 1000, first_temperatures: int | None = None, chains: int = 1,
-                   schedule: str = "linear", align_topics: bool = False, seed: int = 0,
+                   temperatures: int = 1000, first_temperatures: int = 2000, chains: int = 1,
+                   schedule: str = "sigmoid", align_topics: bool = False, seed: int = 0,
                    workers: int = 1, bootstrap: int = 10000,
                    progress: bool | None = False) -> CurveResult:
     """Iteration-AIS: log P(w_d | M_i) for a sequence of models with the same vocabulary and
     number of topics (for example snapshots of one training run). The first segment is AIS from
-    the prior to M_1 (`first_temperatures`, default `temperatures`, geometric schedule); each
-    later segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps."""
+    the prior to M_1 (`first_temperatures`, geometric schedule: the hardest segment); each later
+    segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps."""
     models = list(models)
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
     chains = _check_int("chains", chains, 1)
     temperatures = _check_int("temperatures", temperatures, 1)
-    first = _check_int("first_temperatures",
-                       temperatures if first_temperatures is None else first_temperatures, 1)
+    first = _check_int("first_temperatures", first_temperatures, 1)
     seed = _check_int("seed", seed, 0)
     workers = _check_int("workers", workers, 1)
     _check_choice("schedule", schedule, SCHEDULES)

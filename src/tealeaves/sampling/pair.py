@@ -8,8 +8,10 @@ the Dirichlet-multinomial term over z at their end points:
 - convex: f_tau(z) = P(w, z | phi_tau, alpha_tau) with phi_tau = tau phiA + (1 - tau) phiB and
   alpha_tau = tau alphaA + (1 - tau) alphaB, a genuine LDA posterior whose Gibbs step uses
   alpha_tau.
-Both conditionals have the form row[t] * h(t, n_t): the kernels keep a table h[t, k] for every
-count k, so one sweep kernel serves both paths. Counts `cnt` are int64.
+Mixtures are computed as tau x + (1 - tau) y, never y + tau (x - y), which cancels to 0 or
+below when x is tiny and tau = 1. Both conditionals have the form row[t] * h(t, n_t): the
+kernels keep a table h[t, k] for every count k, so one sweep kernel serves both paths.
+Counts `cnt` are int64.
 """
 
 from __future__ import annotations
@@ -47,17 +49,33 @@ def log_dm_counts(cnt, alpha, total):
     return s + math.lgamma(A) - math.lgamma(total + A)
 
 
+@njit(inline="always")
+def _log_mix(la, lb, tau):
+    """log(tau e^la + (1 - tau) e^lb) for log-probabilities that may be tiny or -inf."""
+    x = math.log(tau) + la if tau > 0.0 else -np.inf
+    y = math.log(1.0 - tau) + lb if tau < 1.0 else -np.inf
+    m = max(x, y)
+    if m == -np.inf:
+        return -np.inf
+    return m + math.log(math.exp(x - m) + math.exp(y - m))
+
+
 @njit(cache=True)
-def _log_convex_ratio(rowsA, rowsB, alphaA, alphaB, z, cnt, tau0, tau1):
-    """log f_tau1(z) - log f_tau0(z) on the convex path (row scales cancel)."""
+def _log_convex_ratio(rowsA, logrowsA, rowsB, logrowsB, alphaA, alphaB, z, cnt, tau0, tau1):
+    """log f_tau1(z) - log f_tau0(z) on the convex path (row scales cancel). Positions whose
+    entries were flushed to 0 in `rows` are evaluated exactly from `logrows`."""
     N = z.shape[0]
     lp = 0.0
     acc = 1.0
     for i in range(N):
         a = rowsA[i, z[i]]
         b = rowsB[i, z[i]]
-        r = (b + tau1 * (a - b)) / (b + tau0 * (a - b))
-        acc *= r
+        if a == 0.0 or b == 0.0:
+            la = logrowsA[i, z[i]]
+            lb = logrowsB[i, z[i]]
+            lp += _log_mix(la, lb, tau1) - _log_mix(la, lb, tau0)
+            continue
+        acc *= (tau1 * a + (1.0 - tau1) * b) / (tau0 * a + (1.0 - tau0) * b)
         if acc < 1e-200 or acc > 1e200:
             lp += math.log(acc)
             acc = 1.0
@@ -66,8 +84,8 @@ def _log_convex_ratio(rowsA, rowsB, alphaA, alphaB, z, cnt, tau0, tau1):
     a0 = np.empty(T)
     a1 = np.empty(T)
     for t in range(T):
-        a0[t] = alphaB[t] + tau0 * (alphaA[t] - alphaB[t])
-        a1[t] = alphaB[t] + tau1 * (alphaA[t] - alphaB[t])
+        a0[t] = tau0 * alphaA[t] + (1.0 - tau0) * alphaB[t]
+        a1[t] = tau1 * alphaA[t] + (1.0 - tau1) * alphaB[t]
     return lp + log_dm_counts(cnt, a1, N) - log_dm_counts(cnt, a0, N)
 
 
@@ -135,9 +153,9 @@ def anneal_pair(rowsA, logrowsA, alphaA, rowsB, logrowsB, alphaB, taus, geometri
         else:
             for i in range(N):
                 for t in range(T):
-                    rows[i, t] = rowsB[i, t] + tau * (rowsA[i, t] - rowsB[i, t])
+                    rows[i, t] = tau * rowsA[i, t] + (1.0 - tau) * rowsB[i, t]
             for t in range(T):
-                at = alphaB[t] + tau * (alphaA[t] - alphaB[t])
+                at = tau * alphaA[t] + (1.0 - tau) * alphaB[t]
                 for k in range(N + 1):
                     h[t, k] = k + at
         for t in range(T):
@@ -146,5 +164,6 @@ def anneal_pair(rowsA, logrowsA, alphaA, rowsB, logrowsB, alphaB, taus, geometri
         if geometric:
             logw += (taus[s + 1] - tau) * log_joint_difference(logrowsA, logrowsB, alphaA, alphaB, z, cnt)
         else:
-            logw += _log_convex_ratio(rowsA, rowsB, alphaA, alphaB, z, cnt, tau, taus[s + 1])
+            logw += _log_convex_ratio(rowsA, logrowsA, rowsB, logrowsB, alphaA, alphaB, z, cnt, tau,
+                                      taus[s + 1])
     return logw
