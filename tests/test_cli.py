@@ -93,3 +93,53 @@ def test_help_has_examples():
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "example: tealeaves heldout" in proc.stdout
     assert np.all([flag in proc.stdout for flag in ("--particles", "--runs", "--workers", "--json")])
+
+
+@pytest.fixture
+def two_models(tmp_path):
+    a = tl.synthetic.random_model(6, 120, beta=0.05, seed=1, name="a")
+    b = tl.synthetic.perturb_phi(a, 0.4, seed=2).with_params(name="b")
+    tl.save_model(a, tmp_path / "a.npz")
+    tl.save_model(b, tmp_path / "b.npz")
+    tl.corpus.write_text_corpus(tl.synthetic.generate(a, 8, 30, seed=3), tmp_path / "d.txt")
+    return tmp_path
+
+
+def test_compare_command(two_models, capsys):
+    d = two_models
+    out_json = d / "c.json"
+    assert main(["compare", str(d / "a.npz"), str(d / "b.npz"), str(d / "d.txt"), "--temperatures",
+                 "100", "--start-temperatures", "100", "--chains", "2", "--json", str(out_json),
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: A (a) is better" in out and "documents favouring A: " in out and "gap" in out
+    data = json.loads(out_json.read_text())["result"]
+    assert data["method"] == "ratio-ais" and data["total"] > 0 and len(data["documents"]["log_ratio"]) == 8
+    api = tl.compare(tl.load_model(d / "a.npz"), tl.load_model(d / "b.npz"),
+                     tl.read_corpus(d / "d.txt", vocab=tl.load_model(d / "a.npz").vocab),
+                     temperatures=100, start_temperatures=100, chains=2)
+    assert data["total"] == pytest.approx(api.total, rel=1e-12)
+    assert main(["compare", str(d / "a.npz"), str(d / "b.npz"), str(d / "d.txt"), "--method",
+                 "difference", "--particles", "3", "--quiet"]) == 0
+    assert "difference of two left-to-right runs" in capsys.readouterr().out
+
+
+def test_curve_command(two_models, capsys):
+    d = two_models
+    out_json = d / "curve.json"
+    assert main(["curve", str(d / "b.npz"), str(d / "a.npz"), str(d / "d.txt"), "--temperatures", "50",
+                 "--first-temperatures", "200", "--json", str(out_json), "--quiet"]) == 0
+    data = json.loads(out_json.read_text())["result"]
+    assert data["models"] == ["b", "a"] and data["totals"][1] > data["totals"][0]
+
+
+def test_compare_and_curve_errors(two_models, capsys):
+    d = two_models
+    other = tl.synthetic.random_model(3, 120, seed=5)
+    tl.save_model(other, d / "small.npz")
+    assert main(["compare", str(d / "a.npz"), str(d / "small.npz"), str(d / "d.txt")]) == 2
+    assert "same number of topics" in capsys.readouterr().err
+    assert main(["curve", str(d / "d.txt")]) == 2
+    assert "curve needs at least one model" in capsys.readouterr().err
+    assert main(["compare", str(d / "a.npz"), str(d / "b.npz"), str(d / "d.txt"), "--chains", "0"]) == 2
+    assert "chains must be an integer >= 1" in capsys.readouterr().err

@@ -33,7 +33,7 @@ from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_sd
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
-from ..sampling import child, kernels, new_state, pair, prepare_models
+from ..sampling import child, new_state, pair, prepare_models
 from .align import align_models, align_vocab
 from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
 
@@ -57,26 +57,6 @@ def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
-def _chain(pm, src: int, dst: int, path_taus, start_taus, start: str, burn_in: int,
-           geometric: bool, state) -> tuple[float, float]:
-    """One chain annealing document pm from model `src` to model `dst`:
-    (log weight of the start, log weight of the path)."""
-    N = pm.length
-    rows, logrows, alpha = pm.rows[src], pm.logrows[src], pm.alphas[src]
-    if start == "ais":
-        z = np.zeros(N, np.int64)
-        na = alpha.copy()
-        kernels.sample_prior(na, alpha, z, 0, N, state)
-        lw0 = kernels.anneal_from_prior(rows, logrows, alpha, start_taus, 0, z, na, state)
-    else:
-        z, na = kernels.burned_in(rows, alpha, N, burn_in, state)
-        lw0 = 0.0
-    cnt = np.rint(na - alpha).astype(np.int64)
-    lw = pair.anneal_pair(pm.rows[dst], pm.logrows[dst], pm.alphas[dst], rows, logrows, alpha,
-                          path_taus, geometric, z, cnt, state)
-    return lw0, lw
-
-
 def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
     phi_wts, alphas, opts = shared
     words, seq = item
@@ -90,10 +70,11 @@ def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
     geometric = opts["path"] == "geometric"
     for k, direction in enumerate(opts["directions"]):
         state = new_state(child(seq, k))
-        src, dst = (1, 0) if direction == "forward" else (0, 1)  # model 0 is A, 1 is B
-        for m in range(M):
-            out[direction][:2, m] = _chain(pm, src, dst, path_taus, start_taus, opts["start"],
-                                           opts["burn_in"], geometric, state)
+        s, d = (1, 0) if direction == "forward" else (0, 1)  # model 0 is A, 1 is B
+        w = pair.ratio_chains(pm.rows[s], pm.logrows[s], pm.alphas[s], pm.rows[d], pm.logrows[d],
+                              pm.alphas[d], start_taus, path_taus, opts["start"] == "ais",
+                              opts["burn_in"], geometric, M, state)
+        out[direction][:2] = w.T
         out[direction][2] = pm.log_scale
     return out
 
@@ -208,19 +189,7 @@ def _curve_doc(shared: tuple, item: tuple) -> np.ndarray:
     first_taus = temperature_schedule("geometric", opts["first_temperatures"])
     path_taus = temperature_schedule(opts["schedule"], opts["temperatures"])
     state = new_state(child(seq, 0))
-    N = pm.length
-    for m in range(M):
-        z = np.zeros(N, np.int64)
-        na = pm.alphas[0].copy()
-        kernels.sample_prior(na, pm.alphas[0], z, 0, N, state)
-        lw = kernels.anneal_from_prior(pm.rows[0], pm.logrows[0], pm.alphas[0], first_taus, 0, z, na,
-                                       state)
-        out[m, 0] = lw
-        cnt = np.rint(na - pm.alphas[0]).astype(np.int64)
-        for k in range(1, K):
-            lw += pair.anneal_pair(pm.rows[k], pm.logrows[k], pm.alphas[k], pm.rows[k - 1],
-                                   pm.logrows[k - 1], pm.alphas[k - 1], path_taus, False, z, cnt, state)
-            out[m, k] = lw
+    out = pair.curve_chains(pm.rows, pm.logrows, pm.alphas, first_taus, path_taus, M, state)
     return out + pm.log_scale
 
 

@@ -23,7 +23,10 @@ from numba import njit
 
 from .rng import uniform
 
-FM = {"reassoc", "contract", "nsz", "arcp"}  # no nnan/ninf: -inf is a legal log value here
+# Every kernel uses the same flags: numba compiles a callee with its first caller's flags and
+# reuses that code, so mixed flags would make results depend on the order of first calls.
+# No nnan/ninf: -inf is a legal log value here.
+FM = {"reassoc", "contract", "nsz", "arcp"}
 FLUSH = 1e-300
 
 
@@ -68,7 +71,7 @@ def init_sequential(rows, na, alpha, z, lo, hi, state):
         na[k] += 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def burned_in(rows, alpha, n_pos, sweeps, state):
     """A state for positions 0..n_pos-1 of an N-position document: sequential initialisation
     (`init_sequential`) then `sweeps` Gibbs sweeps; positions >= n_pos are left unassigned."""
@@ -80,7 +83,7 @@ def burned_in(rows, alpha, n_pos, sweeps, state):
     return z, na
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def sample_prior(na, alpha, z, lo, hi, state):
     """Draw z_lo..z_hi-1 from the Dirichlet-multinomial prior given the counts already in
     `na` (a Polya urn: z_i ∝ n_t + alpha_t), adding them."""
@@ -99,7 +102,7 @@ def sample_prior(na, alpha, z, lo, hi, state):
         na[k] += 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def log_lik(logrows, z, lo, hi):
     """sum_{lo <= i < hi} log rows[i, z_i]  (log P(w | z, Phi) less the row scales)."""
     s = 0.0
@@ -108,7 +111,7 @@ def log_lik(logrows, z, lo, hi):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def log_dm(na, alpha, total):
     """log P(z | alpha m) for a sequence of `total` positions with na = counts + alpha (eq. 5)."""
     A = 0.0
@@ -119,14 +122,12 @@ def log_dm(na, alpha, total):
     return s + math.lgamma(A) - math.lgamma(total + A)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def log_forced_sweep(rows, na, alpha, z, target):
     """log T(target <- z) for the forward Gibbs sweep (eq. 24): at each position the
-    probability of moving to target_i given target_<i and z_>i. Leaves z = target.
-    Probabilities are multiplied and their log taken only before the product underflows."""
+    probability of moving to target_i given target_<i and z_>i. Leaves z = target."""
     T = rows.shape[1]
     lp = 0.0
-    acc = 1.0
     for i in range(z.shape[0]):
         na[z[i]] -= 1.0
         s = 0.0
@@ -134,20 +135,13 @@ def log_forced_sweep(rows, na, alpha, z, target):
         for t in range(T):
             s += row[t] * na[t]
         k = target[i]
-        r = row[k] * na[k] / s
-        if r < 1e-200:
-            lp += math.log(r)
-        else:
-            acc *= r
-            if acc < 1e-200:
-                lp += math.log(acc)
-                acc = 1.0
+        lp += math.log(row[k] * na[k] / s)
         z[i] = k
         na[k] += 1.0
-    return lp + math.log(acc)
+    return lp
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def climb(rows, na, alpha, z, max_passes):
     """Iterated conditional modes: set each z_i to the mode of eq. (7) in turn, repeating
     passes until a whole pass changes nothing. Returns the number of passes."""
@@ -172,7 +166,7 @@ def climb(rows, na, alpha, z, max_passes):
     return max_passes
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def _logmeanexp(x):
     m = -np.inf
     for v in x:
@@ -264,7 +258,7 @@ def anneal_from_prior(rows, logrows, alpha, taus, n_obs, z, na, state):
     return logw
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
     """Algorithm 2 with the Murray & Salakhutdinov (2009) proposal: returns
     log P(w, z*) - log (1/S) sum_s T(z* <- z^(s)) (row scales excluded), eq. (23).
@@ -299,7 +293,7 @@ def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
     return log_joint - _logmeanexp(logT)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
     """log P(w | z^(s)) (row scales excluded) for `samples` Gibbs sweeps after `burn_in`."""
     N = rows.shape[0]
@@ -311,7 +305,7 @@ def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def independent_is(logrows, alpha, Q, samples, state):
     """Importance sampling with a proposal independent across tokens, z_i ~ Q[i]:
     log weights log P(w, z) - log Q(z) (row scales excluded)."""
@@ -342,7 +336,7 @@ def independent_is(logrows, alpha, Q, samples, state):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def iterated_pseudo_counts(rows, alpha, iterations):
     """Eq. (11): Q^(0)(z_i) ∝ alpha_t phi[t, w_i]; then I updates
     Q^(s)(z_i = t) ∝ (alpha_t + sum_{j != i} Q^(s-1)(z_j = t)) phi[t, w_i]."""
@@ -399,7 +393,7 @@ def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
 # ---------------------------------------------------------------- exact computation
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def _binomials(nmax, kmax):
     C = np.zeros((nmax + 1, kmax + 1), np.int64)
     for a in range(nmax + 1):
@@ -409,7 +403,7 @@ def _binomials(nmax, kmax):
     return C
 
 
-@njit(inline="always")
+@njit(inline="always", fastmath=FM)
 def _rank(c, C):
     """Rank of a weak composition c (T parts) among those with the same sum, by the
     combinatorial number system over its bar positions b_k = c_0 + ... + c_k + k."""
@@ -422,7 +416,7 @@ def _rank(c, C):
     return r
 
 
-@njit(inline="always")
+@njit(inline="always", fastmath=FM)
 def _next_composition(c):
     """Advance c to the next weak composition with the same sum; False after the last."""
     T = c.shape[0]
@@ -438,7 +432,7 @@ def _next_composition(c):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def exact_log_prob(rows, alpha):
     """log P(w | Phi, alpha m) less the row scales, by dynamic programming over topic-count
     vectors: f_i(c) = sum over z_1..z_i with counts c of prod_j phi[z_j, w_j], built one

@@ -8,10 +8,9 @@ the Dirichlet-multinomial term over z at their end points:
 - convex: f_tau(z) = P(w, z | phi_tau, alpha_tau) with phi_tau = tau phiA + (1 - tau) phiB and
   alpha_tau = tau alphaA + (1 - tau) alphaB, a genuine LDA posterior whose Gibbs step uses
   alpha_tau.
-Mixtures are computed as tau x + (1 - tau) y, never y + tau (x - y), which cancels to 0 or
-below when x is tiny and tau = 1. Both conditionals have the form row[t] * h(t, n_t): the
-kernels keep a table h[t, k] for every count k, so one sweep kernel serves both paths.
-Counts `cnt` are int64.
+Mixtures go through `_mix`, exact at tau = 0 and 1 (see there). Both conditionals have the
+form row[t] * h(t, n_t): the kernels keep a table h[t, k] for every count k, so one sweep
+kernel serves both paths. Counts `cnt` are int64.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import FLUSH, FM, _draw, log_lik
+from .kernels import FLUSH, FM, _draw, anneal_from_prior, burned_in, log_lik, sample_prior
 
 
 @njit(cache=True, fastmath=FM)
@@ -37,7 +36,7 @@ def sweep_table(rows, cnt, hv, h, z, state):
         hv[k] = h[k, cnt[k]]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def log_dm_counts(cnt, alpha, total):
     """log P(z | alpha) for integer topic counts (eq. 5 of Wallach et al.)."""
     A = 0.0
@@ -49,7 +48,19 @@ def log_dm_counts(cnt, alpha, total):
     return s + math.lgamma(A) - math.lgamma(total + A)
 
 
-@njit(inline="always")
+@njit(inline="always", fastmath=FM)
+def _mix(tau, a, b):
+    """tau a + (1 - tau) b, exact at the end points. Under fastmath LLVM may refactor the sum
+    into b + tau (a - b), which cancels to 0 when a << b and tau = 1; at tau < 1 that
+    refactoring costs at most ulp(b) / ((1 - tau) b), below 1e-9 for any schedule here."""
+    if tau == 1.0:
+        return a
+    if tau == 0.0:
+        return b
+    return tau * a + (1.0 - tau) * b
+
+
+@njit(inline="always", fastmath=FM)
 def _log_mix(la, lb, tau):
     """log(tau e^la + (1 - tau) e^lb) for log-probabilities that may be tiny or -inf."""
     x = math.log(tau) + la if tau > 0.0 else -np.inf
@@ -60,13 +71,12 @@ def _log_mix(la, lb, tau):
     return m + math.log(math.exp(x - m) + math.exp(y - m))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def _log_convex_ratio(rowsA, logrowsA, rowsB, logrowsB, alphaA, alphaB, z, cnt, tau0, tau1):
     """log f_tau1(z) - log f_tau0(z) on the convex path (row scales cancel). Positions whose
     entries were flushed to 0 in `rows` are evaluated exactly from `logrows`."""
     N = z.shape[0]
     lp = 0.0
-    acc = 1.0
     for i in range(N):
         a = rowsA[i, z[i]]
         b = rowsB[i, z[i]]
@@ -74,22 +84,18 @@ def _log_convex_ratio(rowsA, logrowsA, rowsB, logrowsB, alphaA, alphaB, z, cnt, 
             la = logrowsA[i, z[i]]
             lb = logrowsB[i, z[i]]
             lp += _log_mix(la, lb, tau1) - _log_mix(la, lb, tau0)
-            continue
-        acc *= (tau1 * a + (1.0 - tau1) * b) / (tau0 * a + (1.0 - tau0) * b)
-        if acc < 1e-200 or acc > 1e200:
-            lp += math.log(acc)
-            acc = 1.0
-    lp += math.log(acc)
+        else:
+            lp += math.log(_mix(tau1, a, b) / _mix(tau0, a, b))
     T = alphaA.shape[0]
     a0 = np.empty(T)
     a1 = np.empty(T)
     for t in range(T):
-        a0[t] = tau0 * alphaA[t] + (1.0 - tau0) * alphaB[t]
-        a1[t] = tau1 * alphaA[t] + (1.0 - tau1) * alphaB[t]
+        a0[t] = _mix(tau0, alphaA[t], alphaB[t])
+        a1[t] = _mix(tau1, alphaA[t], alphaB[t])
     return lp + log_dm_counts(cnt, a1, N) - log_dm_counts(cnt, a0, N)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FM)
 def log_joint_difference(logrowsA, logrowsB, alphaA, alphaB, z, cnt):
     """log P(w, z | A) - log P(w, z | B) (common row scales cancel)."""
     N = z.shape[0]
@@ -153,9 +159,9 @@ def anneal_pair(rowsA, logrowsA, alphaA, rowsB, logrowsB, alphaB, taus, geometri
         else:
             for i in range(N):
                 for t in range(T):
-                    rows[i, t] = tau * rowsA[i, t] + (1.0 - tau) * rowsB[i, t]
+                    rows[i, t] = _mix(tau, rowsA[i, t], rowsB[i, t])
             for t in range(T):
-                at = tau * alphaA[t] + (1.0 - tau) * alphaB[t]
+                at = _mix(tau, alphaA[t], alphaB[t])
                 for k in range(N + 1):
                     h[t, k] = k + at
         for t in range(T):
@@ -167,3 +173,54 @@ def anneal_pair(rowsA, logrowsA, alphaA, rowsB, logrowsB, alphaB, taus, geometri
             logw += _log_convex_ratio(rowsA, logrowsA, rowsB, logrowsB, alphaA, alphaB, z, cnt, tau,
                                       taus[s + 1])
     return logw
+
+
+@njit(cache=True, fastmath=FM)
+def _counts(na, alpha):
+    cnt = np.empty(alpha.shape[0], np.int64)
+    for t in range(alpha.shape[0]):
+        cnt[t] = int(round(na[t] - alpha[t]))
+    return cnt
+
+
+@njit(cache=True, fastmath=FM)
+def ratio_chains(rows_s, logrows_s, alpha_s, rows_d, logrows_d, alpha_d, start_taus, path_taus,
+                 ais_start, burn_in, geometric, chains, state):
+    """`chains` independent chains from model s (source) to model d (destination). Each starts
+    with AIS from the prior to s (`ais_start`, weight kept) or `burn_in` Gibbs sweeps under s
+    (weight 0), then anneals s -> d. Returns (chains, 2): start and path log weights."""
+    N = rows_s.shape[0]
+    out = np.empty((chains, 2))
+    for m in range(chains):
+        if ais_start:
+            z = np.zeros(N, np.int64)
+            na = alpha_s.copy()
+            sample_prior(na, alpha_s, z, 0, N, state)
+            out[m, 0] = anneal_from_prior(rows_s, logrows_s, alpha_s, start_taus, 0, z, na, state)
+        else:
+            z, na = burned_in(rows_s, alpha_s, N, burn_in, state)
+            out[m, 0] = 0.0
+        cnt = _counts(na, alpha_s)
+        out[m, 1] = anneal_pair(rows_d, logrows_d, alpha_d, rows_s, logrows_s, alpha_s, path_taus,
+                                geometric, z, cnt, state)
+    return out
+
+
+@njit(cache=True, fastmath=FM)
+def curve_chains(rows, logrows, alphas, first_taus, path_taus, chains, state):
+    """Iteration-AIS: `chains` chains through models 0..K-1 (prior -> 0 by AIS, then k-1 -> k
+    on the convex path). Returns (chains, K) cumulative log weights (row scales excluded)."""
+    K, N, T = rows.shape
+    out = np.empty((chains, K))
+    for m in range(chains):
+        z = np.zeros(N, np.int64)
+        na = alphas[0].copy()
+        sample_prior(na, alphas[0], z, 0, N, state)
+        lw = anneal_from_prior(rows[0], logrows[0], alphas[0], first_taus, 0, z, na, state)
+        out[m, 0] = lw
+        cnt = _counts(na, alphas[0])
+        for k in range(1, K):
+            lw += anneal_pair(rows[k], logrows[k], alphas[k], rows[k - 1], logrows[k - 1],
+                              alphas[k - 1], path_taus, False, z, cnt, state)
+            out[m, k] = lw
+    return out
