@@ -7,6 +7,7 @@
 """
 
 from . import synthetic
+from .csl import CSLResult, csl
 from .compare import CompareResult, CurveResult, compare, training_curve
 from .corpus import Corpus, read_corpus, save_corpus
 from .errors import (
@@ -24,7 +25,7 @@ from .model import TopicModel
 __version__ = "0.1.0"
 
 __all__ = [
-    "CompareResult", "CurveResult", "compare", "training_curve",
+    "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",

@@ -1,0 +1,106 @@
+"""CSL, the conservative sampling-based log-likelihood of Bengio, Yao & Cho (2014).
+
+Any model implementing the small protocol below can be scored:
+- `sample_latents(rng, chains, samples, thin, burn_in, start=None)`: latent states h from the
+  model's Markov chain, which alternates h and observations x; `start` = x starts the chains
+  there (for the biased variant);
+- `log_p_x_given_h(items, H)`: log P(x | h) for a batch of items and latent states, an array
+  (len(items), len(H));
+- `item_count(items)` and `select(items, indices)` (a sub-batch in the same format).
+Unbiased CSL (algorithm 1): one set S of latent states from the chain; for every test item,
+log mean_{h in S} P(x | h). In expectation over S this is at most log P(x) (proposition 2)
+and converges to it as |S| grows with a mixing chain (proposition 1).
+Biased CSL (section 6): for each test item x, `chains` short chains started at x, their
+consecutive latent states (`samples` per chain) as S_x. It tends to overestimate, but orders
+models well with very few steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..errors import MethodError
+from ..heldout.result import _json_float
+from ..parallel import run_tasks
+from .lda import LdaChain
+from .rbm import BinaryRBM, load_digits_binary, load_rbm, train_rbm
+
+__all__ = ["csl", "CSLResult", "LdaChain", "BinaryRBM", "train_rbm", "load_rbm", "load_digits_binary"]
+
+
+@dataclass
+class CSLResult:
+    item_log_prob: np.ndarray
+    biased: bool
+    params: dict[str, Any]
+    chain_steps: int
+    seconds: float
+    seed: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> float:
+        return float(self.item_log_prob.mean()) if self.item_log_prob.size else float("nan")
+
+    @property
+    def total(self) -> float:
+        return float(self.item_log_prob.sum())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": "csl", "biased": self.biased, "params": self.params, "mean": _json_float(self.mean),
+                "total": _json_float(self.total), "items": int(self.item_log_prob.size),
+                "chain_steps": self.chain_steps, "seconds": self.seconds, "seed": self.seed,
+                "item_log_prob": [_json_float(v) for v in self.item_log_prob], **self.extra}
+
+
+def _log_mean_p(model, items, H, chunk: int = 4096) -> np.ndarray:
+    """log mean_{h in H} P(x | h) for every item, in chunks of H to bound memory."""
+    parts = [logsumexp(model.log_p_x_given_h(items, H[lo : lo + chunk]), axis=1)
+             for lo in range(0, len(H), chunk)]
+    return logsumexp(np.stack(parts), axis=0) - np.log(len(H))
+
+
+def _biased_item(shared, item):
+    model, chains, samples = shared
+    one, seq = item
+    rng = np.random.default_rng(seq)
+    H = model.sample_latents(rng, chains, chains * samples, thin=1, burn_in=0, start=one[0])
+    return float(_log_mean_p(model, one, H)[0])
+
+
+def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, biased: bool = False,
+        chains: int = 10, seed: int = 0, workers: int = 1, return_latents: bool = False) -> CSLResult:
+    """CSL estimates of log P(x) for every test item in `data` (see the module notes).
+
+    Unbiased: `samples` latent states from `chains` chains after `burn_in` steps, every `thin`-th.
+    Biased: per item, `chains` chains started at the item, `samples` consecutive states each.
+    `chain_steps` in the result counts the latent-state draws spent."""
+    for name, v, low in (("samples", samples, 1), ("thin", thin, 1), ("burn_in", burn_in, 0),
+                         ("chains", chains, 1), ("seed", seed, 0), ("workers", workers, 1)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
+            raise MethodError(f"{name} must be an integer >= {low}, got {v!r}")
+    n = model.item_count(data)
+    t0 = time.perf_counter()
+    extra: dict[str, Any] = {}
+    if biased:
+        seqs = np.random.SeedSequence(seed).spawn(n)
+        items = [(model.select(data, [i]), seqs[i]) for i in range(n)]
+        est = np.array(run_tasks(_biased_item, (model, chains, samples), items, workers))
+        steps = n * chains * samples
+    else:
+        rng = np.random.default_rng(np.random.SeedSequence(seed))
+        H = model.sample_latents(rng, chains, samples, thin=thin, burn_in=burn_in)
+        est = _log_mean_p(model, data, H) if n else np.zeros(0)
+        steps = chains * burn_in + samples * thin
+        if return_latents:
+            extra["latents"] = H
+    params = {"samples": samples, "thin": thin, "burn_in": burn_in, "chains": chains}
+    res = CSLResult(np.asarray(est, dtype=np.float64), biased, params, int(steps),
+                    time.perf_counter() - t0, seed)
+    res.extra.update(extra)
+    return res
