@@ -143,3 +143,24 @@ def test_compare_and_curve_errors(two_models, capsys):
     assert "curve needs at least one model" in capsys.readouterr().err
     assert main(["compare", str(d / "a.npz"), str(d / "b.npz"), str(d / "d.txt"), "--chains", "0"]) == 2
     assert "chains must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_csl_command_on_an_rbm_and_on_lda(tmp_path, capsys):
+    from tealeaves.csl import load_digits_binary, train_rbm
+
+    train, _ = load_digits_binary()
+    train_rbm(train, 4, epochs=5).save(tmp_path / "rbm.npz")
+    out_json = tmp_path / "csl.json"
+    assert main(["csl", str(tmp_path / "rbm.npz"), "digits:test", "--samples", "2000",
+                 "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "CSL (a lower bound in expectation)" in out and "exact mean log P(x)" in out
+    data = json.loads(out_json.read_text())["result"]
+    assert len(data["item_log_prob"]) == 400 and data["mean"] <= data["exact_mean"] + 0.05
+    model = tl.synthetic.random_model(4, 50, seed=1)
+    tl.save_model(model, tmp_path / "m.npz")
+    tl.corpus.write_text_corpus(tl.synthetic.generate(model, 3, 10, seed=2), tmp_path / "d.txt")
+    assert main(["csl", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--samples", "50",
+                 "--biased"]) == 0
+    assert main(["csl", str(tmp_path / "rbm.npz"), str(tmp_path / "d.txt")]) == 2
+    assert "expected rows of 0/1 values" in capsys.readouterr().err

@@ -7,9 +7,9 @@
 """
 
 from . import synthetic
-from .csl import CSLResult, csl
 from .compare import CompareResult, CurveResult, compare, training_curve
 from .corpus import Corpus, read_corpus, save_corpus
+from .csl import CSLResult, csl
 from .errors import (
     InputFileError,
     InvalidCorpusError,

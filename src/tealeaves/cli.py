@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__, synthetic
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
+from .csl import csl
 from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
@@ -37,6 +38,8 @@ EXAMPLES = {
     "compare": "tealeaves compare new.npz baseline.npz heldout.txt --path convex --direction both "
                "--temperatures 1000 --chains 4 --json cmp.json",
     "curve": "tealeaves curve iter100.npz iter200.npz iter500.npz heldout.txt --temperatures 500",
+    "csl": "tealeaves csl model.npz heldout.txt --samples 10000 --json csl.json   "
+           "(or an RBM .npz with DATA = digits:test)",
 }
 
 
@@ -115,6 +118,24 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--align-topics", action="store_true", help="relabel each model's topics to match")
     _run_options(cv)
     cv.set_defaults(func=_cmd_curve)
+
+    cs = _sub(sub, "csl", "CSL lower bound on log P(x) from a model's Markov chain (Bengio et al.)")
+    cs.add_argument("model", help="topic model .npz, or an RBM .npz (arrays W, b, c)")
+    cs.add_argument("data", help="documents for a topic model; for an RBM 0/1 rows (text or .npz "
+                                 "with X) or digits:test / digits:train")
+    _corpus_options(cs)
+    cs.add_argument("--samples", type=int, default=10000,
+                    help="latent states (biased: consecutive states per chain)")
+    cs.add_argument("--thin", type=int, default=1)
+    cs.add_argument("--burn-in", type=int, default=100)
+    cs.add_argument("--chains", type=int, default=10)
+    cs.add_argument("--biased", action="store_true", help="chains started at each test item")
+    cs.add_argument("--doc-length", type=int, default=50, help="LDA: length of generated documents")
+    cs.add_argument("--sweeps", type=int, default=5, help="LDA: Gibbs sweeps for theta | document")
+    cs.add_argument("--exact-prior", action="store_true",
+                    help="LDA: draw theta from the prior (CSL = is-prior-theta)")
+    _run_options(cs)
+    cs.set_defaults(func=_cmd_csl)
 
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
@@ -383,6 +404,71 @@ def _cmd_curve(args: argparse.Namespace) -> int:
         _dump_json(args.json, {"command": "curve", "models": model_paths, "docs": docs_path,
                                "result": res.to_dict()})
     return 0
+
+
+def _cmd_csl(args: argparse.Namespace) -> int:
+    from .csl import LdaChain, load_rbm
+
+    exact = None
+    if _is_rbm(args.model):
+        model = load_rbm(args.model)
+        data = _read_binary_rows(args.data, model.num_visible)
+        what = f"RBM {model.num_visible} visible x {model.num_hidden} hidden, {len(data)} test items"
+        if min(model.num_visible, model.num_hidden) <= 20:
+            exact = float(model.log_prob_exact(data).mean())
+    else:
+        topic_model = load_model(args.model, normalize=args.normalize)
+        data = _read_docs(args, args.data, topic_model)
+        model = LdaChain(topic_model, doc_length=args.doc_length, sweeps=args.sweeps,
+                         exact_prior=args.exact_prior)
+        what = f"LDA {topic_model.num_topics} topics, {len(data)} documents"
+    res = csl(model, data, samples=args.samples, thin=args.thin, burn_in=args.burn_in,
+              biased=args.biased, chains=args.chains, seed=args.seed, workers=args.workers)
+    kind = "biased CSL (tends to overestimate)" if args.biased else "CSL (a lower bound in expectation)"
+    print(f"{kind} on {what}: mean log P(x) = {res.mean:.4f} "
+          f"({res.chain_steps} chain steps, {res.seconds:.1f} s)")
+    if exact is not None:
+        print(f"exact mean log P(x) = {exact:.4f}")
+        res.extra["exact_mean"] = exact
+    if args.json:
+        _dump_json(args.json, {"command": "csl", "model": args.model, "data": args.data,
+                               "result": res.to_dict()})
+    return 0
+
+
+def _is_rbm(path: str) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return "W.npy" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _read_binary_rows(path: str, width: int):
+    import numpy as np
+
+    from .csl import load_digits_binary
+
+    if path in ("digits:test", "digits:train"):
+        train, test = load_digits_binary()
+        X = test if path.endswith("test") else train
+    elif path.endswith(".npz"):
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                X = np.asarray(f["X"], dtype=np.float64)
+        except (OSError, KeyError, ValueError) as exc:
+            raise InvalidCorpusError(f"{path}: expected an .npz with a 0/1 array X ({exc})") from None
+    else:
+        try:
+            rows = [line.split() for line in open(path, encoding="utf-8") if line.strip()]
+            X = np.array(rows, dtype=np.float64)
+        except (OSError, ValueError) as exc:
+            raise InvalidCorpusError(f"{path}: expected rows of 0/1 values of equal length ({exc})") from None
+    if X.ndim != 2 or X.shape[1] != width or not np.isin(X, (0.0, 1.0)).all():
+        raise InvalidCorpusError(f"{path}: expected 0/1 rows of width {width}, got shape {X.shape}")
+    return X
 
 
 def _dump_json(path: str, data: dict[str, Any]) -> None:
