@@ -164,3 +164,30 @@ def test_csl_command_on_an_rbm_and_on_lda(tmp_path, capsys):
                  "--biased"]) == 0
     assert main(["csl", str(tmp_path / "rbm.npz"), str(tmp_path / "d.txt")]) == 2
     assert "expected rows of 0/1 values" in capsys.readouterr().err
+
+
+def test_coherence_diversity_and_bcubed_commands(tmp_path, capsys):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("apple pear fig\napple pear\napple plum\npear fig\nkiwi\n")
+    topics = tmp_path / "topics.txt"
+    topics.write_text("apple pear fig\npear durian\n")
+    out_json = tmp_path / "coh.json"
+    assert main(["coherence", str(topics), str(ref), "--measure", "umass,npmi", "--topn", "3",
+                 "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "durian*" in out and "do not occur in the reference" in out
+    data = json.loads(out_json.read_text())["results"]
+    assert [r["measure"] for r in data] == ["umass", "npmi"] and data[0]["topics"][1]["missing"] == ["durian"]
+    assert data[0]["topics"][0]["score"] == pytest.approx(
+        tl.coherence(str(topics), str(ref), measure="umass", topn=3).per_topic[0])
+    assert main(["diversity", str(topics), "--topn", "3"]) == 0
+    assert "0.8000" in capsys.readouterr().out  # 4 unique of 5
+    (tmp_path / "p.txt").write_text("a\na\nb\nb\nc\n")
+    (tmp_path / "g.txt").write_text("x\nx\nx\ny\ny\n")
+    assert main(["bcubed", str(tmp_path / "p.txt"), str(tmp_path / "g.txt")]) == 0
+    assert "precision 0.8000, recall 0.5333" in capsys.readouterr().out
+    (tmp_path / "g1.txt").write_text("x\n")
+    assert main(["bcubed", str(tmp_path / "p.txt"), str(tmp_path / "g1.txt")]) == 2
+    assert "has 5 labels but" in capsys.readouterr().err
+    assert main(["coherence", str(topics), str(ref), "--measure", "cv"]) == 2
+    assert "unknown coherence measure 'cv'" in capsys.readouterr().err

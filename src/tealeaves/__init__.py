@@ -7,6 +7,8 @@
 """
 
 from . import synthetic
+from .clustering import bcubed
+from .coherence import CoherenceResult, coherence, diversity
 from .compare import CompareResult, CurveResult, compare, training_curve
 from .corpus import Corpus, read_corpus, save_corpus
 from .csl import CSLResult, csl
@@ -26,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
+    "CoherenceResult", "coherence", "diversity", "bcubed",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",

@@ -1,0 +1,208 @@
+"""Topic coherence over a reference corpus, topic diversity, exclusivity/FREX and the group
+coherence of the source README. See `counts` for how co-occurrences are counted and `measures`
+for the formulas and the policy for words absent from the reference."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ..corpus import Corpus
+from ..errors import InputFileError, InvalidCorpusError, MethodError
+from ..heldout.result import _json_float
+from ..model import TopicModel
+from . import measures
+from .counts import Counts, count
+
+MEASURES = ("umass", "uci", "npmi", "c_v")
+DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
+
+__all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
+           "group_coherence", "count", "Counts", "MEASURES"]
+
+
+@dataclass
+class CoherenceResult:
+    measure: str
+    topics: list[list[str]]
+    per_topic: np.ndarray
+    pairs: list[dict[str, Any]]
+    missing: list[list[str]]  # per topic: top words absent from the reference
+    params: dict[str, Any]
+    units: int
+    seconds: float = 0.0
+    undefined_pairs: list[int] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float:
+        ok = self.per_topic[~np.isnan(self.per_topic)]
+        return float(ok.mean()) if ok.size else math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": "coherence", "measure": self.measure, "params": self.params,
+                "mean": _json_float(self.mean), "units": self.units, "seconds": self.seconds,
+                "topics": [{"words": t, "score": _json_float(s), "missing": m, "undefined_pairs": u}
+                           for t, s, m, u in zip(self.topics, self.per_topic, self.missing,
+                                                 self.undefined_pairs, strict=True)],
+                "pairs": [{**p, "value": _json_float(p["value"])} for p in self.pairs]}
+
+
+def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike,
+                topn: int = 10) -> list[list[str]]:
+    """Top `topn` words of every topic: from a model (highest phi first; needs a vocabulary),
+    from word lists (their first `topn`), or from a text file with one topic per line."""
+    if not isinstance(topn, int | np.integer) or topn < 1:
+        raise MethodError(f"topn must be a positive integer, got {topn!r}")
+    if isinstance(topics, TopicModel):
+        if topics.vocab is None:
+            raise MethodError(f"model {topics.name!r} has no vocabulary: coherence needs words")
+        if topn > topics.num_words:
+            raise MethodError(f"topn={topn} is larger than the vocabulary ({topics.num_words} words)")
+        order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
+        return [[topics.vocab[i] for i in row] for row in order]
+    if isinstance(topics, str | os.PathLike):
+        try:
+            with open(topics, encoding="utf-8") as fh:
+                topics = [line.split() for line in fh if line.strip()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputFileError(f"{os.fspath(topics)}: cannot read topics ({exc})") from None
+    out = [list(t)[:topn] for t in topics]
+    if not out:
+        raise MethodError("no topics given")
+    for i, t in enumerate(out):
+        if len(t) < 2:
+            raise MethodError(f"topic {i} has {len(t)} word(s); coherence needs at least 2")
+        if len(set(t)) != len(t):
+            raise MethodError(f"topic {i} repeats a word: {t}")
+    return out
+
+
+def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
+              measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
+              counts: Counts | None = None, **options: Any) -> CoherenceResult:
+    """Coherence of each topic's top `topn` words over `reference` by `measure` (umass, uci,
+    npmi, c_v). `window` defaults to 10 (uci, npmi), 110 (c_v); umass counts documents.
+    Options: umass `form="gensim"|"mimno"`; npmi/c_v `zero="epsilon"|"limit"`."""
+    if measure not in MEASURES:
+        raise MethodError(f"unknown coherence measure {measure!r} (known: {', '.join(MEASURES)})")
+    allowed = {"umass": {"form"}, "uci": set(), "npmi": {"zero"}, "c_v": {"zero"}}[measure]
+    unknown = set(options) - allowed
+    if unknown:
+        raise MethodError(f"{measure} has no option {sorted(unknown)[0]!r}")
+    if options.get("form", "gensim") not in ("gensim", "mimno"):
+        raise MethodError("form must be 'gensim' or 'mimno'")
+    if options.get("zero", "epsilon") not in ("epsilon", "limit"):
+        raise MethodError("zero must be 'epsilon' or 'limit'")
+    if measure == "umass" and window is not None:
+        raise MethodError("umass counts whole documents; it takes no window")
+    words = topic_words(topics, topn)
+    win = DEFAULT_WINDOWS[measure] if window is None else window
+    t0 = time.perf_counter()
+    targets = sorted({w for t in words for w in t})
+    if counts is None or counts.window != win or not set(targets) <= set(counts.targets):
+        counts = count(reference, targets, window=win, workers=workers)
+    if counts.units == 0 or counts.tokens == 0:
+        raise InvalidCorpusError("the reference corpus is empty")
+    scores, pairs, missing, undefined = [], [], [], []
+    for k, t in enumerate(words):
+        if measure == "umass":
+            r = measures.umass(t, counts, form=options.get("form", "gensim"))
+        elif measure == "c_v":
+            r = measures.c_v(t, counts, zero=options.get("zero", "epsilon"))
+        else:
+            r = measures.pmi_measure(t, counts, normalize=measure == "npmi",
+                                     zero=options.get("zero", "epsilon"))
+        scores.append(r["score"])
+        pairs.extend({"topic": k, **p} for p in r["pairs"])
+        idx = counts.index()
+        missing.append([w for w in t if counts.single[idx[w]] == 0])
+        undefined.append(r["undefined_pairs"])
+    params = {"topn": topn, "window": win, **options}
+    return CoherenceResult(measure, words, np.array(scores, dtype=np.float64), pairs, missing, params,
+                           counts.units, time.perf_counter() - t0, undefined)
+
+
+def diversity(topics, topn: int = 25) -> float:
+    """Topic diversity (Dieng et al. 2020): unique words among all topics' top `topn`, divided by
+    topn x topics."""
+    words = topic_words(topics, topn)
+    allw = [w for t in words for w in t]
+    return len(set(allw)) / len(allw)
+
+
+def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
+    """FREX as R's stm: 1 / (w / ECDF(exclusivity) + (1 - w) / ECDF(frequency)), the ECDFs
+    taken over each topic's words; exclusivity = phi_tw / sum_k phi_kw."""
+    if not 0 <= weight <= 1:
+        raise MethodError(f"frex weight must be in [0, 1], got {weight}")
+    phi = model.phi
+    excl = phi / phi.sum(axis=0, keepdims=True)
+    V = phi.shape[1]
+    ex = np.apply_along_axis(rankdata, 1, excl) / V
+    fr = np.apply_along_axis(rankdata, 1, phi) / V
+    return 1.0 / (weight / ex + (1 - weight) / fr)
+
+
+def exclusivity(model: TopicModel, topn: int = 10, frex_weight: float = 0.7) -> np.ndarray:
+    """Per topic, the sum of FREX over its `topn` most probable words (stm::exclusivity, M=10,
+    frexw=0.7)."""
+    f = _frex_matrix(model, frex_weight)
+    top = np.argsort(-model.phi, axis=1, kind="stable")[:, :topn]
+    return np.take_along_axis(f, top, axis=1).sum(axis=1)
+
+
+def frex(model: TopicModel, topn: int = 10, weight: float = 0.5) -> list[list[str]]:
+    """Each topic's `topn` words by FREX score (stm's labelTopics default weight 0.5)."""
+    if model.vocab is None:
+        raise MethodError("frex labels need a vocabulary")
+    f = _frex_matrix(model, weight)
+    return [[model.vocab[i] for i in row] for row in np.argsort(-f, axis=1, kind="stable")[:, :topn]]
+
+
+def group_coherence(topics, reference: Corpus | Sequence[Sequence[str]], labels, topn: int = 10,
+                    smoothing: float = 1.0) -> dict[str, Any]:
+    """The source README's coherence: documents grouped by label (an array, or a doc-topic matrix
+    whose argmax is taken); for group z with top words w_1..w_m (of topic z),
+    C(z) = sum_{i=2..m} sum_{j<i} log((D_z(w_i, w_j) + smoothing) / D_z(w_j)), D_z counted over
+    the documents of group z; the result is the mean over groups. `smoothing=1` is Mimno et al.'s
+    form; 0 is the README's literal formula (pairs that never co-occur are then undefined)."""
+    words = topic_words(topics, topn)
+    lab = np.asarray(labels)
+    if lab.ndim == 2:
+        lab = lab.argmax(axis=1)
+    docs = list(reference) if not isinstance(reference, Corpus) else reference
+    if len(lab) != len(docs):
+        raise MethodError(f"{len(lab)} labels for {len(docs)} documents")
+    per_group, undefined = [], []
+    for z, t in enumerate(words):
+        members = np.flatnonzero(lab == z)
+        if isinstance(docs, Corpus):
+            sub = docs.subset(members)
+        else:
+            sub = [docs[i] for i in members]
+        if len(members) == 0:
+            per_group.append(math.nan)
+            undefined.append(0)
+            continue
+        c = count(sub, t, window=None)
+        total, bad = 0.0, 0
+        for i in range(1, len(t)):
+            for j in range(i):
+                dj, dij = c.single[j], c.joint[i, j]
+                if dj == 0 or dij + smoothing == 0:
+                    bad += 1
+                    continue
+                total += math.log((dij + smoothing) / dj)
+        per_group.append(total)
+        undefined.append(bad)
+    arr = np.array(per_group)
+    ok = arr[~np.isnan(arr)]
+    return {"per_group": arr, "mean": float(ok.mean()) if ok.size else math.nan,
+            "undefined_pairs": undefined, "group_sizes": np.bincount(lab, minlength=len(words))}

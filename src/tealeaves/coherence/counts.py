@@ -1,0 +1,214 @@
+"""Co-occurrence counts of a few target words over a reference corpus.
+
+Two ways of cutting the corpus into units:
+- `window=None`: each document is one unit (boolean document counts, as UMass coherence uses);
+- `window=w`: sliding windows of w tokens; a document of n tokens gives max(1, n - w + 1)
+  windows (a shorter document is one window). A window contains a word if *any* copy of it is
+  inside. gensim's sliding-window accumulator instead marks a word absent as soon as one copy
+  leaves the window, even if another copy is still inside, and so undercounts words (and pairs)
+  that repeat within a window; the counts here do not, so they agree with gensim only on text
+  where no target word repeats inside a window.
+Counts: `single[k]` units containing target k, `joint[a, b]` units containing both (symmetric;
+the diagonal equals `single`), `units` the number of units.
+
+The reference is read in chunks of documents (a path is streamed line by line, so a corpus
+larger than memory works) and chunks can be counted in parallel processes; integer counts add
+up, so the result is the same for any chunking and any number of processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+from numba import njit
+
+from ..corpus import Corpus
+from ..errors import InputFileError, InvalidCorpusError
+
+CHUNK_DOCS = 2000  # documents per chunk: bounds memory (ids of the chunk only)
+CORPUS_CHUNK_TOKENS = 1 << 19
+
+
+@dataclass
+class Counts:
+    targets: tuple[str, ...]
+    single: np.ndarray  # (K,) int64
+    joint: np.ndarray  # (K, K) int64, symmetric, diagonal = single
+    units: int
+    window: int | None
+    documents: int = 0
+    tokens: int = 0
+
+    def index(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.targets)}
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(self.targets, self.single + other.single, self.joint + other.joint,
+                      self.units + other.units, self.window, self.documents + other.documents,
+                      self.tokens + other.tokens)
+
+
+@njit(cache=True)
+def _count(ids, offsets, K, window):  # ids: int32
+    """ids: target index per token (-1 for other words); window 0 = whole documents."""
+    single = np.zeros(K, np.int64)
+    joint = np.zeros((K, K), np.int64)
+    cnt = np.zeros(K, np.int64)
+    present = np.empty(K, np.int64)
+    pos = np.empty(K, np.int64)
+    units = 0
+    for d in range(offsets.shape[0] - 1):
+        lo = offsets[d]
+        hi = offsets[d + 1]
+        n = hi - lo
+        w = n if window == 0 or n <= window else window
+        m = 0
+        for i in range(lo, lo + w):
+            k = ids[i]
+            if k >= 0:
+                cnt[k] += 1
+                if cnt[k] == 1:
+                    pos[k] = m
+                    present[m] = k
+                    m += 1
+        for s in range(max(1, n - w + 1)):
+            if s > 0:
+                k = ids[lo + s - 1]  # leaves the window
+                if k >= 0:
+                    cnt[k] -= 1
+                    if cnt[k] == 0:
+                        last = present[m - 1]
+                        present[pos[k]] = last
+                        pos[last] = pos[k]
+                        m -= 1
+                k = ids[lo + s + w - 1]  # enters
+                if k >= 0:
+                    cnt[k] += 1
+                    if cnt[k] == 1:
+                        pos[k] = m
+                        present[m] = k
+                        m += 1
+            units += 1
+            for a in range(m):
+                single[present[a]] += 1
+                for b in range(a + 1, m):
+                    joint[present[a], present[b]] += 1
+        for i in range(max(lo, hi - w), hi):  # clear what is left
+            k = ids[i]
+            if k >= 0:
+                cnt[k] = 0
+        m = 0
+    full = joint + joint.T
+    for k in range(K):
+        full[k, k] = single[k]
+    return single, full, units
+
+
+def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], window: int | None) -> Counts:
+    single, joint, units = _count(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
+                                  len(targets), 0 if window is None else int(window))
+    return Counts(tuple(targets), single, joint, int(units), window, int(len(offsets) - 1), int(len(ids)))
+
+
+def _count_texts(shared, texts: list) -> Counts:
+    """Count a chunk of documents given as strings (one per line) or token lists. Whole-document
+    counts need only each document's set of targets (a C-level set intersection); windows need
+    every token's target index, built with one `np.fromiter` over the chunk."""
+    targets, window = shared
+    lists = [doc.split() if isinstance(doc, str) else doc for doc in texts]
+    if window is None:
+        index = {w: i for i, w in enumerate(targets)}
+        keys = index.keys()
+        present = [[index[w] for w in keys & set(doc)] for doc in lists]
+        lengths = np.fromiter(map(len, present), dtype=np.int64, count=len(present))
+        ids = np.fromiter(chain.from_iterable(present), dtype=np.int32, count=int(lengths.sum()))
+        c = count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, None)
+        c.tokens = sum(map(len, lists))
+        return c
+    index = defaultdict(lambda: -1, {w: i for i, w in enumerate(targets)})
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    ids = np.fromiter(map(index.__getitem__, chain.from_iterable(lists)), dtype=np.int32,
+                      count=int(lengths.sum()))
+    return count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, window)
+
+
+def _chunks(reference, chunk_docs: int) -> Iterator[list]:
+    if isinstance(reference, str | os.PathLike):
+        path = os.fspath(reference)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                chunk: list = []
+                for line in fh:
+                    chunk.append(line)
+                    if len(chunk) >= chunk_docs:
+                        yield chunk
+                        chunk = []
+                if chunk:
+                    yield chunk
+        except UnicodeDecodeError as exc:
+            raise InputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except OSError as exc:
+            raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        return
+    chunk = []
+    for doc in reference:
+        chunk.append(doc if isinstance(doc, str | list | tuple) else list(doc))
+        if len(chunk) >= chunk_docs:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
+          window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS) -> Counts:
+    """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
+    (one document per line, whitespace tokens) or an iterable of token lists / strings."""
+    targets = tuple(targets)
+    if window is not None and (not isinstance(window, int | np.integer) or window < 1):
+        raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
+    if isinstance(reference, Corpus):
+        if reference.vocab is None:
+            raise InvalidCorpusError("a reference Corpus needs a vocabulary to find the topic words")
+        lookup = np.full(len(reference.vocab), -1, np.int32)
+        pos = {w: i for i, w in enumerate(reference.vocab)}
+        for k, t in enumerate(targets):
+            if t in pos:
+                lookup[pos[t]] = k
+        total = None
+        off = reference.offsets
+        d = 0
+        while d < len(reference) or total is None:  # slices of about CORPUS_CHUNK_TOKENS tokens
+            e = max(d + 1, int(np.searchsorted(off, off[d] + CORPUS_CHUNK_TOKENS, side="right")) - 1)
+            e = min(e, len(reference))
+            words = reference.words[off[d] : off[e]]
+            part = count_arrays(lookup[words], off[d : e + 1] - off[d], targets, window)
+            total = part if total is None else total + part
+            d = e
+            if len(reference) == 0:
+                break
+        return total
+    shared = (targets, window)
+    total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
+                   0, window)
+    if workers <= 1:
+        for chunk in _chunks(reference, chunk_docs):
+            total = total + _count_texts(shared, chunk)
+        return total
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        pending = set()
+        for chunk in _chunks(reference, chunk_docs):
+            pending.add(ex.submit(_count_texts, shared, chunk))
+            if len(pending) >= 2 * workers:  # bound what is held in memory
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    total = total + f.result()
+        for f in pending:
+            total = total + f.result()
+    return total
