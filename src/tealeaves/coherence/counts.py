@@ -31,8 +31,8 @@ from numba import njit
 from ..corpus import Corpus
 from ..errors import InputFileError, InvalidCorpusError
 
-CHUNK_DOCS = 2000  # documents per chunk: bounds memory (ids of the chunk only)
-CORPUS_CHUNK_TOKENS = 1 << 19
+CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
+CORPUS_CHUNK_TOKENS = 1 << 16
 
 
 @dataclass
@@ -55,10 +55,11 @@ class Counts:
 
 
 @njit(cache=True)
-def _count(ids, offsets, K, window):  # ids: int32
-    """ids: target index per token (-1 for other words); window 0 = whole documents."""
-    single = np.zeros(K, np.int64)
-    joint = np.zeros((K, K), np.int64)
+def _count(ids, offsets, window, single, joint):
+    """Add the counts of one chunk into `single` and the upper triangle of `joint`; return the
+    number of units. ids: target index per token (int32, -1 for other words); window 0 = whole
+    documents."""
+    K = single.shape[0]
     cnt = np.zeros(K, np.int64)
     present = np.empty(K, np.int64)
     pos = np.empty(K, np.int64)
@@ -96,24 +97,35 @@ def _count(ids, offsets, K, window):  # ids: int32
                         m += 1
             units += 1
             for a in range(m):
-                single[present[a]] += 1
+                pa = present[a]
+                single[pa] += 1
                 for b in range(a + 1, m):
-                    joint[present[a], present[b]] += 1
+                    pb = present[b]
+                    if pa < pb:
+                        joint[pa, pb] += 1
+                    else:
+                        joint[pb, pa] += 1
         for i in range(max(lo, hi - w), hi):  # clear what is left
             k = ids[i]
             if k >= 0:
                 cnt[k] = 0
-        m = 0
-    full = joint + joint.T
-    for k in range(K):
-        full[k, k] = single[k]
-    return single, full, units
+    return units
+
+
+def _finish(single: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The symmetric joint matrix from its upper triangle, with single counts on the diagonal."""
+    full = upper + upper.T
+    full[np.diag_indices_from(full)] = single
+    return full
 
 
 def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], window: int | None) -> Counts:
-    single, joint, units = _count(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
-                                  len(targets), 0 if window is None else int(window))
-    return Counts(tuple(targets), single, joint, int(units), window, int(len(offsets) - 1), int(len(ids)))
+    single = np.zeros(len(targets), np.int64)
+    upper = np.zeros((len(targets), len(targets)), np.int64)
+    units = _count(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
+                   0 if window is None else int(window), single, upper)
+    return Counts(tuple(targets), single, _finish(single, upper), int(units), window,
+                  int(len(offsets) - 1), int(len(ids)))
 
 
 def _count_texts(shared, texts: list) -> Counts:
@@ -181,19 +193,19 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
         for k, t in enumerate(targets):
             if t in pos:
                 lookup[pos[t]] = k
-        total = None
         off = reference.offsets
+        single = np.zeros(len(targets), np.int64)
+        upper = np.zeros((len(targets), len(targets)), np.int64)
+        units = 0
         d = 0
-        while d < len(reference) or total is None:  # slices of about CORPUS_CHUNK_TOKENS tokens
+        while d < len(reference):  # slices of about CORPUS_CHUNK_TOKENS tokens, counted in place
             e = max(d + 1, int(np.searchsorted(off, off[d] + CORPUS_CHUNK_TOKENS, side="right")) - 1)
             e = min(e, len(reference))
-            words = reference.words[off[d] : off[e]]
-            part = count_arrays(lookup[words], off[d : e + 1] - off[d], targets, window)
-            total = part if total is None else total + part
+            units += _count(lookup[reference.words[off[d] : off[e]]], off[d : e + 1] - off[d],
+                            0 if window is None else int(window), single, upper)
             d = e
-            if len(reference) == 0:
-                break
-        return total
+        return Counts(targets, single, _finish(single, upper), units, window, len(reference),
+                      reference.num_tokens)
     shared = (targets, window)
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window)
