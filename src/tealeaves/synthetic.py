@@ -14,8 +14,14 @@ from .model import TopicModel
 ALPHA_SHAPES = ("harmonic", "dirichlet", "symmetric")
 
 
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+def _rng(seed: int | np.random.Generator | None, stream: int = 0) -> np.random.Generator:
+    """A generator for `seed`; `stream` separates uses, so that, say, the random topics of a
+    perturbation never coincide with those of `random_model` under the same seed."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or stream == 0:
+        return np.random.default_rng(seed)
+    return np.random.default_rng(np.random.SeedSequence([seed, stream]))
 
 
 def base_measure(num_topics: int, shape: str = "harmonic",
@@ -79,7 +85,7 @@ def perturb_phi(model: TopicModel, lam: float, other: np.ndarray | None = None, 
                 seed: int | np.random.Generator | None = 0) -> TopicModel:
     """phi -> (1 - lam) phi + lam phi' (section 6.4), phi' random Dir(beta) topics unless given."""
     if other is None:
-        other = _rng(seed).dirichlet(np.full(model.num_words, beta), size=model.num_topics)
+        other = _rng(seed, stream=1).dirichlet(np.full(model.num_words, beta), size=model.num_topics)
     return model.with_params(phi=(1 - lam) * model.phi + lam * np.asarray(other),
                              name=f"{model.name}+phi{lam:g}")
 
@@ -88,6 +94,6 @@ def perturb_m(model: TopicModel, lam: float, other: np.ndarray | None = None,
               seed: int | np.random.Generator | None = 0) -> TopicModel:
     """m -> (1 - lam) m + lam m' with alpha (the sum) kept (section 6.4); m' ~ Dir(1) unless given."""
     if other is None:
-        other = _rng(seed).dirichlet(np.ones(model.num_topics))
+        other = _rng(seed, stream=2).dirichlet(np.ones(model.num_topics))
     m = (1 - lam) * model.m + lam * np.asarray(other) / np.sum(other)
     return model.with_params(alpha=model.alpha_sum * m, name=f"{model.name}+m{lam:g}")

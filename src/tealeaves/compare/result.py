@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..heldout.result import _json_float, doc_log_mean
+from ..heldout.result import PerDocumentTotals, _json_float, doc_log_mean
 
 
 def ratio_from_chains(start: np.ndarray, path: np.ndarray) -> np.ndarray:
@@ -68,7 +68,7 @@ class DirectionEstimate:
 
 
 @dataclass
-class CompareResult:
+class CompareResult(PerDocumentTotals):
     """log P(w_d | A) - log P(w_d | B) for every document, with its uncertainty."""
 
     method: str
@@ -88,17 +88,8 @@ class CompareResult:
     bootstrap: int = 10000
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def total(self) -> float:
-        return float(self.doc_log_ratio.sum())
-
-    @property
-    def tokens(self) -> int:
-        return int(self.doc_tokens.sum())
-
-    @property
-    def per_token(self) -> float:
-        return self.total / self.tokens if self.tokens else float("nan")
+    def _doc_values(self) -> np.ndarray:
+        return self.doc_log_ratio
 
     @property
     def perplexity_ratio(self) -> float:

@@ -41,8 +41,30 @@ def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     return float(totals.std(ddof=1))
 
 
+class PerDocumentTotals:
+    """`total`, `tokens` and `per_token` for results holding one value per document
+    (`_doc_values`) and `doc_tokens`."""
+
+    doc_tokens: np.ndarray
+
+    def _doc_values(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def total(self) -> float:
+        return float(self._doc_values().sum())
+
+    @property
+    def tokens(self) -> int:
+        return int(self.doc_tokens.sum())
+
+    @property
+    def per_token(self) -> float:
+        return self.total / self.tokens if self.tokens else float("nan")
+
+
 @dataclass
-class HeldoutResult:
+class HeldoutResult(PerDocumentTotals):
     """Estimates of log P(w_d | Phi, alpha m) (task `heldout`) or log P(w2_d | w1_d, ...)
     (task `completion`) for every document, over `runs` independent runs."""
 
@@ -69,17 +91,8 @@ class HeldoutResult:
     def doc_log_prob(self) -> np.ndarray:
         return doc_log_mean(self.run_log_prob)
 
-    @property
-    def total(self) -> float:
-        return float(self.doc_log_prob.sum())
-
-    @property
-    def tokens(self) -> int:
-        return int(self.doc_tokens.sum())
-
-    @property
-    def per_token(self) -> float:
-        return self.total / self.tokens if self.tokens else float("nan")
+    def _doc_values(self) -> np.ndarray:
+        return self.doc_log_prob
 
     @property
     def perplexity(self) -> float:
