@@ -1,0 +1,157 @@
+"""Scoring human answers to intrusion tasks (Chang et al. 2009, section 4).
+
+- Model precision of topic k (eq. 1): the fraction of subjects who chose the true intruder.
+- Topic log odds of document d (eq. 2): mean over subjects of log theta_{d, j*} - log theta_{d, j_s},
+  j* the true intruder topic and j_s the subject's choice (0 when they agree, negative otherwise).
+Aggregates per model with percentile bootstrap intervals over items; annotators who fail more
+than `max_attention_failures` attention checks are left out (and reported); agreement between
+annotators is Fleiss' kappa (with varying numbers of raters per item).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFileError, MethodError
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"{os.fspath(path)}: cannot read JSON lines ({exc})") from None
+
+
+def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Responses as JSONL or CSV with columns annotator, item, choice (the chosen position)."""
+    p = os.fspath(path)
+    if not p.endswith(".csv"):
+        return read_jsonl(p)
+    try:
+        with open(p, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, csv.Error) as exc:
+        raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
+    for i, r in enumerate(rows, 2):
+        if not {"annotator", "item", "choice"} <= set(r):
+            raise InputFileError(f"{p}:{i}: needs columns annotator, item, choice")
+    return rows
+
+
+@dataclass
+class IntrusionScores:
+    model_precision: dict[str, dict[int, float]]  # model -> topic -> MP
+    topic_log_odds: dict[str, dict[int, float]]  # model -> document -> TLO
+    summary: dict[str, dict[str, Any]]  # model -> aggregates with intervals
+    excluded_annotators: list[str]
+    agreement: dict[str, float]
+    responses_used: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": "intrusion-score", "summary": self.summary,
+                "model_precision": {m: {str(k): v for k, v in d.items()}
+                                    for m, d in self.model_precision.items()},
+                "topic_log_odds": {m: {str(k): v for k, v in d.items()}
+                                   for m, d in self.topic_log_odds.items()},
+                "excluded_annotators": self.excluded_annotators, "agreement": self.agreement,
+                "responses_used": self.responses_used}
+
+
+def _bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
+    if values.size < 2:
+        return float("nan"), float("nan")
+    means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> float:
+    """Fleiss' kappa over items rated by at least two annotators (raters may vary per item)."""
+    P, counts = [], np.zeros(categories)
+    for ch in choices_by_item.values():
+        if len(ch) < 2:
+            continue
+        n = np.bincount(ch, minlength=categories)
+        P.append((n @ n - len(ch)) / (len(ch) * (len(ch) - 1)))
+        counts += n
+    if not P or counts.sum() == 0:
+        return float("nan")
+    p = counts / counts.sum()
+    pe = float(p @ p)
+    return (float(np.mean(P)) - pe) / (1 - pe) if pe < 1 else float("nan")
+
+
+def score(key: Sequence[dict[str, Any]] | str | os.PathLike,
+          responses: Iterable[dict[str, Any]] | str | os.PathLike, max_attention_failures: int = 0,
+          bootstrap: int = 2000, seed: int = 0) -> IntrusionScores:
+    """Model precision, topic log odds and their per-model aggregates from a key and responses."""
+    if isinstance(key, str | os.PathLike):
+        key = read_jsonl(key)
+    if isinstance(responses, str | os.PathLike):
+        responses = read_responses(responses)
+    items = {k["item"]: k for k in key}
+    if len(items) != len(key):
+        raise MethodError("the key lists an item twice")
+    seen: set[tuple[str, str]] = set()
+    clean = []
+    for i, r in enumerate(responses):
+        ann, item = str(r.get("annotator", "")), str(r.get("item", ""))
+        if item not in items:
+            raise MethodError(f"response {i}: unknown item {item!r} (not in the key)")
+        try:
+            choice = int(r.get("choice"))
+        except (TypeError, ValueError):
+            raise MethodError(f"response {i}: choice {r.get('choice')!r} is not an option position") from None
+        if not 0 <= choice < len(items[item]["options"]):
+            raise MethodError(f"response {i}: item {item!r} has no option {choice}")
+        if (ann, item) in seen:
+            raise MethodError(f"response {i}: annotator {ann!r} answered item {item!r} twice")
+        seen.add((ann, item))
+        clean.append((ann, item, choice))
+    failures: dict[str, int] = defaultdict(int)
+    for ann, item, choice in clean:
+        k = items[item]
+        if k.get("attention") and choice != k["intruder"]:
+            failures[ann] += 1
+    excluded = sorted(a for a, f in failures.items() if f > max_attention_failures)
+    used = [(a, i, c) for a, i, c in clean if a not in excluded and not items[i].get("attention")]
+    mp: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    tlo: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    by_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for _, item, choice in used:
+        k = items[item]
+        by_item[k["kind"]][item].append(choice)
+        if k["kind"] == "word":
+            mp[k["model"]][int(k["topic"])].append(int(choice == k["intruder"]))
+        else:
+            lt = k["option_log_theta"]
+            tlo[k["model"]][int(k["document"])].append(lt[k["intruder"]] - lt[choice])
+    rng = np.random.default_rng(seed)
+    model_precision = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in mp.items()}
+    log_odds = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in tlo.items()}
+    summary: dict[str, dict[str, Any]] = {}
+    for m in sorted(set(model_precision) | set(log_odds)):
+        s: dict[str, Any] = {}
+        if m in model_precision:
+            v = np.array(list(model_precision[m].values()))
+            s["model_precision"] = float(v.mean())
+            s["model_precision_ci"] = _bootstrap_ci(v, bootstrap, rng)
+            s["topics"] = int(v.size)
+        if m in log_odds:
+            v = np.array(list(log_odds[m].values()))
+            s["topic_log_odds"] = float(v.mean())
+            s["topic_log_odds_ci"] = _bootstrap_ci(v, bootstrap, rng)
+            s["documents"] = int(v.size)
+        summary[m] = s
+    agreement = {kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch))
+                 for kind, ch in by_item.items()}
+    return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used))

@@ -1,0 +1,157 @@
+"""Word and topic intrusion tasks (Chang et al. 2009, section 3), seeded and reproducible.
+
+Word intrusion (3.1): a topic's `n_words` (5) most probable words plus one intruder, shuffled.
+The intruder is drawn from words with low probability in this topic and high probability in
+some other topic, operationalised as in Lau, Newman & Baldwin (2014): its rank in this topic is
+in the bottom `low_fraction` (half) of the vocabulary, and it is among the `high_top` (10) most
+probable words of another topic; it is never one of this topic's top words.
+
+Topic intrusion (3.2): a document, its `n_topics` (3) most probable topics and one intruder topic
+drawn from its low-probability topics (the bottom `low_fraction` of topics by the document's
+proportions), each shown by its `words_per_topic` (8) most probable words, shuffled.
+
+Attention checks: word tasks whose intruder is an obvious marker word (`attention_word`).
+Every task has an `item` id; the answer (the intruder's position) lives only in the key.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import MethodError
+from ..model import TopicModel
+
+
+@dataclass
+class Task:
+    item: str
+    kind: str  # "word" or "topic"
+    model: str
+    options: list[str]  # words (word task) or topics' word lists joined by spaces (topic task)
+    topic: int | None = None
+    document: int | None = None
+    text: str = ""
+    attention: bool = False
+    # answer side (never written to the annotator file)
+    intruder: int = -1  # position of the intruder in `options`
+    option_topics: list[int] = field(default_factory=list)
+    option_log_theta: list[float] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        return {"item": self.item, "kind": self.kind, "model": self.model, "topic": self.topic,
+                "document": self.document, "text": self.text, "options": list(self.options)}
+
+    def key(self) -> dict[str, Any]:
+        return {"item": self.item, "kind": self.kind, "model": self.model, "topic": self.topic,
+                "document": self.document, "intruder": self.intruder, "attention": self.attention,
+                "option_topics": self.option_topics, "option_log_theta": self.option_log_theta,
+                "options": list(self.options)}
+
+
+def _need_vocab(model: TopicModel) -> tuple[str, ...]:
+    if model.vocab is None:
+        raise MethodError(f"model {model.name!r} has no vocabulary: intrusion tasks show words")
+    return model.vocab
+
+
+def word_tasks(model: TopicModel, topics: Sequence[int] | None = None, n_words: int = 5,
+               low_fraction: float = 0.5, high_top: int = 10, seed: int = 0,
+               attention_checks: int = 0, attention_word: str = "xxxxx") -> list[Task]:
+    """One word-intrusion task per topic (all topics unless `topics` is given)."""
+    vocab = _need_vocab(model)
+    T, V = model.phi.shape
+    if T < 2:
+        raise MethodError("word intrusion needs at least 2 topics (the intruder is taken from another)")
+    if n_words + 1 > V or high_top > V:
+        raise MethodError(f"the model has {V} words; word intrusion needs more than {n_words + 1}")
+    rng = np.random.default_rng(seed)
+    order = np.argsort(-model.phi, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    rank[np.arange(T)[:, None], order] = np.arange(V)[None, :]
+    tasks = []
+    for k in (range(T) if topics is None else topics):
+        if not 0 <= k < T:
+            raise MethodError(f"topic {k} does not exist (the model has {T})")
+        top = list(order[k, :n_words])
+        others = np.unique(order[np.arange(T) != k, :high_top])
+        pool = [w for w in others if rank[k, w] >= (1 - low_fraction) * V and w not in top]
+        if not pool:
+            raise MethodError(f"topic {k}: no word is both in another topic's top {high_top} and in "
+                              f"this topic's bottom {low_fraction:.0%}; lower high_top/raise low_fraction")
+        intruder = int(rng.choice(pool))
+        words = [vocab[w] for w in top] + [vocab[intruder]]
+        perm = rng.permutation(len(words))
+        tasks.append(Task(item=f"{model.name}:w{k}", kind="word", model=model.name, topic=int(k),
+                          options=[words[i] for i in perm], intruder=int(np.flatnonzero(perm == n_words)[0])))
+    for a in range(attention_checks):
+        k = int(rng.integers(T))
+        words = [vocab[w] for w in order[k, :n_words]] + [attention_word]
+        perm = rng.permutation(len(words))
+        tasks.append(Task(item=f"{model.name}:attention{a}", kind="word", model=model.name, topic=k,
+                          options=[words[i] for i in perm], attention=True,
+                          intruder=int(np.flatnonzero(perm == n_words)[0])))
+    return tasks
+
+
+def topic_tasks(model: TopicModel, theta: np.ndarray, texts: Sequence[str] | None = None,
+                documents: Sequence[int] | None = None, n_topics: int = 3, words_per_topic: int = 8,
+                low_fraction: float = 0.5, seed: int = 0) -> list[Task]:
+    """One topic-intrusion task per document, from its topic proportions `theta` (D x T; see
+    `infer_theta` to estimate them)."""
+    vocab = _need_vocab(model)
+    theta = np.asarray(theta, dtype=np.float64)
+    T = model.num_topics
+    if theta.ndim != 2 or theta.shape[1] != T:
+        raise MethodError(f"theta must be documents x {T} topics, got shape {theta.shape}")
+    if T < n_topics + 1:
+        raise MethodError(f"topic intrusion needs at least {n_topics + 1} topics; the model has {T}")
+    rng = np.random.default_rng(seed)
+    order = np.argsort(-model.phi, axis=1, kind="stable")[:, :words_per_topic]
+    labels = [" ".join(vocab[w] for w in row) for row in order]
+    tasks = []
+    for d in (range(len(theta)) if documents is None else documents):
+        th = theta[d]
+        by = np.argsort(-th, kind="stable")
+        top = list(by[:n_topics])
+        n_low = max(1, int(round(low_fraction * T)))
+        pool = [t for t in by[T - n_low:] if t not in top]
+        if not pool:
+            raise MethodError(f"document {d}: no low-probability topic outside its top {n_topics}")
+        intruder = int(rng.choice(pool))
+        shown = top + [intruder]
+        perm = rng.permutation(len(shown))
+        opts = [int(shown[i]) for i in perm]
+        with np.errstate(divide="ignore"):
+            log_theta = [float(np.log(th[t])) for t in opts]
+        tasks.append(Task(item=f"{model.name}:d{d}", kind="topic", model=model.name, document=int(d),
+                          text=(texts[d] if texts is not None else ""), options=[labels[t] for t in opts],
+                          intruder=int(np.flatnonzero(perm == n_topics)[0]), option_topics=opts,
+                          option_log_theta=log_theta))
+    return tasks
+
+
+def write_tasks(tasks: Sequence[Task], path: str | os.PathLike, key_path: str | os.PathLike) -> None:
+    """Annotator file (no answers) and key file, as JSONL (.jsonl) or long-format CSV (.csv:
+    one row per option, in shown order)."""
+    for out, rows in ((path, [t.public() for t in tasks]), (key_path, [t.key() for t in tasks])):
+        out = os.fspath(out)
+        if out.endswith(".csv"):
+            with open(out, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                extra = [k for k in rows[0] if k not in ("options",)] if rows else []
+                w.writerow([*extra, "position", "option"])
+                for r in rows:
+                    for i, o in enumerate(r["options"]):
+                        w.writerow([json.dumps(r[k]) if isinstance(r[k], list) else r[k] for k in extra]
+                                   + [i, o])
+        else:
+            with open(out, "w", encoding="utf-8") as fh:
+                for r in rows:
+                    fh.write(json.dumps(r) + "\n")
