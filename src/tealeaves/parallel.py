@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 _SHARED: Any = None
@@ -46,6 +46,27 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
             if progress:
                 progress.advance()
     return out
+
+
+def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
+                 workers: int = 1) -> Iterator[Any]:
+    """Yield `fn(shared, item)` for a stream of items, in completion order (for results that
+    are summed, such as counts). Items are read lazily and at most 2 x workers are in flight,
+    so a stream larger than memory works."""
+    if workers <= 1:
+        for item in items:
+            yield fn(shared, item)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        pending: set = set()
+        for item in items:
+            pending.add(ex.submit(fn, shared, item))
+            if len(pending) >= 2 * workers:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+        for f in pending:
+            yield f.result()
 
 
 def default_workers() -> int:

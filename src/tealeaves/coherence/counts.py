@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import chain
 
@@ -30,6 +29,7 @@ from numba import njit
 
 from ..corpus import Corpus
 from ..errors import InputFileError, InvalidCorpusError
+from ..parallel import stream_tasks
 
 CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
 CORPUS_CHUNK_TOKENS = 1 << 16
@@ -206,21 +206,8 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
             d = e
         return Counts(targets, single, _finish(single, upper), units, window, len(reference),
                       reference.num_tokens)
-    shared = (targets, window)
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window)
-    if workers <= 1:
-        for chunk in _chunks(reference, chunk_docs):
-            total = total + _count_texts(shared, chunk)
-        return total
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        pending = set()
-        for chunk in _chunks(reference, chunk_docs):
-            pending.add(ex.submit(_count_texts, shared, chunk))
-            if len(pending) >= 2 * workers:  # bound what is held in memory
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    total = total + f.result()
-        for f in pending:
-            total = total + f.result()
+    for part in stream_tasks(_count_texts, (targets, window), _chunks(reference, chunk_docs), workers):
+        total = total + part
     return total
