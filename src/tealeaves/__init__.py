@@ -6,7 +6,7 @@
     res = tl.heldout(model, docs, method="left-to-right", particles=20, runs=10)
 """
 
-from . import synthetic
+from . import intrusion, synthetic
 from .clustering import bcubed
 from .coherence import CoherenceResult, coherence, diversity
 from .compare import CompareResult, CurveResult, compare, training_curve
@@ -31,6 +31,6 @@ __all__ = [
     "CoherenceResult", "coherence", "diversity", "bcubed",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",
+    "intrusion", "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",
     "__version__",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from . import __version__, synthetic
+from . import __version__, cli_intrusion, synthetic
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
@@ -165,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("gold", help="gold labels, one per line (or .npy)")
     bc.add_argument("--json", default=None)
     bc.set_defaults(func=_cmd_bcubed)
+
+    cli_intrusion.add_parsers(sub)
 
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)

@@ -63,7 +63,7 @@ def umass(topic: Sequence[str], counts: Counts, form: str = "gensim") -> dict[st
     return {"score": score, "pairs": pairs, "undefined_pairs": undefined}
 
 
-def _pmi(counts: Counts, a: int, b: int, normalize: bool, zero: str) -> float:
+def pmi_pair(counts: Counts, a: int, b: int, normalize: bool, zero: str) -> float:
     N = counts.units
     pa, pb, pab = counts.single[a] / N, counts.single[b] / N, counts.joint[a, b] / N
     if pa == 0 or pb == 0:
@@ -82,7 +82,7 @@ def pmi_measure(topic: Sequence[str], counts: Counts, normalize: bool,
         for j, b in enumerate(ids):
             if i == j:
                 continue
-            v = _pmi(counts, a, b, normalize, zero)
+            v = pmi_pair(counts, a, b, normalize, zero)
             pairs.append({"w1": topic[i], "w2": topic[j], "joint": int(counts.joint[a, b]), "value": v})
             if math.isnan(v):
                 undefined += 1
@@ -99,7 +99,7 @@ def c_v(topic: Sequence[str], counts: Counts, zero: str = "epsilon") -> dict[str
     words = [w for w, k in zip(topic, _topic_index(topic, counts), strict=True) if counts.single[k] > 0]
     if not ids:
         return {"score": math.nan, "pairs": [], "undefined_pairs": 0}
-    M = np.array([[_pmi(counts, a, b, True, zero) for b in ids] for a in ids])
+    M = np.array([[pmi_pair(counts, a, b, True, zero) for b in ids] for a in ids])
     total = M.sum(axis=0)
     segs = []
     for i, w in enumerate(words):

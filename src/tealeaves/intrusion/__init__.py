@@ -1,8 +1,14 @@
 """Reading tea leaves (Chang et al. 2009): word and topic intrusion tasks for human annotators,
-and their scoring (model precision, topic log odds)."""
+their scoring (model precision, topic log odds), the predictive metrics of section 4.2, and an
+automated proxy for word intrusion (Lau, Newman & Baldwin 2014)."""
 
-from .scoring import IntrusionScores, fleiss_kappa, read_responses, score
-from .tasks import Task, topic_tasks, word_tasks, write_tasks
+from .auto import AutoResult, auto
+from .plots import plot_scores
+from .predictive import PredictiveResult, infer_theta, predictive
+from .scoring import IntrusionScores, check_key, fleiss_kappa, read_responses, score
+from .tasks import Task, read_key, read_tasks, topic_tasks, word_tasks, write_tasks
 
-__all__ = ["Task", "word_tasks", "topic_tasks", "write_tasks", "score", "IntrusionScores",
-           "fleiss_kappa", "read_responses"]
+__all__ = ["Task", "word_tasks", "topic_tasks", "write_tasks", "read_tasks", "read_key", "score",
+           "IntrusionScores", "check_key", "fleiss_kappa", "read_responses", "infer_theta", "predictive",
+           "PredictiveResult", "auto", "AutoResult", "plot_scores"]
+

@@ -32,7 +32,8 @@ def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Responses as JSONL or CSV with columns annotator, item, choice (the chosen position)."""
+    """Responses as JSONL or CSV with columns annotator, item and choice (the chosen position) or
+    chosen (the option text); an `options` column (JSON list, shown order) is checked if present."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
         return read_jsonl(p)
@@ -42,8 +43,10 @@ def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
     except (OSError, csv.Error) as exc:
         raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
     for i, r in enumerate(rows, 2):
-        if not {"annotator", "item", "choice"} <= set(r):
-            raise InputFileError(f"{p}:{i}: needs columns annotator, item, choice")
+        if None in r or None in r.values():
+            raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
+        if not {"annotator", "item"} <= set(r) or not {"choice", "chosen"} & set(r):
+            raise InputFileError(f"{p}:{i}: needs columns annotator, item and choice (or chosen)")
     return rows
 
 
@@ -55,6 +58,7 @@ class IntrusionScores:
     excluded_annotators: list[str]
     agreement: dict[str, float]
     responses_used: int
+    item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": "intrusion-score", "summary": self.summary,
@@ -63,7 +67,7 @@ class IntrusionScores:
                 "topic_log_odds": {m: {str(k): v for k, v in d.items()}
                                    for m, d in self.topic_log_odds.items()},
                 "excluded_annotators": self.excluded_annotators, "agreement": self.agreement,
-                "responses_used": self.responses_used}
+                "responses_used": self.responses_used, "item_choices": self.item_choices}
 
 
 def _bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -90,29 +94,87 @@ def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> floa
     return (float(np.mean(P)) - pe) / (1 - pe) if pe < 1 else float("nan")
 
 
+KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
+
+
+def check_key(key: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]] | None = None,
+              source: str = "the key") -> dict[str, dict[str, Any]]:
+    """The key as item -> row, after checking every row and (if given) that it matches the
+    annotator-facing `tasks`: the same items with the same options in the same order."""
+    items: dict[str, dict[str, Any]] = {}
+    for i, k in enumerate(key, 1):
+        missing = [f for f in KEY_FIELDS if f not in k]
+        if missing:
+            raise MethodError(f"{source}, row {i}: missing field(s) {', '.join(missing)}")
+        if not isinstance(k["options"], list) or len(k["options"]) < 2:
+            raise MethodError(f"{source}, row {i}: options must be a list of at least 2")
+        if not isinstance(k["intruder"], int) or not 0 <= k["intruder"] < len(k["options"]):
+            raise MethodError(f"{source}, row {i}: intruder {k['intruder']!r} is not an option position")
+        if k["kind"] == "topic" and len(k.get("option_log_theta") or []) != len(k["options"]):
+            raise MethodError(f"{source}, row {i}: a topic item needs one option_log_theta per option")
+        if k["item"] in items:
+            raise MethodError(f"{source}, row {i}: item {k['item']!r} appears twice")
+        items[str(k["item"])] = k
+    if tasks is not None:
+        names = [str(t.get("item")) for t in tasks]
+        if len(set(names)) != len(names):
+            raise MethodError("the tasks list an item twice")
+        unknown = [n for n in names if n not in items]
+        if unknown:
+            raise MethodError(f"{source} does not match the tasks: {len(unknown)} task item(s) are not in "
+                              f"it (first {unknown[0]!r})")
+        for t in tasks:
+            if list(t.get("options", [])) != list(items[str(t["item"])]["options"]):
+                raise MethodError(f"{source} does not match the tasks: item {t['item']!r} has other options")
+        extra = set(items) - set(names)
+        if extra:
+            raise MethodError(f"{source} does not match the tasks: it has {len(extra)} item(s) the tasks "
+                              f"lack (first {sorted(extra)[0]!r})")
+    return items
+
+
+def _choice(r: dict[str, Any], k: dict[str, Any], i: int) -> int:
+    """The chosen position of response `i`: its `choice` (a position) or `chosen` (the option
+    text). Options the response says were shown must equal the key's, in order."""
+    item, options = k["item"], list(k["options"])
+    shown = r.get("options")
+    if isinstance(shown, str) and shown.strip():
+        try:
+            shown = json.loads(shown)
+        except json.JSONDecodeError:
+            raise MethodError(f"response {i}: options {shown[:40]!r} are not a JSON list") from None
+    if shown and list(shown) != options:
+        raise MethodError(f"response {i}: item {item!r} was shown with options {shown}, the key has {options}")
+    if r.get("choice") in (None, "") and r.get("chosen") not in (None, ""):
+        if r["chosen"] not in options:
+            raise MethodError(f"response {i}: item {item!r} has no option {r['chosen']!r}")
+        return options.index(r["chosen"])
+    try:
+        choice = int(r.get("choice"))
+    except (TypeError, ValueError):
+        raise MethodError(f"response {i}: choice {r.get('choice')!r} is not an option position") from None
+    if not 0 <= choice < len(options):
+        raise MethodError(f"response {i}: item {item!r} has no option {choice}")
+    return choice
+
+
 def score(key: Sequence[dict[str, Any]] | str | os.PathLike,
           responses: Iterable[dict[str, Any]] | str | os.PathLike, max_attention_failures: int = 0,
           bootstrap: int = 2000, seed: int = 0) -> IntrusionScores:
     """Model precision, topic log odds and their per-model aggregates from a key and responses."""
     if isinstance(key, str | os.PathLike):
-        key = read_jsonl(key)
+        from .tasks import read_key
+        key = read_key(key)
     if isinstance(responses, str | os.PathLike):
         responses = read_responses(responses)
-    items = {k["item"]: k for k in key}
-    if len(items) != len(key):
-        raise MethodError("the key lists an item twice")
+    items = check_key(key)
     seen: set[tuple[str, str]] = set()
     clean = []
     for i, r in enumerate(responses):
         ann, item = str(r.get("annotator", "")), str(r.get("item", ""))
         if item not in items:
             raise MethodError(f"response {i}: unknown item {item!r} (not in the key)")
-        try:
-            choice = int(r.get("choice"))
-        except (TypeError, ValueError):
-            raise MethodError(f"response {i}: choice {r.get('choice')!r} is not an option position") from None
-        if not 0 <= choice < len(items[item]["options"]):
-            raise MethodError(f"response {i}: item {item!r} has no option {choice}")
+        choice = _choice(r, items[item], i)
         if (ann, item) in seen:
             raise MethodError(f"response {i}: annotator {ann!r} answered item {item!r} twice")
         seen.add((ann, item))
@@ -154,4 +216,5 @@ def score(key: Sequence[dict[str, Any]] | str | os.PathLike,
         summary[m] = s
     agreement = {kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch))
                  for kind, ch in by_item.items()}
-    return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used))
+    choices = {item: ch for kind in by_item.values() for item, ch in kind.items()}
+    return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices)

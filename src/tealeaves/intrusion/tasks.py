@@ -11,12 +11,13 @@ drawn from its low-probability topics (the bottom `low_fraction` of topics by th
 proportions), each shown by its `words_per_topic` (8) most probable words, shuffled.
 
 Attention checks: word tasks whose intruder is an obvious marker word (`attention_word`).
-Every task has an `item` id; the answer (the intruder's position) lives only in the key.
+Every task has an opaque `item` id; the answer (the intruder's position) lives only in the key.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MethodError
+from ..errors import InputFileError, MethodError
 from ..model import TopicModel
 
 
@@ -53,6 +54,12 @@ class Task:
                 "document": self.document, "intruder": self.intruder, "attention": self.attention,
                 "option_topics": self.option_topics, "option_log_theta": self.option_log_theta,
                 "options": list(self.options)}
+
+
+def _item_id(model: str, kind: str, index: int, seed: int) -> str:
+    """An opaque, reproducible item id: annotators see it, so it must not tell the model, the
+    topic or whether the item is an attention check."""
+    return "i" + hashlib.sha256(f"{model}|{kind}|{index}|{seed}".encode()).hexdigest()[:12]
 
 
 def _need_vocab(model: TopicModel) -> tuple[str, ...]:
@@ -88,13 +95,13 @@ def word_tasks(model: TopicModel, topics: Sequence[int] | None = None, n_words: 
         intruder = int(rng.choice(pool))
         words = [vocab[w] for w in top] + [vocab[intruder]]
         perm = rng.permutation(len(words))
-        tasks.append(Task(item=f"{model.name}:w{k}", kind="word", model=model.name, topic=int(k),
+        tasks.append(Task(item=_item_id(model.name, "word", k, seed), kind="word", model=model.name, topic=int(k),
                           options=[words[i] for i in perm], intruder=int(np.flatnonzero(perm == n_words)[0])))
     for a in range(attention_checks):
         k = int(rng.integers(T))
         words = [vocab[w] for w in order[k, :n_words]] + [attention_word]
         perm = rng.permutation(len(words))
-        tasks.append(Task(item=f"{model.name}:attention{a}", kind="word", model=model.name, topic=k,
+        tasks.append(Task(item=_item_id(model.name, "attention", a, seed), kind="word", model=model.name, topic=k,
                           options=[words[i] for i in perm], attention=True,
                           intruder=int(np.flatnonzero(perm == n_words)[0])))
     return tasks
@@ -130,11 +137,65 @@ def topic_tasks(model: TopicModel, theta: np.ndarray, texts: Sequence[str] | Non
         opts = [int(shown[i]) for i in perm]
         with np.errstate(divide="ignore"):
             log_theta = [float(np.log(th[t])) for t in opts]
-        tasks.append(Task(item=f"{model.name}:d{d}", kind="topic", model=model.name, document=int(d),
+        tasks.append(Task(item=_item_id(model.name, "topic", d, seed), kind="topic", model=model.name, document=int(d),
                           text=(texts[d] if texts is not None else ""), options=[labels[t] for t in opts],
                           intruder=int(np.flatnonzero(perm == n_topics)[0]), option_topics=opts,
                           option_log_theta=log_theta))
     return tasks
+
+
+TASK_FIELDS = ("item", "kind", "model", "topic", "document", "text", "options")
+
+
+def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Annotator-facing tasks written by `write_tasks`: JSON lines, or the long CSV (one row per
+    option, with `position`) regrouped into one row per item."""
+    p = os.fspath(path)
+    if not p.endswith(".csv"):
+        from .scoring import read_jsonl
+        rows = read_jsonl(p)
+        for i, r in enumerate(rows, 1):
+            if not isinstance(r, dict) or "item" not in r or not isinstance(r.get("options"), list):
+                raise InputFileError(f"{p}:{i}: a task needs an item and a list of options")
+        return rows
+    try:
+        with open(p, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            header = reader.fieldnames or []
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
+    if not {"item", "position", "option"} <= set(header):
+        raise InputFileError(f"{p}: a task CSV needs columns item, position, option")
+    out: dict[str, dict[str, Any]] = {}
+    for i, r in enumerate(rows, 2):
+        if None in r or None in r.values():
+            raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
+        t = out.setdefault(r["item"], {k: r[k] for k in header if k not in ("position", "option")} | {"options": []})
+        if r["position"] != str(len(t["options"])):
+            raise InputFileError(f"{p}:{i}: item {r['item']!r}: expected position {len(t['options'])}, "
+                                 f"got {r['position']!r}")
+        t["options"].append(r["option"])
+    for t in out.values():
+        for k in ("topic", "document"):
+            if k in t:
+                t[k] = int(t[k]) if t[k] not in ("", "None") else None
+    return list(out.values())
+
+
+def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """A key file written by `write_tasks` (JSON lines or long CSV)."""
+    rows = read_tasks(path)
+    if os.fspath(path).endswith(".csv"):
+        for i, r in enumerate(rows, 1):
+            try:
+                r["intruder"] = int(r["intruder"])
+                r["attention"] = r.get("attention") == "True"
+                for k in ("option_topics", "option_log_theta"):
+                    r[k] = json.loads(r[k]) if r.get(k) else []
+            except (KeyError, ValueError) as exc:
+                raise InputFileError(f"{os.fspath(path)}: item {i}: not a key row ({exc})") from None
+    return rows
 
 
 def write_tasks(tasks: Sequence[Task], path: str | os.PathLike, key_path: str | os.PathLike) -> None:

@@ -390,6 +390,25 @@ def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
     return out
 
 
+@njit(cache=True, fastmath=FM)
+def posterior_theta(rows, alpha, burn_in, samples, state):
+    """Posterior mean of theta given w and the model: the average over Gibbs samples z^(s)
+    (after `burn_in` sweeps) of E[theta | z^(s)] = (N_t + alpha_t) / (N + sum alpha)."""
+    N, T = rows.shape
+    A = 0.0
+    for t in range(T):
+        A += alpha[t]
+    z, na = burned_in(rows, alpha, N, burn_in, state)
+    out = np.zeros(T)
+    for _ in range(samples):
+        sweep(rows, na, alpha, z, 0, N, False, state)
+        for t in range(T):
+            out[t] += na[t]
+    for t in range(T):
+        out[t] /= samples * (N + A)
+    return out
+
+
 # ---------------------------------------------------------------- exact computation
 
 

@@ -1,0 +1,54 @@
+"""Collecting human judgments for intrusion tasks: a small web app (FastAPI + SQLAlchemy; SQLite
+with WAL by default, PostgreSQL by URL) and the export of its responses in the long format that
+`tealeaves.intrusion.score` reads. Needs the `annotate` extra."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from typing import Any
+
+from ..errors import MethodError
+
+try:
+    from .app import AppConfig, create_app
+    from .store import Store, open_store
+except ImportError as exc:  # the extra is not installed
+    raise MethodError(f'the annotation app needs its extra ({exc.name} is missing): '
+                      'pip install "tealeaves[annotate]"') from None
+
+__all__ = ["AppConfig", "create_app", "Store", "open_store", "serve", "export_responses", "EXPORT_FIELDS"]
+
+EXPORT_FIELDS = ("annotator", "item", "choice", "chosen", "options", "response_ms", "received_at")
+
+
+def serve(tasks: list[dict[str, Any]], db: str, key: list[dict[str, Any]] | None = None, host: str = "127.0.0.1",
+          port: int = 8000, config: AppConfig | None = None) -> None:
+    """Load `tasks` into the database at `db` and serve them until interrupted."""
+    import uvicorn
+
+    store = open_store(db)
+    store.install(tasks)
+    app = create_app(store, key, config)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def export_responses(db: str, path: str | os.PathLike) -> int:
+    """Write every stored response, one row per response, to `path` (.csv, else JSON lines);
+    return the number written."""
+    store = open_store(db)
+    if not store.has_tables():
+        raise MethodError(f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)")
+    rows = store.responses()
+    out = os.fspath(path)
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        if out.endswith(".csv"):
+            w = csv.writer(fh)
+            w.writerow(EXPORT_FIELDS)
+            for r in rows:
+                w.writerow([json.dumps(r[f]) if f == "options" else r[f] for f in EXPORT_FIELDS])
+        else:
+            for r in rows:
+                fh.write(json.dumps({f: r[f] for f in EXPORT_FIELDS}) + "\n")
+    return len(rows)

@@ -1,0 +1,198 @@
+"""The annotation database (SQLAlchemy Core): the task set (annotator-facing rows only, never
+the key), participants and responses.
+
+SQLite by default, in WAL mode with `synchronous=FULL`, so a response is on disk before it is
+acknowledged and a restarted server loses nothing; PostgreSQL (or any SQLAlchemy URL) by URL.
+A response is unique per (annotator, item): storing the same answer again (a retry, a double
+click) returns the stored row; a different answer to an answered item is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+
+from ..errors import InputFileError, MethodError
+
+metadata = MetaData()
+tasks_table = Table(
+    "tasks", metadata,
+    Column("item", String(200), primary_key=True),
+    Column("position", Integer, nullable=False),
+    Column("public", Text, nullable=False),  # the annotator-facing JSON row
+)
+meta_table = Table(
+    "meta", metadata,
+    Column("name", String(50), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+participants_table = Table(
+    "participants", metadata,
+    Column("annotator", String(200), primary_key=True),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Column("code", String(64), nullable=False),
+)
+responses_table = Table(
+    "responses", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("annotator", String(200), nullable=False),
+    Column("item", String(200), nullable=False),
+    Column("options", Text, nullable=False),  # JSON list, in the order shown
+    Column("choice", Integer, nullable=False),  # position chosen
+    Column("chosen", Text, nullable=False),  # the option's text
+    Column("response_ms", Integer, nullable=False),
+    Column("received_at", Float, nullable=False),
+    UniqueConstraint("annotator", "item", name="one_answer_per_item"),
+)
+
+
+class ConflictError(MethodError):
+    """A second, different answer to an item the annotator has already answered."""
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def connect(url: str) -> Engine:
+    """An engine for `url` (a SQLAlchemy URL, or a plain path meaning SQLite)."""
+    if "://" not in url:
+        url = f"sqlite:///{url}"
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
+                                   pool_size=8, max_overflow=8)
+            event.listen(engine, "connect", _sqlite_pragmas)
+        else:
+            engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+        with engine.connect():
+            pass
+    except (ArgumentError, OperationalError, ImportError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputFileError(f"database {url}: cannot connect ({first})") from None
+    return engine
+
+
+def task_set_hash(tasks: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(tasks, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class Store:
+    engine: Engine
+
+    def install(self, tasks: list[dict[str, Any]]) -> None:
+        """Create the tables and load the task set; a database already holding another task set
+        is refused (its responses would not match)."""
+        metadata.create_all(self.engine)
+        digest = task_set_hash(tasks)
+        with self.engine.begin() as conn:
+            row = conn.execute(select(meta_table.c.value).where(meta_table.c.name == "task_set")).first()
+            if row is None:
+                conn.execute(insert(meta_table), [{"name": "task_set", "value": digest}])
+                conn.execute(insert(tasks_table), [{"item": t["item"], "position": i, "public": json.dumps(t)}
+                                                   for i, t in enumerate(tasks)])
+            elif row[0] != digest:
+                raise MethodError("the database holds responses to another task set; use a new database")
+
+    def has_tables(self) -> bool:
+        return inspect(self.engine).has_table("responses")
+
+    def tasks(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(tasks_table.c.public).order_by(tasks_table.c.position)).all()
+        return [json.loads(r[0]) for r in rows]
+
+    def participant(self, annotator: str) -> dict[str, Any]:
+        """The participant's row, created (with a fresh completion code) on first visit."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(participants_table).where(participants_table.c.annotator == annotator)).first()
+        if row is None:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(insert(participants_table), [{"annotator": annotator, "started_at": time.time(),
+                                                               "code": secrets.token_hex(6).upper()}])
+            except IntegrityError:
+                pass  # created concurrently
+            with self.engine.connect() as conn:
+                row = conn.execute(select(participants_table)
+                                   .where(participants_table.c.annotator == annotator)).first()
+        return dict(row._mapping)
+
+    def finish(self, annotator: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(participants_table.update()
+                         .where(participants_table.c.annotator == annotator,
+                                participants_table.c.finished_at.is_(None))
+                         .values(finished_at=time.time()))
+
+    def answered(self, annotator: str) -> set[str]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(responses_table.c.item).where(responses_table.c.annotator == annotator))
+            return {r[0] for r in rows}
+
+    def answer(self, annotator: str, item: str, options: list[str], choice: int,
+               response_ms: int) -> tuple[dict[str, Any], bool]:
+        """Store one response; returns (stored row, duplicate?). A repeat of the stored answer is
+        a duplicate; a different answer raises ConflictError."""
+        row = {"annotator": annotator, "item": item, "options": json.dumps(options), "choice": choice,
+               "chosen": options[choice], "response_ms": response_ms, "received_at": time.time()}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(responses_table), [row])
+            return row, False
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                old = conn.execute(select(responses_table).where(responses_table.c.annotator == annotator,
+                                                                 responses_table.c.item == item)).first()
+            if old is None:
+                raise
+            old_row = dict(old._mapping)
+            if old_row["choice"] != choice:
+                raise ConflictError(f"item {item!r} was already answered with option {old_row['choice']}") from None
+            return old_row, True
+
+    def responses(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(responses_table).order_by(responses_table.c.id)).all()
+        return [{**dict(r._mapping), "options": json.loads(r.options)} for r in rows]
+
+    def progress(self) -> dict[str, Any]:
+        with self.engine.connect() as conn:
+            n = conn.execute(select(func.count()).select_from(responses_table)).scalar_one()
+            people = conn.execute(select(func.count()).select_from(participants_table)).scalar_one()
+            done = conn.execute(select(func.count()).select_from(participants_table)
+                                .where(participants_table.c.finished_at.is_not(None))).scalar_one()
+        return {"responses": int(n), "participants": int(people), "finished": int(done)}
+
+
+def open_store(url: str) -> Store:
+    return Store(connect(url))

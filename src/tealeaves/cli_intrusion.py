@@ -1,0 +1,289 @@
+"""`tealeaves intrusion ...`, `tealeaves predictive` and `tealeaves annotate ...`: the human-judgment
+commands (kept apart from cli.py, which holds the likelihood and coherence commands)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from . import intrusion
+from .corpus import read_corpus
+from .errors import InputFileError, MethodError
+from .intrusion.auto import MEASURES as AUTO_MEASURES
+from .io import load_model
+
+EXAMPLES = {
+    "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl --attention-checks 3",
+    "intrusion topics": "tealeaves intrusion topics model.npz docs.txt --texts titles.txt -o tasks.csv "
+                        "--key key.csv",
+    "intrusion score": "tealeaves intrusion score key.jsonl responses.csv --plot scores.png --json scores.json",
+    "intrusion auto": "tealeaves intrusion auto key.jsonl reference.txt --responses responses.csv",
+    "predictive": "tealeaves predictive model.npz heldout.txt --json predictive.json",
+    "annotate serve": "tealeaves annotate serve --tasks tasks.jsonl --key key.jsonl --db annotations.sqlite "
+                      "--port 8000 --admin-token SECRET",
+    "annotate export": "tealeaves annotate export --db annotations.sqlite -o responses.csv",
+}
+
+
+def add_parsers(sub: Any) -> None:
+    def parser(parent: Any, name: str, help_text: str, full: str) -> argparse.ArgumentParser:
+        return parent.add_parser(name, help=help_text, description=help_text,
+                                 epilog=f"example: {EXAMPLES[full]}")
+
+    it = sub.add_parser("intrusion", help="word/topic intrusion tasks (Chang et al. 2009) and their scores",
+                        description="word/topic intrusion tasks (Chang et al. 2009) and their scores")
+    isub = it.add_subparsers(dest="intrusion_command", required=True)
+
+    w = parser(isub, "words", "word-intrusion tasks: top 5 words of each topic + 1 intruder", "intrusion words")
+    w.add_argument("model")
+    _task_outputs(w)
+    w.add_argument("--n-words", type=int, default=5)
+    w.add_argument("--low-fraction", type=float, default=0.5,
+                   help="the intruder is in this bottom fraction of the topic's words")
+    w.add_argument("--high-top", type=int, default=10, help="... and in another topic's top N words")
+    w.add_argument("--attention-checks", type=int, default=0)
+    w.set_defaults(func=_cmd_words)
+
+    t = parser(isub, "topics", "topic-intrusion tasks: a document's top 3 topics + 1 intruder topic",
+               "intrusion topics")
+    t.add_argument("model")
+    t.add_argument("docs", help="documents (text, one per line) used to infer theta")
+    _task_outputs(t)
+    t.add_argument("--texts", default=None, help="text shown per document (one line each; default the document)")
+    t.add_argument("--theta", default=None, help="doc-topic matrix (.npy, D x T) instead of inferring it")
+    t.add_argument("--max-chars", type=int, default=400, help="shown text is cut to this length")
+    t.add_argument("--burn-in", type=int, default=100)
+    t.add_argument("--samples", type=int, default=200)
+    t.set_defaults(func=_cmd_topics)
+
+    s = parser(isub, "score", "model precision and topic log odds from a key and responses", "intrusion score")
+    s.add_argument("key")
+    s.add_argument("responses", help="JSONL or CSV: annotator, item, choice (or chosen)")
+    s.add_argument("--max-attention-failures", type=int, default=0)
+    s.add_argument("--bootstrap", type=int, default=2000)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--plot", default=None, help="write figures 3, 4, 6 (needs the plot extra)")
+    s.add_argument("--json", default=None)
+    s.set_defaults(func=_cmd_score)
+
+    a = parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
+    a.add_argument("tasks", help="model .npz (fresh word tasks), or the key file (.jsonl/.csv) of the tasks "
+                                 "annotators saw")
+    a.add_argument("reference", help="reference corpus: text, one document per line")
+    a.add_argument("--measure", default="npmi", choices=AUTO_MEASURES)
+    a.add_argument("--window", type=int, default=10)
+    a.add_argument("--responses", default=None, help="human responses to the key's tasks, for agreement")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--workers", type=int, default=1)
+    a.add_argument("--json", default=None)
+    a.set_defaults(func=_cmd_auto)
+
+    p = sub.add_parser("predictive", help="predictive log likelihood and rank (Chang et al. 2009, 4.2)",
+                       description="predictive log likelihood and predictive rank of held-out documents "
+                                   "from the posterior mean of theta (Chang et al. 2009, section 4.2)",
+                       epilog=f"example: {EXAMPLES['predictive']}")
+    p.add_argument("model")
+    p.add_argument("docs")
+    p.add_argument("--theta", default=None, help="doc-topic matrix (.npy) instead of inferring it")
+    p.add_argument("--burn-in", type=int, default=100)
+    p.add_argument("--samples", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", default=None)
+    p.set_defaults(func=_cmd_predictive)
+
+    an = sub.add_parser("annotate", help="the annotation web app and its export",
+                        description="the annotation web app (needs the annotate extra) and its export")
+    asub = an.add_subparsers(dest="annotate_command", required=True)
+    sv = parser(asub, "serve", "serve intrusion tasks to annotators, storing responses in a database",
+                "annotate serve")
+    sv.add_argument("--tasks", required=True, help="annotator-facing tasks (JSONL or CSV)")
+    sv.add_argument("--key", default=None, help="key file: checked against the tasks; live scores on /admin")
+    sv.add_argument("--db", default="annotations.sqlite", help="SQLite path or SQLAlchemy URL "
+                    "(postgresql+psycopg://user@host/db)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--admin-token", default=os.environ.get("TEALEAVES_ADMIN_TOKEN"),
+                    help="token for /admin?token=... (default: $TEALEAVES_ADMIN_TOKEN, else random, printed)")
+    sv.add_argument("--completion-code", default=None, help="one code for everyone (default: per participant)")
+    sv.add_argument("--redirect", default=None, help="URL at the end; {participant} and {code} are filled in")
+    sv.add_argument("--per-annotator", type=int, default=None, help="tasks per annotator (default all)")
+    sv.set_defaults(func=_cmd_serve)
+    ex = parser(asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export")
+    ex.add_argument("--db", required=True)
+    ex.add_argument("-o", "--output", required=True, help=".csv or .jsonl")
+    ex.set_defaults(func=_cmd_export)
+
+
+def _task_outputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", required=True, help="annotator-facing tasks: .jsonl or .csv (long)")
+    p.add_argument("--key", required=True, help="answer key: .jsonl or .csv")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+
+
+def _dump(path: str, data: dict[str, Any]) -> None:
+    from . import __version__
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [clean(v) for v in x]
+        return x
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(clean({**data, "version": __version__}), fh, indent=1)
+
+
+def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:
+    intrusion.write_tasks(tasks, args.output, args.key)
+    print(f"{len(tasks)} tasks -> {args.output} (for annotators), answers -> {args.key} (keep private)")
+    return 0
+
+
+def _cmd_words(args: argparse.Namespace) -> int:
+    model = load_model(args.model, normalize=args.normalize)
+    return _written(intrusion.word_tasks(model, n_words=args.n_words, low_fraction=args.low_fraction,
+                                         high_top=args.high_top, seed=args.seed,
+                                         attention_checks=args.attention_checks), args)
+
+
+def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
+    try:
+        theta = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"{path}: cannot read a .npy matrix ({exc})") from None
+    if theta.shape != shape:
+        raise InputFileError(f"{path}: theta must have shape {shape}, got {theta.shape}")
+    return theta
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [line.rstrip("\n") for line in fh]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{path}: cannot read text ({exc})") from None
+
+
+def _cmd_topics(args: argparse.Namespace) -> int:
+    model = load_model(args.model, normalize=args.normalize)
+    docs = read_corpus(args.docs, vocab=model.vocab)
+    if args.theta:
+        theta = _read_theta(args.theta, (len(docs), model.num_topics))
+    else:
+        theta = intrusion.infer_theta(model, docs, burn_in=args.burn_in, samples=args.samples, seed=args.seed)
+    texts = _read_lines(args.texts or args.docs)
+    if len(texts) != len(docs):
+        raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
+    texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
+    return _written(intrusion.topic_tasks(model, theta, texts=texts, seed=args.seed), args)
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    res = intrusion.score(args.key, args.responses, max_attention_failures=args.max_attention_failures,
+                          bootstrap=args.bootstrap, seed=args.seed)
+    print(f"{res.responses_used} responses used; excluded by attention checks: "
+          f"{', '.join(res.excluded_annotators) or 'none'}")
+    print(f"{'model':<20} {'precision':>9} {'95% CI':>17} {'topics':>6} {'log odds':>9} {'95% CI':>17} {'docs':>5}")
+    for m, s in res.summary.items():
+        def f(k: str) -> str:
+            return f"{s[k]:9.3f}" if k in s else f"{'-':>9}"
+
+        def ci(k: str) -> str:
+            return f"[{s[k][0]:6.3f}, {s[k][1]:6.3f}]" if k in s else f"{'-':>17}"
+        print(f"{m:<20} {f('model_precision')} {ci('model_precision_ci'):>17} {s.get('topics', '-'):>6} "
+              f"{f('topic_log_odds')} {ci('topic_log_odds_ci'):>17} {s.get('documents', '-'):>5}")
+    for kind, kappa in res.agreement.items():
+        print(f"agreement ({kind} intrusion): Fleiss' kappa {kappa:.3f}")
+    if args.plot:
+        panels = intrusion.plot_scores(res, args.plot)
+        print(f"plot ({len(panels)} panels) -> {args.plot}")
+    if args.json:
+        _dump(args.json, res.to_dict())
+    return 0
+
+
+def _cmd_auto(args: argparse.Namespace) -> int:
+    is_key = args.tasks.endswith((".jsonl", ".csv"))
+    if args.responses and not is_key:
+        raise MethodError("--responses needs the key file of the tasks the annotators saw in place of a model")
+    tasks = args.tasks if is_key else load_model(args.tasks)
+    res = intrusion.auto(tasks, args.reference, measure=args.measure,
+                         window=args.window, responses=args.responses, seed=args.seed, workers=args.workers)
+    for m, s in res.summary.items():
+        lo, hi = s["model_precision_ci"]
+        print(f"{m}: automated model precision {s['model_precision']:.3f} [{lo:.3f}, {hi:.3f}] "
+              f"over {s['topics']} topics ({args.measure}, window {args.window})")
+    if res.absent_items:
+        print(f"{len(res.absent_items)} item(s) have an option absent from the reference (predicted as intruder)")
+    if res.agreement:
+        a = res.agreement
+        maj = "n/a" if a["majority_agreement"] is None else f"{a['majority_agreement']:.3f}"
+        r = "n/a" if a["pearson"] is None else f"{a['pearson']:.3f}"
+        print(f"agreement with annotators: picks the majority choice on {maj} of {a['items_with_responses']} "
+              f"items; Pearson r with human model precision {r} over {a['topics']} topics")
+    if args.json:
+        _dump(args.json, res.to_dict())
+    return 0
+
+
+def _cmd_predictive(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    docs = read_corpus(args.docs, vocab=model.vocab)
+    theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
+    res = intrusion.predictive(model, docs, theta=theta, burn_in=args.burn_in, samples=args.samples,
+                               seed=args.seed, workers=args.workers)
+    print(f"{len(docs)} documents ({res.empty_documents} empty), {res.tokens} tokens")
+    print(f"predictive log likelihood per word {res.log_likelihood:.4f}; predictive rank {res.rank:.1f} "
+          f"(of {model.num_words} words; lower is better)")
+    if args.json:
+        _dump(args.json, res.to_dict())
+    return 0
+
+
+def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    tasks = intrusion.read_tasks(args.tasks)
+    if not tasks:
+        raise InputFileError(f"{args.tasks}: no tasks")
+    leaked = [t["item"] for t in tasks if "intruder" in t or "option_log_theta" in t]
+    if leaked:
+        raise MethodError(f"{args.tasks}: this looks like a key file (item {leaked[0]!r} has its answer); "
+                          "serve the annotator-facing tasks")
+    key = None
+    if args.key:
+        key = intrusion.read_key(args.key)
+        intrusion.check_key(key, tasks, source=args.key)
+    return tasks, key
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from . import annotate
+
+    tasks, key = _load_tasks_and_key(args)
+    if args.per_annotator is not None and args.per_annotator < 1:
+        raise MethodError("--per-annotator must be >= 1")
+    config = annotate.AppConfig(completion_code=args.completion_code, redirect=args.redirect,
+                                per_annotator=args.per_annotator)
+    if args.admin_token:
+        config.admin_token = args.admin_token
+    print(f"serving {len(tasks)} tasks on http://{args.host}:{args.port}/?participant=ID  (database {args.db})")
+    print(f"admin: http://{args.host}:{args.port}/admin?token={config.admin_token}", flush=True)
+    annotate.serve(tasks, args.db, key=key, host=args.host, port=args.port, config=config)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from . import annotate
+
+    n = annotate.export_responses(args.db, args.output)
+    print(f"{n} responses -> {args.output}", file=sys.stdout)
+    return 0

@@ -1,0 +1,48 @@
+"""Plots of intrusion results in the manner of Chang et al. (2009): box plots of model precision
+per model (figure 3) and of topic log odds per model (figure 6), histograms of model precision
+over topics and of topic log odds over documents (figure 4). Needs the `plot` extra."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import MethodError
+from .scoring import IntrusionScores
+
+
+def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
+    """Write the figure to `path` (format from its extension: .png, .svg, .pdf); return the titles
+    of the panels drawn (panels without data are left out)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MethodError('plots need matplotlib: pip install "tealeaves[plot]"') from None
+    panels = []
+    if scores.model_precision:
+        panels += [("Model precision by model (fig. 3)", "box", scores.model_precision, "model precision"),
+                   ("Model precision of topics (fig. 4)", "hist", scores.model_precision, "model precision")]
+    if scores.topic_log_odds:
+        panels += [("Topic log odds by model (fig. 6)", "box", scores.topic_log_odds, "topic log odds"),
+                   ("Topic log odds of documents (fig. 4)", "hist", scores.topic_log_odds, "topic log odds")]
+    if not panels:
+        raise MethodError("no scored items to plot")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    for ax, (title, kind, data, label) in zip(axes[0], panels, strict=True):
+        models = sorted(data)
+        values = [list(data[m].values()) for m in models]
+        if kind == "box":
+            ax.boxplot(values, tick_labels=models)
+            ax.set_ylabel(label)
+        else:
+            ax.hist(values, bins=10, label=models, stacked=False)
+            ax.set_xlabel(label)
+            ax.set_ylabel("topics" if label == "model precision" else "documents")
+            if len(models) > 1:
+                ax.legend(fontsize="small")
+        ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    fig.savefig(os.fspath(path))
+    plt.close(fig)
+    return [p[0] for p in panels]

@@ -1,0 +1,304 @@
+"""The annotation web app against real parts: the `tealeaves annotate serve` process, SQLite (WAL)
+and a throwaway PostgreSQL server, headless Chromium driven by Playwright, and 50+ concurrent
+annotators over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import numpy as np
+import pytest
+from servers import CHROMIUM, CHROMIUM_ARGS, AppServer, create_database, postgres_bin, postgres_cluster
+
+import tealeaves as tl
+from tealeaves.annotate import open_store
+from tealeaves.intrusion import infer_theta, topic_tasks, word_tasks, write_tasks
+
+ANNOTATOR_FIELDS = {"item", "kind", "text", "options", "prompt"}
+
+
+@pytest.fixture(scope="module")
+def task_files(tmp_path_factory):
+    """8 word tasks + 2 attention checks + 5 topic tasks of a synthetic model; tasks and key files."""
+    d = tmp_path_factory.mktemp("annotate")
+    model = tl.synthetic.random_model(8, 200, seed=3)
+    docs = tl.synthetic.generate(model, 5, 40, seed=4)
+    theta = infer_theta(model, docs, burn_in=20, samples=50)
+    texts = [" ".join(model.vocab[w] for w in docs[i][:12]) for i in range(len(docs))]
+    tasks = word_tasks(model, seed=1, attention_checks=2) + topic_tasks(model, theta, texts=texts, seed=2)
+    write_tasks(tasks, d / "tasks.jsonl", d / "key.jsonl")
+    key = {t.item: t.key() for t in tasks}
+    return {"dir": d, "tasks": str(d / "tasks.jsonl"), "key": str(d / "key.jsonl"), "by_item": key,
+            "by_shown": {(t.text, *t.options): t.item for t in tasks}}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request, tmp_path_factory):
+    """A function making a fresh database URL on this backend."""
+    if request.param == "sqlite":
+        d = tmp_path_factory.mktemp("db")
+        yield lambda name: str(d / f"{name}.sqlite")
+        return
+    if postgres_bin() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs Debian's postgresql)")
+    with postgres_cluster() as prefix:
+        yield lambda name: create_database(prefix, name)
+
+
+@pytest.fixture(scope="module")
+def server(task_files, backend):
+    with AppServer(task_files["tasks"], backend("shared"), "--completion-code", "DONE-7Q",
+                   key=task_files["key"]) as s:
+        yield s
+
+
+def _no_key_in(body: str, key: dict) -> None:
+    """A body served to annotators carries no answer: no key field names, and every task object in
+    it has only the annotator fields."""
+    for word in ("intruder", "option_log_theta", "option_topics", "attention"):
+        assert word not in body, f"{word!r} served to an annotator"
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return
+    task = data.get("task") if isinstance(data, dict) else None
+    if task:
+        assert set(task) <= ANNOTATOR_FIELDS
+        assert task["options"] == key[task["item"]]["options"]
+
+
+def _export_and_score(db: str, key: str, tmp) -> tuple[list[dict], dict]:
+    out = tmp / "responses.csv"
+    r = subprocess.run([sys.executable, "-m", "tealeaves", "annotate", "export", "--db", db, "-o", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    scores = tmp / "scores.json"
+    r = subprocess.run([sys.executable, "-m", "tealeaves", "intrusion", "score", key, str(out), "--json",
+                        str(scores)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return tl.intrusion.read_responses(out), json.loads(scores.read_text())
+
+
+def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
+    """An annotator answers every task in Chromium, half by click and half by keyboard; the export
+    holds exactly those answers, and the scores equal model precision / topic log odds computed
+    here from the key and the clicks."""
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    db = backend("browser")
+    key = task_files["by_item"]
+    clicked: dict[str, int] = {}
+    bodies: list[str] = []
+    with AppServer(task_files["tasks"], db, "--completion-code", "DONE-7Q", key=task_files["key"]) as srv:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.on("response", lambda resp: bodies.append(resp.text()) if resp.ok else None)
+            page.goto(f"{srv.url}/?PROLIFIC_PID=alice")
+            for step in range(len(key)):
+                page.wait_for_selector("#options button:not([disabled])")
+                assert page.inner_text("#progress-text") == f"Task {step + 1} of {len(key)}"
+                options = page.locator("#options button").evaluate_all(
+                    "bs => bs.map(b => b.childNodes[1].textContent)")
+                item = task_files["by_shown"][(page.locator("#text").text_content(), *options)]
+                k = key[item]
+                # attention checks answered right; others: the intruder on even steps, else option 1
+                choice = k["intruder"] if (k["attention"] or step % 2 == 0) else 1
+                clicked[item] = choice
+                if step % 3 == 0:
+                    page.keyboard.press(str(choice + 1))
+                else:
+                    page.locator("#options button").nth(choice).dblclick()  # a double click stores once
+                if step < len(key) - 1:
+                    page.wait_for_function("s => document.querySelector('#progress-text').textContent"
+                                           ".startsWith('Task ' + s)", arg=str(step + 2))
+            page.wait_for_selector("#done", state="visible")
+            assert page.inner_text("#code") == "DONE-7Q"
+            bodies.append(page.content())
+            browser.close()
+        rows, scores = _export_and_score(db, task_files["key"], tmp_path)
+    for body in bodies:
+        _no_key_in(body, key)
+    assert {r["item"]: int(r["choice"]) for r in rows} == clicked
+    assert len(rows) == len(key)
+    assert all(r["annotator"] == "alice" and json.loads(r["options"]) == key[r["item"]]["options"] for r in rows)
+    for item, choice in clicked.items():
+        k = key[item]
+        if k["attention"]:
+            continue
+        if k["kind"] == "word":
+            assert scores["model_precision"]["synthetic"][str(k["topic"])] == float(choice == k["intruder"])
+        else:
+            lt = k["option_log_theta"]
+            assert scores["topic_log_odds"]["synthetic"][str(k["document"])] == pytest.approx(
+                lt[k["intruder"]] - lt[choice], abs=1e-12)
+    n_word = sum(1 for k in key.values() if k["kind"] == "word" and not k["attention"])
+    expected_mp = np.mean([clicked[i] == k["intruder"] for i, k in key.items()
+                           if k["kind"] == "word" and not k["attention"]])
+    assert scores["summary"]["synthetic"]["model_precision"] == pytest.approx(expected_mp)
+    assert scores["summary"]["synthetic"]["topics"] == n_word
+
+
+def _annotate(client: httpx.Client, who: str, choose, retry_every: int = 0) -> tuple[dict, list[float]]:
+    """Answer every task as `who`; returns acknowledged {item: choice} and request latencies."""
+    acked, lat = {}, []
+    for step in range(1000):
+        t0 = time.perf_counter()
+        nxt = client.get("/api/next", params={"participant": who})
+        lat.append(time.perf_counter() - t0)
+        nxt.raise_for_status()
+        data = nxt.json()
+        if data["done"]:
+            return acked, lat
+        task = data["task"]
+        body = {"participant": who, "item": task["item"], "options": task["options"],
+                "choice": choose(task, step), "response_ms": 1000 + step}
+        repeats = 2 if retry_every and step % retry_every == 0 else 1
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            r = client.post("/api/answer", json=body)
+            lat.append(time.perf_counter() - t0)
+            if r.status_code == 200:
+                acked[task["item"]] = body["choice"]
+    raise AssertionError("the task set never ended")
+
+
+def test_load_many_concurrent_annotators(server, task_files, backend):
+    """60 annotators answer the whole task set at once (every 4th answer sent twice); every
+    acknowledged response is stored exactly once, with the choice sent."""
+    n_annotators = 60
+    def work(i):
+        with httpx.Client(base_url=server.url, timeout=60) as c:
+            return _annotate(c, f"load{i}", lambda t, s: (s + i) % len(t["options"]), retry_every=4)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(n_annotators) as ex:
+        results = list(ex.map(work, range(n_annotators), timeout=600))
+    seconds = time.perf_counter() - t0
+    lat = np.concatenate([r[1] for r in results])
+    acked = {(f"load{i}", item): c for i, r in enumerate(results) for item, c in r[0].items()}
+    db = server.cmd[server.cmd.index("--db") + 1]
+    print(f"\nload ({db.split(':')[0] if '://' in db else 'sqlite'}): {n_annotators} annotators, "
+          f"{lat.size} requests in {seconds:.1f} s = {lat.size / seconds:.0f} requests/s; "
+          f"p50 {1000 * np.percentile(lat, 50):.1f} ms, p95 {1000 * np.percentile(lat, 95):.1f} ms")
+    with httpx.Client(base_url=server.url) as c:
+        summary = c.get("/api/admin/summary", headers={"Authorization": f"Bearer {server.token}"}).json()
+    store = open_store(db)
+    stored = [(r["annotator"], r["item"], r["choice"]) for r in store.responses() if r["annotator"].startswith("load")]
+    assert len(acked) == n_annotators * len(task_files["by_item"])
+    assert len(stored) == len(set((a, i) for a, i, _ in stored)) == len(acked)
+    assert {(a, i): c for a, i, c in stored} == acked
+    assert summary["responses"] >= len(acked)
+
+
+def test_restart_loses_nothing_acknowledged(task_files, backend):
+    """Answers acknowledged before the server is killed (SIGKILL) are there after a restart, and the
+    annotator continues where they stopped."""
+    db = backend("restart")
+    srv = AppServer(task_files["tasks"], db, key=task_files["key"]).start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            acked = {}
+            for step in range(5):
+                task = c.get("/api/next", params={"participant": "bob"}).json()["task"]
+                r = c.post("/api/answer", json={"participant": "bob", "item": task["item"],
+                                                "options": task["options"], "choice": step % 2, "response_ms": 5})
+                assert r.status_code == 200
+                acked[task["item"]] = step % 2
+    finally:
+        srv.stop(kill=True)
+    with AppServer(task_files["tasks"], db, key=task_files["key"]) as srv2, \
+            httpx.Client(base_url=srv2.url, timeout=30) as c:
+        data = c.get("/api/next", params={"participant": "bob"}).json()
+        assert data["progress"]["answered"] == 5
+        assert data["task"]["item"] not in acked
+    stored = {r["item"]: r["choice"] for r in open_store(db).responses() if r["annotator"] == "bob"}
+    assert stored == acked
+
+
+def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
+    key = task_files["by_item"]
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        task = c.get("/api/next", params={"participant": "carol"}).json()["task"]
+        good = {"participant": "carol", "item": task["item"], "options": task["options"], "choice": 0,
+                "response_ms": 10}
+
+        def post(**change):
+            return c.post("/api/answer", json={**good, **change}).status_code
+
+        assert c.post("/api/answer", content=b"{not json").status_code == 400
+        assert c.post("/api/answer", content=b"[1, 2]").status_code == 400
+        assert c.post("/api/answer", content=json.dumps({**good, "pad": "x" * 5000})).status_code == 413
+
+        def chunks():
+            for _ in range(10):
+                yield b" " * 1000
+        assert c.post("/api/answer", content=chunks()).status_code == 413  # no Content-Length
+        assert post(item="nope") == 422
+        assert post(participant="") == 422
+        assert post(participant="a b <script>") == 422
+        assert post(options=list(reversed(task["options"]))) == 422
+        assert post(choice=len(task["options"])) == 422
+        assert post(choice=-1) == 422
+        assert post(choice=True) == 422
+        assert post(choice="1") == 422
+        assert post(response_ms=-5) == 422
+        assert c.get("/api/next").status_code == 400
+        assert c.get("/api/admin/summary").status_code == 403
+        assert c.get("/api/admin/summary", params={"token": "wrong"}).status_code == 403
+        assert c.get("/admin").status_code == 403
+        assert post() == 200
+        assert post(choice=1) == 409  # a different answer to an answered item
+        assert c.get("/healthz").status_code == 200
+        nxt = c.get("/api/next", params={"participant": "carol"}).json()
+        assert nxt["progress"]["answered"] == 1
+        _no_key_in(c.get("/").text + c.get("/annotate.js").text, key)
+        assert c.get("/admin", params={"token": server.token}).status_code == 200
+
+
+def test_admin_summary_matches_offline_scores(server, task_files, tmp_path):
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        for who in ("dan", "erin"):
+            _annotate(c, who, lambda t, s: s % len(t["options"]))
+        live = c.get("/api/admin/summary", params={"token": server.token}).json()
+    db = server.cmd[server.cmd.index("--db") + 1]
+    rows, offline = _export_and_score(db, task_files["key"], tmp_path)
+    assert live["responses"] == len(rows)
+    assert live["scores"]["responses_used"] == offline["responses_used"] > 0
+    assert live["scores"]["excluded_annotators"] == offline["excluded_annotators"]
+    for m, s in offline["summary"].items():
+        assert live["scores"]["summary"][m]["model_precision"] == pytest.approx(s["model_precision"])
+        if "topic_log_odds" in s and s["topic_log_odds"] is not None and math.isfinite(s["topic_log_odds"]):
+            assert live["scores"]["summary"][m]["topic_log_odds"] == pytest.approx(s["topic_log_odds"])
+
+
+def test_serve_and_export_errors_are_one_line(task_files, tmp_path):
+    def run(*args):
+        r = subprocess.run([sys.executable, "-m", "tealeaves", *args], capture_output=True, text=True, timeout=120)
+        return r.returncode, r.stderr.strip()
+
+    other = tmp_path / "other_key.jsonl"
+    rows = [json.loads(x) for x in open(task_files["key"])]
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows[:-1]))
+    code, err = run("annotate", "serve", "--tasks", task_files["tasks"], "--key", str(other), "--db",
+                    str(tmp_path / "x.sqlite"))
+    assert code == 2 and err.count("\n") == 0 and "does not match the tasks" in err
+    code, err = run("annotate", "serve", "--tasks", task_files["key"], "--db", str(tmp_path / "x.sqlite"))
+    assert code == 2 and "looks like a key file" in err
+    code, err = run("annotate", "serve", "--tasks", task_files["tasks"], "--db", "nosuchdialect://x/y")
+    assert code == 2 and "cannot connect" in err and err.count("\n") == 0
+    code, err = run("annotate", "export", "--db", str(tmp_path / "empty.sqlite"), "-o", str(tmp_path / "o.csv"))
+    assert code == 2 and "no annotation tables" in err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item,position,option\na,0,x\na,2,y\n")
+    code, err = run("annotate", "serve", "--tasks", str(bad), "--db", str(tmp_path / "y.sqlite"))
+    assert code == 2 and "expected position 1" in err
