@@ -18,7 +18,15 @@ from collections.abc import Iterator
 import httpx
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port() -> int:
@@ -30,13 +38,34 @@ def free_port() -> int:
 class AppServer:
     """`tealeaves annotate serve ...` on a free port of 127.0.0.1."""
 
-    def __init__(self, tasks: str, db: str, *extra: str, key: str | None = None, token: str = "admin-secret",
-                 log: str | None = None) -> None:
+    def __init__(
+        self,
+        tasks: str,
+        db: str,
+        *extra: str,
+        key: str | None = None,
+        token: str = "admin-secret",
+        log: str | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token
-        self.cmd = [sys.executable, "-m", "tealeaves", "annotate", "serve", "--tasks", tasks, "--db", db,
-                    "--port", str(self.port), "--admin-token", token, *extra]
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "tealeaves",
+            "annotate",
+            "serve",
+            "--tasks",
+            tasks,
+            "--db",
+            db,
+            "--port",
+            str(self.port),
+            "--admin-token",
+            token,
+            *extra,
+        ]
         if key:
             self.cmd += ["--key", key]
         self.log = log or tempfile.mktemp(suffix=".log")
@@ -48,7 +77,9 @@ class AppServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {open(self.log).read()[-2000:]}")
+                raise RuntimeError(
+                    f"server exited with {self.proc.returncode}: {open(self.log).read()[-2000:]}"
+                )
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return self
@@ -96,15 +127,33 @@ def postgres_cluster() -> Iterator[str]:
         shutil.chown(sock, "postgres")
         prefix = ["runuser", "-u", "postgres", "--"]
     port = free_port()
-    subprocess.run([*prefix, f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-                   check=True, capture_output=True)
-    subprocess.run([*prefix, f"{bindir}/pg_ctl", "-D", data, "-w", "-l", os.path.join(root, "log"), "-o",
-                    f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=on", "start"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*prefix, f"{bindir}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            *prefix,
+            f"{bindir}/pg_ctl",
+            "-D",
+            data,
+            "-w",
+            "-l",
+            os.path.join(root, "log"),
+            "-o",
+            f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=on",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
     finally:
-        subprocess.run([*prefix, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        subprocess.run(
+            [*prefix, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -9,7 +9,6 @@ import math
 import os
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,8 +35,13 @@ def task_files(tmp_path_factory):
     tasks = word_tasks(model, seed=1, attention_checks=2) + topic_tasks(model, theta, texts=texts, seed=2)
     write_tasks(tasks, d / "tasks.jsonl", d / "key.jsonl")
     key = {t.item: t.key() for t in tasks}
-    return {"dir": d, "tasks": str(d / "tasks.jsonl"), "key": str(d / "key.jsonl"), "by_item": key,
-            "by_shown": {(t.text, *t.options): t.item for t in tasks}}
+    return {
+        "dir": d,
+        "tasks": str(d / "tasks.jsonl"),
+        "key": str(d / "key.jsonl"),
+        "by_item": key,
+        "by_shown": {(t.text, *t.options): t.item for t in tasks},
+    }
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -55,8 +59,9 @@ def backend(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(task_files, backend):
-    with AppServer(task_files["tasks"], backend("shared"), "--completion-code", "DONE-7Q",
-                   key=task_files["key"]) as s:
+    with AppServer(
+        task_files["tasks"], backend("shared"), "--completion-code", "DONE-7Q", key=task_files["key"]
+    ) as s:
         yield s
 
 
@@ -77,12 +82,18 @@ def _no_key_in(body: str, key: dict) -> None:
 
 def _export_and_score(db: str, key: str, tmp) -> tuple[list[dict], dict]:
     out = tmp / "responses.csv"
-    r = subprocess.run([sys.executable, "-m", "tealeaves", "annotate", "export", "--db", db, "-o", str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tealeaves", "annotate", "export", "--db", db, "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     scores = tmp / "scores.json"
-    r = subprocess.run([sys.executable, "-m", "tealeaves", "intrusion", "score", key, str(out), "--json",
-                        str(scores)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tealeaves", "intrusion", "score", key, str(out), "--json", str(scores)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return tl.intrusion.read_responses(out), json.loads(scores.read_text())
 
@@ -109,7 +120,8 @@ def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
                 page.wait_for_selector("#options button:not([disabled])")
                 assert page.inner_text("#progress-text") == f"Task {step + 1} of {len(key)}"
                 options = page.locator("#options button").evaluate_all(
-                    "bs => bs.map(b => b.childNodes[1].textContent)")
+                    "bs => bs.map(b => b.childNodes[1].textContent)"
+                )
                 item = task_files["by_shown"][(page.locator("#text").text_content(), *options)]
                 k = key[item]
                 # attention checks answered right; others: the intruder on even steps, else option 1
@@ -120,8 +132,10 @@ def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
                 else:
                     page.locator("#options button").nth(choice).dblclick()  # a double click stores once
                 if step < len(key) - 1:
-                    page.wait_for_function("s => document.querySelector('#progress-text').textContent"
-                                           ".startsWith('Task ' + s)", arg=str(step + 2))
+                    page.wait_for_function(
+                        "s => document.querySelector('#progress-text').textContent.startsWith('Task ' + s)",
+                        arg=str(step + 2),
+                    )
             page.wait_for_selector("#done", state="visible")
             assert page.inner_text("#code") == "DONE-7Q"
             bodies.append(page.content())
@@ -131,7 +145,9 @@ def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
         _no_key_in(body, key)
     assert {r["item"]: int(r["choice"]) for r in rows} == clicked
     assert len(rows) == len(key)
-    assert all(r["annotator"] == "alice" and json.loads(r["options"]) == key[r["item"]]["options"] for r in rows)
+    assert all(
+        r["annotator"] == "alice" and json.loads(r["options"]) == key[r["item"]]["options"] for r in rows
+    )
     for item, choice in clicked.items():
         k = key[item]
         if k["attention"]:
@@ -141,10 +157,12 @@ def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
         else:
             lt = k["option_log_theta"]
             assert scores["topic_log_odds"]["synthetic"][str(k["document"])] == pytest.approx(
-                lt[k["intruder"]] - lt[choice], abs=1e-12)
+                lt[k["intruder"]] - lt[choice], abs=1e-12
+            )
     n_word = sum(1 for k in key.values() if k["kind"] == "word" and not k["attention"])
-    expected_mp = np.mean([clicked[i] == k["intruder"] for i, k in key.items()
-                           if k["kind"] == "word" and not k["attention"]])
+    expected_mp = np.mean(
+        [clicked[i] == k["intruder"] for i, k in key.items() if k["kind"] == "word" and not k["attention"]]
+    )
     assert scores["summary"]["synthetic"]["model_precision"] == pytest.approx(expected_mp)
     assert scores["summary"]["synthetic"]["topics"] == n_word
 
@@ -161,8 +179,13 @@ def _annotate(client: httpx.Client, who: str, choose, retry_every: int = 0) -> t
         if data["done"]:
             return acked, lat
         task = data["task"]
-        body = {"participant": who, "item": task["item"], "options": task["options"],
-                "choice": choose(task, step), "response_ms": 1000 + step}
+        body = {
+            "participant": who,
+            "item": task["item"],
+            "options": task["options"],
+            "choice": choose(task, step),
+            "response_ms": 1000 + step,
+        }
         repeats = 2 if retry_every and step % retry_every == 0 else 1
         for _ in range(repeats):
             t0 = time.perf_counter()
@@ -177,9 +200,11 @@ def test_load_many_concurrent_annotators(server, task_files, backend):
     """60 annotators answer the whole task set at once (every 4th answer sent twice); every
     acknowledged response is stored exactly once, with the choice sent."""
     n_annotators = 60
+
     def work(i):
         with httpx.Client(base_url=server.url, timeout=60) as c:
             return _annotate(c, f"load{i}", lambda t, s: (s + i) % len(t["options"]), retry_every=4)
+
     t0 = time.perf_counter()
     with ThreadPoolExecutor(n_annotators) as ex:
         results = list(ex.map(work, range(n_annotators), timeout=600))
@@ -187,13 +212,19 @@ def test_load_many_concurrent_annotators(server, task_files, backend):
     lat = np.concatenate([r[1] for r in results])
     acked = {(f"load{i}", item): c for i, r in enumerate(results) for item, c in r[0].items()}
     db = server.cmd[server.cmd.index("--db") + 1]
-    print(f"\nload ({db.split(':')[0] if '://' in db else 'sqlite'}): {n_annotators} annotators, "
-          f"{lat.size} requests in {seconds:.1f} s = {lat.size / seconds:.0f} requests/s; "
-          f"p50 {1000 * np.percentile(lat, 50):.1f} ms, p95 {1000 * np.percentile(lat, 95):.1f} ms")
+    print(
+        f"\nload ({db.split(':')[0] if '://' in db else 'sqlite'}): {n_annotators} annotators, "
+        f"{lat.size} requests in {seconds:.1f} s = {lat.size / seconds:.0f} requests/s; "
+        f"p50 {1000 * np.percentile(lat, 50):.1f} ms, p95 {1000 * np.percentile(lat, 95):.1f} ms"
+    )
     with httpx.Client(base_url=server.url) as c:
         summary = c.get("/api/admin/summary", headers={"Authorization": f"Bearer {server.token}"}).json()
     store = open_store(db)
-    stored = [(r["annotator"], r["item"], r["choice"]) for r in store.responses() if r["annotator"].startswith("load")]
+    stored = [
+        (r["annotator"], r["item"], r["choice"])
+        for r in store.responses()
+        if r["annotator"].startswith("load")
+    ]
     assert len(acked) == n_annotators * len(task_files["by_item"])
     assert len(stored) == len(set((a, i) for a, i, _ in stored)) == len(acked)
     assert {(a, i): c for a, i, c in stored} == acked
@@ -210,14 +241,24 @@ def test_restart_loses_nothing_acknowledged(task_files, backend):
             acked = {}
             for step in range(5):
                 task = c.get("/api/next", params={"participant": "bob"}).json()["task"]
-                r = c.post("/api/answer", json={"participant": "bob", "item": task["item"],
-                                                "options": task["options"], "choice": step % 2, "response_ms": 5})
+                r = c.post(
+                    "/api/answer",
+                    json={
+                        "participant": "bob",
+                        "item": task["item"],
+                        "options": task["options"],
+                        "choice": step % 2,
+                        "response_ms": 5,
+                    },
+                )
                 assert r.status_code == 200
                 acked[task["item"]] = step % 2
     finally:
         srv.stop(kill=True)
-    with AppServer(task_files["tasks"], db, key=task_files["key"]) as srv2, \
-            httpx.Client(base_url=srv2.url, timeout=30) as c:
+    with (
+        AppServer(task_files["tasks"], db, key=task_files["key"]) as srv2,
+        httpx.Client(base_url=srv2.url, timeout=30) as c,
+    ):
         data = c.get("/api/next", params={"participant": "bob"}).json()
         assert data["progress"]["answered"] == 5
         assert data["task"]["item"] not in acked
@@ -229,8 +270,13 @@ def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
     key = task_files["by_item"]
     with httpx.Client(base_url=server.url, timeout=30) as c:
         task = c.get("/api/next", params={"participant": "carol"}).json()["task"]
-        good = {"participant": "carol", "item": task["item"], "options": task["options"], "choice": 0,
-                "response_ms": 10}
+        good = {
+            "participant": "carol",
+            "item": task["item"],
+            "options": task["options"],
+            "choice": 0,
+            "response_ms": 10,
+        }
 
         def post(**change):
             return c.post("/api/answer", json={**good, **change}).status_code
@@ -242,6 +288,7 @@ def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
         def chunks():
             for _ in range(10):
                 yield b" " * 1000
+
         assert c.post("/api/answer", content=chunks()).status_code == 413  # no Content-Length
         assert post(item="nope") == 422
         assert post(participant="") == 422
@@ -283,20 +330,32 @@ def test_admin_summary_matches_offline_scores(server, task_files, tmp_path):
 
 def test_serve_and_export_errors_are_one_line(task_files, tmp_path):
     def run(*args):
-        r = subprocess.run([sys.executable, "-m", "tealeaves", *args], capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "tealeaves", *args], capture_output=True, text=True, timeout=120
+        )
         return r.returncode, r.stderr.strip()
 
     other = tmp_path / "other_key.jsonl"
     rows = [json.loads(x) for x in open(task_files["key"])]
     other.write_text("".join(json.dumps(r) + "\n" for r in rows[:-1]))
-    code, err = run("annotate", "serve", "--tasks", task_files["tasks"], "--key", str(other), "--db",
-                    str(tmp_path / "x.sqlite"))
+    code, err = run(
+        "annotate",
+        "serve",
+        "--tasks",
+        task_files["tasks"],
+        "--key",
+        str(other),
+        "--db",
+        str(tmp_path / "x.sqlite"),
+    )
     assert code == 2 and err.count("\n") == 0 and "does not match the tasks" in err
     code, err = run("annotate", "serve", "--tasks", task_files["key"], "--db", str(tmp_path / "x.sqlite"))
     assert code == 2 and "looks like a key file" in err
     code, err = run("annotate", "serve", "--tasks", task_files["tasks"], "--db", "nosuchdialect://x/y")
     assert code == 2 and "cannot connect" in err and err.count("\n") == 0
-    code, err = run("annotate", "export", "--db", str(tmp_path / "empty.sqlite"), "-o", str(tmp_path / "o.csv"))
+    code, err = run(
+        "annotate", "export", "--db", str(tmp_path / "empty.sqlite"), "-o", str(tmp_path / "o.csv")
+    )
     assert code == 2 and "no annotation tables" in err
     bad = tmp_path / "bad.csv"
     bad.write_text("item,position,option\na,0,x\na,2,y\n")

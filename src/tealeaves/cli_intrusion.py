@@ -19,50 +19,70 @@ from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .io import load_model
 
 EXAMPLES = {
-    "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl --attention-checks 3",
+    "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
+    "--attention-checks 3",
     "intrusion topics": "tealeaves intrusion topics model.npz docs.txt --texts titles.txt -o tasks.csv "
-                        "--key key.csv",
-    "intrusion score": "tealeaves intrusion score key.jsonl responses.csv --plot scores.png --json scores.json",
+    "--key key.csv",
+    "intrusion score": "tealeaves intrusion score key.jsonl responses.csv --plot scores.png "
+    "--json scores.json",
     "intrusion auto": "tealeaves intrusion auto key.jsonl reference.txt --responses responses.csv",
     "predictive": "tealeaves predictive model.npz heldout.txt --json predictive.json",
     "annotate serve": "tealeaves annotate serve --tasks tasks.jsonl --key key.jsonl --db annotations.sqlite "
-                      "--port 8000 --admin-token SECRET",
+    "--port 8000 --admin-token SECRET",
     "annotate export": "tealeaves annotate export --db annotations.sqlite -o responses.csv",
 }
 
 
 def add_parsers(sub: Any) -> None:
     def parser(parent: Any, name: str, help_text: str, full: str) -> argparse.ArgumentParser:
-        return parent.add_parser(name, help=help_text, description=help_text,
-                                 epilog=f"example: {EXAMPLES[full]}")
+        return parent.add_parser(
+            name, help=help_text, description=help_text, epilog=f"example: {EXAMPLES[full]}"
+        )
 
-    it = sub.add_parser("intrusion", help="word/topic intrusion tasks (Chang et al. 2009) and their scores",
-                        description="word/topic intrusion tasks (Chang et al. 2009) and their scores")
+    it = sub.add_parser(
+        "intrusion",
+        help="word/topic intrusion tasks (Chang et al. 2009) and their scores",
+        description="word/topic intrusion tasks (Chang et al. 2009) and their scores",
+    )
     isub = it.add_subparsers(dest="intrusion_command", required=True)
 
-    w = parser(isub, "words", "word-intrusion tasks: top 5 words of each topic + 1 intruder", "intrusion words")
+    w = parser(
+        isub, "words", "word-intrusion tasks: top 5 words of each topic + 1 intruder", "intrusion words"
+    )
     w.add_argument("model")
     _task_outputs(w)
     w.add_argument("--n-words", type=int, default=5)
-    w.add_argument("--low-fraction", type=float, default=0.5,
-                   help="the intruder is in this bottom fraction of the topic's words")
+    w.add_argument(
+        "--low-fraction",
+        type=float,
+        default=0.5,
+        help="the intruder is in this bottom fraction of the topic's words",
+    )
     w.add_argument("--high-top", type=int, default=10, help="... and in another topic's top N words")
     w.add_argument("--attention-checks", type=int, default=0)
     w.set_defaults(func=_cmd_words)
 
-    t = parser(isub, "topics", "topic-intrusion tasks: a document's top 3 topics + 1 intruder topic",
-               "intrusion topics")
+    t = parser(
+        isub,
+        "topics",
+        "topic-intrusion tasks: a document's top 3 topics + 1 intruder topic",
+        "intrusion topics",
+    )
     t.add_argument("model")
     t.add_argument("docs", help="documents (text, one per line) used to infer theta")
     _task_outputs(t)
-    t.add_argument("--texts", default=None, help="text shown per document (one line each; default the document)")
+    t.add_argument(
+        "--texts", default=None, help="text shown per document (one line each; default the document)"
+    )
     t.add_argument("--theta", default=None, help="doc-topic matrix (.npy, D x T) instead of inferring it")
     t.add_argument("--max-chars", type=int, default=400, help="shown text is cut to this length")
     t.add_argument("--burn-in", type=int, default=100)
     t.add_argument("--samples", type=int, default=200)
     t.set_defaults(func=_cmd_topics)
 
-    s = parser(isub, "score", "model precision and topic log odds from a key and responses", "intrusion score")
+    s = parser(
+        isub, "score", "model precision and topic log odds from a key and responses", "intrusion score"
+    )
     s.add_argument("key")
     s.add_argument("responses", help="JSONL or CSV: annotator, item, choice (or chosen)")
     s.add_argument("--max-attention-failures", type=int, default=0)
@@ -73,8 +93,10 @@ def add_parsers(sub: Any) -> None:
     s.set_defaults(func=_cmd_score)
 
     a = parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
-    a.add_argument("tasks", help="model .npz (fresh word tasks), or the key file (.jsonl/.csv) of the tasks "
-                                 "annotators saw")
+    a.add_argument(
+        "tasks",
+        help="model .npz (fresh word tasks), or the key file (.jsonl/.csv) of the tasks annotators saw",
+    )
     a.add_argument("reference", help="reference corpus: text, one document per line")
     a.add_argument("--measure", default="npmi", choices=AUTO_MEASURES)
     a.add_argument("--window", type=int, default=10)
@@ -84,10 +106,13 @@ def add_parsers(sub: Any) -> None:
     a.add_argument("--json", default=None)
     a.set_defaults(func=_cmd_auto)
 
-    p = sub.add_parser("predictive", help="predictive log likelihood and rank (Chang et al. 2009, 4.2)",
-                       description="predictive log likelihood and predictive rank of held-out documents "
-                                   "from the posterior mean of theta (Chang et al. 2009, section 4.2)",
-                       epilog=f"example: {EXAMPLES['predictive']}")
+    p = sub.add_parser(
+        "predictive",
+        help="predictive log likelihood and rank (Chang et al. 2009, 4.2)",
+        description="predictive log likelihood and predictive rank of held-out documents "
+        "from the posterior mean of theta (Chang et al. 2009, section 4.2)",
+        epilog=f"example: {EXAMPLES['predictive']}",
+    )
     p.add_argument("model")
     p.add_argument("docs")
     p.add_argument("--theta", default=None, help="doc-topic matrix (.npy) instead of inferring it")
@@ -98,24 +123,41 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--json", default=None)
     p.set_defaults(func=_cmd_predictive)
 
-    an = sub.add_parser("annotate", help="the annotation web app and its export",
-                        description="the annotation web app (needs the annotate extra) and its export")
+    an = sub.add_parser(
+        "annotate",
+        help="the annotation web app and its export",
+        description="the annotation web app (needs the annotate extra) and its export",
+    )
     asub = an.add_subparsers(dest="annotate_command", required=True)
-    sv = parser(asub, "serve", "serve intrusion tasks to annotators, storing responses in a database",
-                "annotate serve")
+    sv = parser(
+        asub,
+        "serve",
+        "serve intrusion tasks to annotators, storing responses in a database",
+        "annotate serve",
+    )
     sv.add_argument("--tasks", required=True, help="annotator-facing tasks (JSONL or CSV)")
     sv.add_argument("--key", default=None, help="key file: checked against the tasks; live scores on /admin")
-    sv.add_argument("--db", default="annotations.sqlite", help="SQLite path or SQLAlchemy URL "
-                    "(postgresql+psycopg://user@host/db)")
+    sv.add_argument(
+        "--db",
+        default="annotations.sqlite",
+        help="SQLite path or SQLAlchemy URL (postgresql+psycopg://user@host/db)",
+    )
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--admin-token", default=os.environ.get("TEALEAVES_ADMIN_TOKEN"),
-                    help="token for /admin?token=... (default: $TEALEAVES_ADMIN_TOKEN, else random, printed)")
-    sv.add_argument("--completion-code", default=None, help="one code for everyone (default: per participant)")
+    sv.add_argument(
+        "--admin-token",
+        default=os.environ.get("TEALEAVES_ADMIN_TOKEN"),
+        help="token for /admin?token=... (default: $TEALEAVES_ADMIN_TOKEN, else random, printed)",
+    )
+    sv.add_argument(
+        "--completion-code", default=None, help="one code for everyone (default: per participant)"
+    )
     sv.add_argument("--redirect", default=None, help="URL at the end; {participant} and {code} are filled in")
     sv.add_argument("--per-annotator", type=int, default=None, help="tasks per annotator (default all)")
     sv.set_defaults(func=_cmd_serve)
-    ex = parser(asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export")
+    ex = parser(
+        asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export"
+    )
     ex.add_argument("--db", required=True)
     ex.add_argument("-o", "--output", required=True, help=".csv or .jsonl")
     ex.set_defaults(func=_cmd_export)
@@ -139,6 +181,7 @@ def _dump(path: str, data: dict[str, Any]) -> None:
         if isinstance(x, list | tuple):
             return [clean(v) for v in x]
         return x
+
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(clean({**data, "version": __version__}), fh, indent=1)
 
@@ -151,9 +194,17 @@ def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:
 
 def _cmd_words(args: argparse.Namespace) -> int:
     model = load_model(args.model, normalize=args.normalize)
-    return _written(intrusion.word_tasks(model, n_words=args.n_words, low_fraction=args.low_fraction,
-                                         high_top=args.high_top, seed=args.seed,
-                                         attention_checks=args.attention_checks), args)
+    return _written(
+        intrusion.word_tasks(
+            model,
+            n_words=args.n_words,
+            low_fraction=args.low_fraction,
+            high_top=args.high_top,
+            seed=args.seed,
+            attention_checks=args.attention_checks,
+        ),
+        args,
+    )
 
 
 def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
@@ -161,6 +212,9 @@ def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
         theta = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise InputFileError(f"{path}: cannot read a .npy matrix ({exc})") from None
+    if not isinstance(theta, np.ndarray):
+        theta.close()
+        raise InputFileError(f"{path}: cannot read a .npy matrix (got an .npz archive)")
     if theta.shape != shape:
         raise InputFileError(f"{path}: theta must have shape {shape}, got {theta.shape}")
     return theta
@@ -188,20 +242,32 @@ def _cmd_topics(args: argparse.Namespace) -> int:
     return _written(intrusion.topic_tasks(model, theta, texts=texts, seed=args.seed), args)
 
 
-def _cmd_score(args: argparse.Namespace) -> int:
-    res = intrusion.score(args.key, args.responses, max_attention_failures=args.max_attention_failures,
-                          bootstrap=args.bootstrap, seed=args.seed)
-    print(f"{res.responses_used} responses used; excluded by attention checks: "
-          f"{', '.join(res.excluded_annotators) or 'none'}")
-    print(f"{'model':<20} {'precision':>9} {'95% CI':>17} {'topics':>6} {'log odds':>9} {'95% CI':>17} {'docs':>5}")
-    for m, s in res.summary.items():
-        def f(k: str) -> str:
-            return f"{s[k]:9.3f}" if k in s else f"{'-':>9}"
+def _num(s: dict[str, Any], k: str) -> str:
+    return f"{s[k]:9.3f}" if k in s else f"{'-':>9}"
 
-        def ci(k: str) -> str:
-            return f"[{s[k][0]:6.3f}, {s[k][1]:6.3f}]" if k in s else f"{'-':>17}"
-        print(f"{m:<20} {f('model_precision')} {ci('model_precision_ci'):>17} {s.get('topics', '-'):>6} "
-              f"{f('topic_log_odds')} {ci('topic_log_odds_ci'):>17} {s.get('documents', '-'):>5}")
+
+def _ci(s: dict[str, Any], k: str) -> str:
+    return f"[{s[k][0]:6.3f}, {s[k][1]:6.3f}]" if k in s else f"{'-':>17}"
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    res = intrusion.score(
+        args.key,
+        args.responses,
+        max_attention_failures=args.max_attention_failures,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
+    print(
+        f"{res.responses_used} responses used; excluded by attention checks: "
+        f"{', '.join(res.excluded_annotators) or 'none'}"
+    )
+    head = ("model", "precision", "95% CI", "topics", "log odds", "95% CI", "docs")
+    print("{:<20} {:>9} {:>17} {:>6} {:>9} {:>17} {:>5}".format(*head))
+    for m, s in res.summary.items():
+        mp = f"{_num(s, 'model_precision')} {_ci(s, 'model_precision_ci')} {s.get('topics', '-'):>6}"
+        tlo = f"{_num(s, 'topic_log_odds')} {_ci(s, 'topic_log_odds_ci')} {s.get('documents', '-'):>5}"
+        print(f"{m:<20} {mp} {tlo}")
     for kind, kappa in res.agreement.items():
         print(f"agreement ({kind} intrusion): Fleiss' kappa {kappa:.3f}")
     if args.plot:
@@ -215,22 +281,36 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_auto(args: argparse.Namespace) -> int:
     is_key = args.tasks.endswith((".jsonl", ".csv"))
     if args.responses and not is_key:
-        raise MethodError("--responses needs the key file of the tasks the annotators saw in place of a model")
+        raise MethodError(
+            "--responses needs the key file of the tasks the annotators saw in place of a model"
+        )
     tasks = args.tasks if is_key else load_model(args.tasks)
-    res = intrusion.auto(tasks, args.reference, measure=args.measure,
-                         window=args.window, responses=args.responses, seed=args.seed, workers=args.workers)
+    res = intrusion.auto(
+        tasks,
+        args.reference,
+        measure=args.measure,
+        window=args.window,
+        responses=args.responses,
+        seed=args.seed,
+        workers=args.workers,
+    )
     for m, s in res.summary.items():
         lo, hi = s["model_precision_ci"]
-        print(f"{m}: automated model precision {s['model_precision']:.3f} [{lo:.3f}, {hi:.3f}] "
-              f"over {s['topics']} topics ({args.measure}, window {args.window})")
+        print(
+            f"{m}: automated model precision {s['model_precision']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"over {s['topics']} topics ({args.measure}, window {args.window})"
+        )
     if res.absent_items:
-        print(f"{len(res.absent_items)} item(s) have an option absent from the reference (predicted as intruder)")
+        n = len(res.absent_items)
+        print(f"{n} item(s) have an option absent from the reference (predicted as intruder)")
     if res.agreement:
         a = res.agreement
         maj = "n/a" if a["majority_agreement"] is None else f"{a['majority_agreement']:.3f}"
         r = "n/a" if a["pearson"] is None else f"{a['pearson']:.3f}"
-        print(f"agreement with annotators: picks the majority choice on {maj} of {a['items_with_responses']} "
-              f"items; Pearson r with human model precision {r} over {a['topics']} topics")
+        print(
+            f"agreement with annotators: picks the majority choice on {maj} of {a['items_with_responses']} "
+            f"items; Pearson r with human model precision {r} over {a['topics']} topics"
+        )
     if args.json:
         _dump(args.json, res.to_dict())
     return 0
@@ -240,11 +320,20 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     docs = read_corpus(args.docs, vocab=model.vocab)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
-    res = intrusion.predictive(model, docs, theta=theta, burn_in=args.burn_in, samples=args.samples,
-                               seed=args.seed, workers=args.workers)
+    res = intrusion.predictive(
+        model,
+        docs,
+        theta=theta,
+        burn_in=args.burn_in,
+        samples=args.samples,
+        seed=args.seed,
+        workers=args.workers,
+    )
     print(f"{len(docs)} documents ({res.empty_documents} empty), {res.tokens} tokens")
-    print(f"predictive log likelihood per word {res.log_likelihood:.4f}; predictive rank {res.rank:.1f} "
-          f"(of {model.num_words} words; lower is better)")
+    print(
+        f"predictive log likelihood per word {res.log_likelihood:.4f}; predictive rank {res.rank:.1f} "
+        f"(of {model.num_words} words; lower is better)"
+    )
     if args.json:
         _dump(args.json, res.to_dict())
     return 0
@@ -256,8 +345,10 @@ def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]],
         raise InputFileError(f"{args.tasks}: no tasks")
     leaked = [t["item"] for t in tasks if "intruder" in t or "option_log_theta" in t]
     if leaked:
-        raise MethodError(f"{args.tasks}: this looks like a key file (item {leaked[0]!r} has its answer); "
-                          "serve the annotator-facing tasks")
+        raise MethodError(
+            f"{args.tasks}: this looks like a key file (item {leaked[0]!r} has its answer); "
+            "serve the annotator-facing tasks"
+        )
     key = None
     if args.key:
         key = intrusion.read_key(args.key)
@@ -271,11 +362,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     tasks, key = _load_tasks_and_key(args)
     if args.per_annotator is not None and args.per_annotator < 1:
         raise MethodError("--per-annotator must be >= 1")
-    config = annotate.AppConfig(completion_code=args.completion_code, redirect=args.redirect,
-                                per_annotator=args.per_annotator)
+    config = annotate.AppConfig(
+        completion_code=args.completion_code, redirect=args.redirect, per_annotator=args.per_annotator
+    )
     if args.admin_token:
         config.admin_token = args.admin_token
-    print(f"serving {len(tasks)} tasks on http://{args.host}:{args.port}/?participant=ID  (database {args.db})")
+    print(
+        f"serving {len(tasks)} tasks on http://{args.host}:{args.port}/?participant=ID  (database {args.db})"
+    )
     print(f"admin: http://{args.host}:{args.port}/admin?token={config.admin_token}", flush=True)
     annotate.serve(tasks, args.db, key=key, host=args.host, port=args.port, config=config)
     return 0

@@ -15,16 +15,23 @@ try:
     from .app import AppConfig, create_app
     from .store import Store, open_store
 except ImportError as exc:  # the extra is not installed
-    raise MethodError(f'the annotation app needs its extra ({exc.name} is missing): '
-                      'pip install "tealeaves[annotate]"') from None
+    raise MethodError(
+        f'the annotation app needs its extra ({exc.name} is missing): pip install "tealeaves[annotate]"'
+    ) from None
 
 __all__ = ["AppConfig", "create_app", "Store", "open_store", "serve", "export_responses", "EXPORT_FIELDS"]
 
 EXPORT_FIELDS = ("annotator", "item", "choice", "chosen", "options", "response_ms", "received_at")
 
 
-def serve(tasks: list[dict[str, Any]], db: str, key: list[dict[str, Any]] | None = None, host: str = "127.0.0.1",
-          port: int = 8000, config: AppConfig | None = None) -> None:
+def serve(
+    tasks: list[dict[str, Any]],
+    db: str,
+    key: list[dict[str, Any]] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    config: AppConfig | None = None,
+) -> None:
     """Load `tasks` into the database at `db` and serve them until interrupted."""
     import uvicorn
 
@@ -39,7 +46,9 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
     return the number written."""
     store = open_store(db)
     if not store.has_tables():
-        raise MethodError(f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)")
+        raise MethodError(
+            f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
+        )
     rows = store.responses()
     out = os.fspath(path)
     with open(out, "w", newline="", encoding="utf-8") as fh:

@@ -31,8 +31,10 @@ MAX_BODY = 4096
 PARTICIPANT_PARAMS = ("participant", "PROLIFIC_PID", "workerId", "participant_id")
 PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,200}$")
 PUBLIC_FIELDS = ("item", "kind", "text", "options")
-PROMPTS = {"word": "Which word does not belong with the others?",
-           "topic": "Which group of words does not fit this document?"}
+PROMPTS = {
+    "word": "Which word does not belong with the others?",
+    "topic": "Which group of words does not fit this document?",
+}
 
 
 @dataclass
@@ -63,7 +65,9 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(store: Store, key: list[dict[str, Any]] | None = None, config: AppConfig | None = None) -> FastAPI:
+def create_app(
+    store: Store, key: list[dict[str, Any]] | None = None, config: AppConfig | None = None
+) -> FastAPI:
     """The app over `store` (already holding the task set). `key` enables live scores on the
     admin page."""
     config = config or AppConfig()
@@ -145,7 +149,12 @@ def create_app(store: Store, key: list[dict[str, Any]] | None = None, config: Ap
         annotator = participant_of(data)
         if annotator is None:
             return _error(422, "participant is missing or not a valid id")
-        item, choice, options, ms = data.get("item"), data.get("choice"), data.get("options"), data.get("response_ms")
+        item, choice, options, ms = (
+            data.get("item"),
+            data.get("choice"),
+            data.get("options"),
+            data.get("response_ms"),
+        )
         if not isinstance(item, str) or item not in public:
             return _error(422, f"unknown item {str(item)[:60]!r}")
         if item not in assigned(annotator):
@@ -164,7 +173,9 @@ def create_app(store: Store, key: list[dict[str, Any]] | None = None, config: Ap
         return JSONResponse({"stored": True, "duplicate": duplicate})
 
     def authorised(request: Request) -> bool:
-        given = request.query_params.get("token") or request.headers.get("authorization", "").removeprefix("Bearer ")
+        given = request.query_params.get("token") or request.headers.get("authorization", "").removeprefix(
+            "Bearer "
+        )
         return secrets.compare_digest(given.encode(), config.admin_token.encode())
 
     def summary() -> dict[str, Any]:
@@ -174,8 +185,12 @@ def create_app(store: Store, key: list[dict[str, Any]] | None = None, config: Ap
             if responses:
                 try:
                     s = score(key, responses, bootstrap=500)
-                    out["scores"] = {"summary": s.summary, "excluded_annotators": s.excluded_annotators,
-                                     "agreement": s.agreement, "responses_used": s.responses_used}
+                    out["scores"] = {
+                        "summary": s.summary,
+                        "excluded_annotators": s.excluded_annotators,
+                        "agreement": s.agreement,
+                        "responses_used": s.responses_used,
+                    }
                 except MethodError as exc:
                     out["scores_error"] = str(exc)
         return out

@@ -39,25 +39,29 @@ from ..errors import InputFileError, MethodError
 
 metadata = MetaData()
 tasks_table = Table(
-    "tasks", metadata,
+    "tasks",
+    metadata,
     Column("item", String(200), primary_key=True),
     Column("position", Integer, nullable=False),
     Column("public", Text, nullable=False),  # the annotator-facing JSON row
 )
 meta_table = Table(
-    "meta", metadata,
+    "meta",
+    metadata,
     Column("name", String(50), primary_key=True),
     Column("value", Text, nullable=False),
 )
 participants_table = Table(
-    "participants", metadata,
+    "participants",
+    metadata,
     Column("annotator", String(200), primary_key=True),
     Column("started_at", Float, nullable=False),
     Column("finished_at", Float),
     Column("code", String(64), nullable=False),
 )
 responses_table = Table(
-    "responses", metadata,
+    "responses",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("annotator", String(200), nullable=False),
     Column("item", String(200), nullable=False),
@@ -88,8 +92,9 @@ def connect(url: str) -> Engine:
         url = f"sqlite:///{url}"
     try:
         if url.startswith("sqlite"):
-            engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
-                                   pool_size=8, max_overflow=8)
+            engine = create_engine(
+                url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=8
+            )
             event.listen(engine, "connect", _sqlite_pragmas)
         else:
             engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
@@ -118,8 +123,13 @@ class Store:
             row = conn.execute(select(meta_table.c.value).where(meta_table.c.name == "task_set")).first()
             if row is None:
                 conn.execute(insert(meta_table), [{"name": "task_set", "value": digest}])
-                conn.execute(insert(tasks_table), [{"item": t["item"], "position": i, "public": json.dumps(t)}
-                                                   for i, t in enumerate(tasks)])
+                conn.execute(
+                    insert(tasks_table),
+                    [
+                        {"item": t["item"], "position": i, "public": json.dumps(t)}
+                        for i, t in enumerate(tasks)
+                    ],
+                )
             elif row[0] != digest:
                 raise MethodError("the database holds responses to another task set; use a new database")
 
@@ -134,50 +144,79 @@ class Store:
     def participant(self, annotator: str) -> dict[str, Any]:
         """The participant's row, created (with a fresh completion code) on first visit."""
         with self.engine.begin() as conn:
-            row = conn.execute(select(participants_table).where(participants_table.c.annotator == annotator)).first()
+            row = conn.execute(
+                select(participants_table).where(participants_table.c.annotator == annotator)
+            ).first()
         if row is None:
             try:
                 with self.engine.begin() as conn:
-                    conn.execute(insert(participants_table), [{"annotator": annotator, "started_at": time.time(),
-                                                               "code": secrets.token_hex(6).upper()}])
+                    conn.execute(
+                        insert(participants_table),
+                        [
+                            {
+                                "annotator": annotator,
+                                "started_at": time.time(),
+                                "code": secrets.token_hex(6).upper(),
+                            }
+                        ],
+                    )
             except IntegrityError:
                 pass  # created concurrently
             with self.engine.connect() as conn:
-                row = conn.execute(select(participants_table)
-                                   .where(participants_table.c.annotator == annotator)).first()
+                row = conn.execute(
+                    select(participants_table).where(participants_table.c.annotator == annotator)
+                ).first()
         return dict(row._mapping)
 
     def finish(self, annotator: str) -> None:
         with self.engine.begin() as conn:
-            conn.execute(participants_table.update()
-                         .where(participants_table.c.annotator == annotator,
-                                participants_table.c.finished_at.is_(None))
-                         .values(finished_at=time.time()))
+            conn.execute(
+                participants_table.update()
+                .where(
+                    participants_table.c.annotator == annotator, participants_table.c.finished_at.is_(None)
+                )
+                .values(finished_at=time.time())
+            )
 
     def answered(self, annotator: str) -> set[str]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(responses_table.c.item).where(responses_table.c.annotator == annotator))
+            rows = conn.execute(
+                select(responses_table.c.item).where(responses_table.c.annotator == annotator)
+            )
             return {r[0] for r in rows}
 
-    def answer(self, annotator: str, item: str, options: list[str], choice: int,
-               response_ms: int) -> tuple[dict[str, Any], bool]:
+    def answer(
+        self, annotator: str, item: str, options: list[str], choice: int, response_ms: int
+    ) -> tuple[dict[str, Any], bool]:
         """Store one response; returns (stored row, duplicate?). A repeat of the stored answer is
         a duplicate; a different answer raises ConflictError."""
-        row = {"annotator": annotator, "item": item, "options": json.dumps(options), "choice": choice,
-               "chosen": options[choice], "response_ms": response_ms, "received_at": time.time()}
+        row = {
+            "annotator": annotator,
+            "item": item,
+            "options": json.dumps(options),
+            "choice": choice,
+            "chosen": options[choice],
+            "response_ms": response_ms,
+            "received_at": time.time(),
+        }
         try:
             with self.engine.begin() as conn:
                 conn.execute(insert(responses_table), [row])
             return row, False
         except IntegrityError:
             with self.engine.connect() as conn:
-                old = conn.execute(select(responses_table).where(responses_table.c.annotator == annotator,
-                                                                 responses_table.c.item == item)).first()
+                old = conn.execute(
+                    select(responses_table).where(
+                        responses_table.c.annotator == annotator, responses_table.c.item == item
+                    )
+                ).first()
             if old is None:
                 raise
             old_row = dict(old._mapping)
             if old_row["choice"] != choice:
-                raise ConflictError(f"item {item!r} was already answered with option {old_row['choice']}") from None
+                raise ConflictError(
+                    f"item {item!r} was already answered with option {old_row['choice']}"
+                ) from None
             return old_row, True
 
     def responses(self) -> list[dict[str, Any]]:
@@ -189,8 +228,11 @@ class Store:
         with self.engine.connect() as conn:
             n = conn.execute(select(func.count()).select_from(responses_table)).scalar_one()
             people = conn.execute(select(func.count()).select_from(participants_table)).scalar_one()
-            done = conn.execute(select(func.count()).select_from(participants_table)
-                                .where(participants_table.c.finished_at.is_not(None))).scalar_one()
+            done = conn.execute(
+                select(func.count())
+                .select_from(participants_table)
+                .where(participants_table.c.finished_at.is_not(None))
+            ).scalar_one()
         return {"responses": int(n), "participants": int(people), "finished": int(done)}
 
 

@@ -8,7 +8,22 @@ from .predictive import PredictiveResult, infer_theta, predictive
 from .scoring import IntrusionScores, check_key, fleiss_kappa, read_responses, score
 from .tasks import Task, read_key, read_tasks, topic_tasks, word_tasks, write_tasks
 
-__all__ = ["Task", "word_tasks", "topic_tasks", "write_tasks", "read_tasks", "read_key", "score",
-           "IntrusionScores", "check_key", "fleiss_kappa", "read_responses", "infer_theta", "predictive",
-           "PredictiveResult", "auto", "AutoResult", "plot_scores"]
-
+__all__ = [
+    "Task",
+    "word_tasks",
+    "topic_tasks",
+    "write_tasks",
+    "read_tasks",
+    "read_key",
+    "score",
+    "IntrusionScores",
+    "check_key",
+    "fleiss_kappa",
+    "read_responses",
+    "infer_theta",
+    "predictive",
+    "PredictiveResult",
+    "auto",
+    "AutoResult",
+    "plot_scores",
+]

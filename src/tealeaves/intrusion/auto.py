@@ -49,36 +49,59 @@ class AutoResult:
     def to_dict(self) -> dict[str, Any]:
         def f(x: float) -> float | None:
             return None if (isinstance(x, float) and not math.isfinite(x)) else x
+
         items = [{**it, "option_scores": [f(v) for v in it["option_scores"]]} for it in self.items]
-        return {"task": "intrusion-auto", "params": self.params, "summary": self.summary,
-                "model_precision": {m: {str(k): v for k, v in d.items()}
-                                    for m, d in self.model_precision.items()},
-                "absent_items": self.absent_items, "agreement": self.agreement, "items": items}
+        return {
+            "task": "intrusion-auto",
+            "params": self.params,
+            "summary": self.summary,
+            "model_precision": {
+                m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
+            },
+            "absent_items": self.absent_items,
+            "agreement": self.agreement,
+            "items": items,
+        }
 
 
-def _as_key(tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
-            seed: int, task_options: dict[str, Any]) -> list[dict[str, Any]]:
+def _as_key(
+    tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
+    seed: int,
+    task_options: dict[str, Any],
+) -> list[dict[str, Any]]:
     if isinstance(tasks, TopicModel):
         return [t.key() for t in word_tasks(tasks, seed=seed, **task_options)]
     if task_options:
-        raise MethodError(f"task options {sorted(task_options)} apply only when tasks are generated from a model")
+        raise MethodError(
+            f"task options {sorted(task_options)} apply only when tasks are generated from a model"
+        )
     if isinstance(tasks, str | os.PathLike):
         tasks = read_key(tasks)
     return [t.key() if isinstance(t, Task) else dict(t) for t in tasks]
 
 
-def auto(tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
-         reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], measure: str = "npmi",
-         window: int = 10, responses: Iterable[dict[str, Any]] | str | os.PathLike | None = None,
-         seed: int = 0, bootstrap: int = 2000, workers: int = 1, **task_options: Any) -> AutoResult:
+def auto(
+    tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
+    reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
+    measure: str = "npmi",
+    window: int = 10,
+    responses: Iterable[dict[str, Any]] | str | os.PathLike | None = None,
+    seed: int = 0,
+    bootstrap: int = 2000,
+    workers: int = 1,
+    **task_options: Any,
+) -> AutoResult:
     """Predict the intruder of every word-intrusion item from `reference` co-occurrences.
 
     `tasks`: a model (word tasks are generated with `seed` and `task_options`), a list of tasks or
     key rows, or a key file. `responses` (with a key, not a bare model's fresh tasks) adds the
     agreement with human annotators."""
     if measure not in MEASURES:
-        raise MethodError(f"unknown measure {measure!r} for the automated proxy (known: {', '.join(MEASURES)})")
-    key = [k for k in _as_key(tasks, seed, task_options) if k["kind"] == "word" and not k.get("attention")]
+        raise MethodError(
+            f"unknown measure {measure!r} for the automated proxy (known: {', '.join(MEASURES)})"
+        )
+    full_key = _as_key(tasks, seed, task_options)
+    key = [k for k in full_key if k["kind"] == "word" and not k.get("attention")]
     if not key:
         raise MethodError("no word-intrusion items to predict")
     counts = count(reference, sorted({w for k in key for w in k["options"]}), window=window, workers=workers)
@@ -98,23 +121,38 @@ def auto(tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | o
             absent.append(k["item"])
         predicted = int(np.argmin(scores))
         correct = int(predicted == k["intruder"])
-        items.append({"item": k["item"], "model": k["model"], "topic": k["topic"], "options": k["options"],
-                      "option_scores": scores, "predicted": predicted, "intruder": k["intruder"],
-                      "correct": correct})
+        items.append(
+            {
+                "item": k["item"],
+                "model": k["model"],
+                "topic": k["topic"],
+                "options": k["options"],
+                "option_scores": scores,
+                "predicted": predicted,
+                "intruder": k["intruder"],
+                "correct": correct,
+            }
+        )
         mp[k["model"]][int(k["topic"])] = float(correct)
     rng = np.random.default_rng(seed)
     summary = {}
     for m, d in sorted(mp.items()):
         v = np.array(list(d.values()))
-        summary[m] = {"model_precision": float(v.mean()), "model_precision_ci": _bootstrap_ci(v, bootstrap, rng),
-                      "topics": int(v.size)}
-    agreement = None if responses is None else _agreement(key, items, responses)
+        summary[m] = {
+            "model_precision": float(v.mean()),
+            "model_precision_ci": _bootstrap_ci(v, bootstrap, rng),
+            "topics": int(v.size),
+        }
+    agreement = None if responses is None else _agreement(full_key, items, responses)
     params = {"measure": measure, "window": window, "seed": seed, "reference_units": counts.units}
     return AutoResult(items, dict(mp), summary, absent, agreement, params)
 
 
-def _agreement(key: list[dict[str, Any]], items: list[dict[str, Any]],
-               responses: Iterable[dict[str, Any]] | str | os.PathLike) -> dict[str, Any]:
+def _agreement(
+    key: list[dict[str, Any]],
+    items: list[dict[str, Any]],
+    responses: Iterable[dict[str, Any]] | str | os.PathLike,
+) -> dict[str, Any]:
     """How the proxy's picks relate to human choices on the same items."""
     human = score(key, responses)
     same = []
@@ -130,9 +168,13 @@ def _agreement(key: list[dict[str, Any]], items: list[dict[str, Any]],
         if h is not None:
             auto_v.append(it["correct"])
             human_v.append(h)
-    out: dict[str, Any] = {"items_with_responses": len(same),
-                           "majority_agreement": float(np.mean(same)) if same else None,
-                           "topics": len(auto_v), "pearson": None, "spearman": None}
+    out: dict[str, Any] = {
+        "items_with_responses": len(same),
+        "majority_agreement": float(np.mean(same)) if same else None,
+        "topics": len(auto_v),
+        "pearson": None,
+        "spearman": None,
+    }
     if len(auto_v) >= 3 and np.std(auto_v) > 0 and np.std(human_v) > 0:
         out["pearson"] = float(pearsonr(auto_v, human_v)[0])
         out["spearman"] = float(spearmanr(auto_v, human_v)[0])

@@ -15,17 +15,22 @@ def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
     of the panels drawn (panels without data are left out)."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         raise MethodError('plots need matplotlib: pip install "tealeaves[plot]"') from None
     panels = []
     if scores.model_precision:
-        panels += [("Model precision by model (fig. 3)", "box", scores.model_precision, "model precision"),
-                   ("Model precision of topics (fig. 4)", "hist", scores.model_precision, "model precision")]
+        panels += [
+            ("Model precision by model (fig. 3)", "box", scores.model_precision, "model precision"),
+            ("Model precision of topics (fig. 4)", "hist", scores.model_precision, "model precision"),
+        ]
     if scores.topic_log_odds:
-        panels += [("Topic log odds by model (fig. 6)", "box", scores.topic_log_odds, "topic log odds"),
-                   ("Topic log odds of documents (fig. 4)", "hist", scores.topic_log_odds, "topic log odds")]
+        panels += [
+            ("Topic log odds by model (fig. 6)", "box", scores.topic_log_odds, "topic log odds"),
+            ("Topic log odds of documents (fig. 4)", "hist", scores.topic_log_odds, "topic log odds"),
+        ]
     if not panels:
         raise MethodError("no scored items to plot")
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)

@@ -50,9 +50,15 @@ def _check_int(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
-def infer_theta(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], burn_in: int = 100,
-                samples: int = 200, seed: int = 0, workers: int = 1,
-                progress: bool | None = None) -> np.ndarray:
+def infer_theta(
+    model: TopicModel,
+    docs: Corpus | Iterable[Sequence[int]],
+    burn_in: int = 100,
+    samples: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool | None = None,
+) -> np.ndarray:
     """Posterior mean of each document's topic proportions (D x T), by collapsed Gibbs sampling."""
     burn_in = _check_int("burn_in", burn_in, 0)
     samples = _check_int("samples", samples, 1)
@@ -61,8 +67,13 @@ def infer_theta(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], burn_
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     shared = (np.ascontiguousarray(model.phi.T), np.array(model.alpha, dtype=np.float64), burn_in, samples)
-    rows = run_tasks(_theta_task, shared, items, _check_int("workers", workers, 1),
-                     Progress(len(items), "theta", enabled=progress))
+    rows = run_tasks(
+        _theta_task,
+        shared,
+        items,
+        _check_int("workers", workers, 1),
+        Progress(len(items), "theta", enabled=progress),
+    )
     return np.array(rows).reshape(len(corpus), model.num_topics)
 
 
@@ -87,14 +98,29 @@ class PredictiveResult:
     def to_dict(self) -> dict[str, Any]:
         def clean(a: np.ndarray) -> list[float | None]:
             return [None if math.isnan(x) else float(x) for x in a]
-        return {"task": "predictive", "params": self.params, "log_likelihood": self.log_likelihood,
-                "rank": self.rank, "tokens": self.tokens, "documents": int(self.doc_log_lik.size),
-                "empty_documents": self.empty_documents, "doc_log_lik": clean(self.doc_log_lik),
-                "doc_rank": clean(self.doc_rank)}
+
+        return {
+            "task": "predictive",
+            "params": self.params,
+            "log_likelihood": self.log_likelihood,
+            "rank": self.rank,
+            "tokens": self.tokens,
+            "documents": int(self.doc_log_lik.size),
+            "empty_documents": self.empty_documents,
+            "doc_log_lik": clean(self.doc_log_lik),
+            "doc_rank": clean(self.doc_rank),
+        }
 
 
-def predictive(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], theta: np.ndarray | None = None,
-               burn_in: int = 100, samples: int = 200, seed: int = 0, workers: int = 1) -> PredictiveResult:
+def predictive(
+    model: TopicModel,
+    docs: Corpus | Iterable[Sequence[int]],
+    theta: np.ndarray | None = None,
+    burn_in: int = 100,
+    samples: int = 200,
+    seed: int = 0,
+    workers: int = 1,
+) -> PredictiveResult:
     """Predictive log likelihood and predictive rank of each document (section 4.2), from `theta`
     (D x T) or from `infer_theta`."""
     corpus = as_corpus(docs, model)

@@ -61,13 +61,18 @@ class IntrusionScores:
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task": "intrusion-score", "summary": self.summary,
-                "model_precision": {m: {str(k): v for k, v in d.items()}
-                                    for m, d in self.model_precision.items()},
-                "topic_log_odds": {m: {str(k): v for k, v in d.items()}
-                                   for m, d in self.topic_log_odds.items()},
-                "excluded_annotators": self.excluded_annotators, "agreement": self.agreement,
-                "responses_used": self.responses_used, "item_choices": self.item_choices}
+        return {
+            "task": "intrusion-score",
+            "summary": self.summary,
+            "model_precision": {
+                m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
+            },
+            "topic_log_odds": {m: {str(k): v for k, v in d.items()} for m, d in self.topic_log_odds.items()},
+            "excluded_annotators": self.excluded_annotators,
+            "agreement": self.agreement,
+            "responses_used": self.responses_used,
+            "item_choices": self.item_choices,
+        }
 
 
 def _bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -97,8 +102,9 @@ def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> floa
 KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
 
 
-def check_key(key: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]] | None = None,
-              source: str = "the key") -> dict[str, dict[str, Any]]:
+def check_key(
+    key: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]] | None = None, source: str = "the key"
+) -> dict[str, dict[str, Any]]:
     """The key as item -> row, after checking every row and (if given) that it matches the
     annotator-facing `tasks`: the same items with the same options in the same order."""
     items: dict[str, dict[str, Any]] = {}
@@ -121,15 +127,19 @@ def check_key(key: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]] | N
             raise MethodError("the tasks list an item twice")
         unknown = [n for n in names if n not in items]
         if unknown:
-            raise MethodError(f"{source} does not match the tasks: {len(unknown)} task item(s) are not in "
-                              f"it (first {unknown[0]!r})")
+            raise MethodError(
+                f"{source} does not match the tasks: {len(unknown)} task item(s) are not in "
+                f"it (first {unknown[0]!r})"
+            )
         for t in tasks:
             if list(t.get("options", [])) != list(items[str(t["item"])]["options"]):
                 raise MethodError(f"{source} does not match the tasks: item {t['item']!r} has other options")
         extra = set(items) - set(names)
         if extra:
-            raise MethodError(f"{source} does not match the tasks: it has {len(extra)} item(s) the tasks "
-                              f"lack (first {sorted(extra)[0]!r})")
+            raise MethodError(
+                f"{source} does not match the tasks: it has {len(extra)} item(s) the tasks "
+                f"lack (first {sorted(extra)[0]!r})"
+            )
     return items
 
 
@@ -144,7 +154,9 @@ def _choice(r: dict[str, Any], k: dict[str, Any], i: int) -> int:
         except json.JSONDecodeError:
             raise MethodError(f"response {i}: options {shown[:40]!r} are not a JSON list") from None
     if shown and list(shown) != options:
-        raise MethodError(f"response {i}: item {item!r} was shown with options {shown}, the key has {options}")
+        raise MethodError(
+            f"response {i}: item {item!r} was shown with options {shown}, the key has {options}"
+        )
     if r.get("choice") in (None, "") and r.get("chosen") not in (None, ""):
         if r["chosen"] not in options:
             raise MethodError(f"response {i}: item {item!r} has no option {r['chosen']!r}")
@@ -158,12 +170,17 @@ def _choice(r: dict[str, Any], k: dict[str, Any], i: int) -> int:
     return choice
 
 
-def score(key: Sequence[dict[str, Any]] | str | os.PathLike,
-          responses: Iterable[dict[str, Any]] | str | os.PathLike, max_attention_failures: int = 0,
-          bootstrap: int = 2000, seed: int = 0) -> IntrusionScores:
+def score(
+    key: Sequence[dict[str, Any]] | str | os.PathLike,
+    responses: Iterable[dict[str, Any]] | str | os.PathLike,
+    max_attention_failures: int = 0,
+    bootstrap: int = 2000,
+    seed: int = 0,
+) -> IntrusionScores:
     """Model precision, topic log odds and their per-model aggregates from a key and responses."""
     if isinstance(key, str | os.PathLike):
         from .tasks import read_key
+
         key = read_key(key)
     if isinstance(responses, str | os.PathLike):
         responses = read_responses(responses)
@@ -214,7 +231,8 @@ def score(key: Sequence[dict[str, Any]] | str | os.PathLike,
             s["topic_log_odds_ci"] = _bootstrap_ci(v, bootstrap, rng)
             s["documents"] = int(v.size)
         summary[m] = s
-    agreement = {kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch))
-                 for kind, ch in by_item.items()}
+    agreement = {
+        kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch)) for kind, ch in by_item.items()
+    }
     choices = {item: ch for kind in by_item.values() for item, ch in kind.items()}
     return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices)

@@ -46,14 +46,29 @@ class Task:
     option_log_theta: list[float] = field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
-        return {"item": self.item, "kind": self.kind, "model": self.model, "topic": self.topic,
-                "document": self.document, "text": self.text, "options": list(self.options)}
+        return {
+            "item": self.item,
+            "kind": self.kind,
+            "model": self.model,
+            "topic": self.topic,
+            "document": self.document,
+            "text": self.text,
+            "options": list(self.options),
+        }
 
     def key(self) -> dict[str, Any]:
-        return {"item": self.item, "kind": self.kind, "model": self.model, "topic": self.topic,
-                "document": self.document, "intruder": self.intruder, "attention": self.attention,
-                "option_topics": self.option_topics, "option_log_theta": self.option_log_theta,
-                "options": list(self.options)}
+        return {
+            "item": self.item,
+            "kind": self.kind,
+            "model": self.model,
+            "topic": self.topic,
+            "document": self.document,
+            "intruder": self.intruder,
+            "attention": self.attention,
+            "option_topics": self.option_topics,
+            "option_log_theta": self.option_log_theta,
+            "options": list(self.options),
+        }
 
 
 def _item_id(model: str, kind: str, index: int, seed: int) -> str:
@@ -68,9 +83,16 @@ def _need_vocab(model: TopicModel) -> tuple[str, ...]:
     return model.vocab
 
 
-def word_tasks(model: TopicModel, topics: Sequence[int] | None = None, n_words: int = 5,
-               low_fraction: float = 0.5, high_top: int = 10, seed: int = 0,
-               attention_checks: int = 0, attention_word: str = "xxxxx") -> list[Task]:
+def word_tasks(
+    model: TopicModel,
+    topics: Sequence[int] | None = None,
+    n_words: int = 5,
+    low_fraction: float = 0.5,
+    high_top: int = 10,
+    seed: int = 0,
+    attention_checks: int = 0,
+    attention_word: str = "xxxxx",
+) -> list[Task]:
     """One word-intrusion task per topic (all topics unless `topics` is given)."""
     vocab = _need_vocab(model)
     T, V = model.phi.shape
@@ -83,33 +105,58 @@ def word_tasks(model: TopicModel, topics: Sequence[int] | None = None, n_words: 
     rank = np.empty_like(order)
     rank[np.arange(T)[:, None], order] = np.arange(V)[None, :]
     tasks = []
-    for k in (range(T) if topics is None else topics):
+    for k in range(T) if topics is None else topics:
         if not 0 <= k < T:
             raise MethodError(f"topic {k} does not exist (the model has {T})")
         top = list(order[k, :n_words])
         others = np.unique(order[np.arange(T) != k, :high_top])
         pool = [w for w in others if rank[k, w] >= (1 - low_fraction) * V and w not in top]
         if not pool:
-            raise MethodError(f"topic {k}: no word is both in another topic's top {high_top} and in "
-                              f"this topic's bottom {low_fraction:.0%}; lower high_top/raise low_fraction")
+            raise MethodError(
+                f"topic {k}: no word is both in another topic's top {high_top} and in "
+                f"this topic's bottom {low_fraction:.0%}; lower high_top/raise low_fraction"
+            )
         intruder = int(rng.choice(pool))
         words = [vocab[w] for w in top] + [vocab[intruder]]
         perm = rng.permutation(len(words))
-        tasks.append(Task(item=_item_id(model.name, "word", k, seed), kind="word", model=model.name, topic=int(k),
-                          options=[words[i] for i in perm], intruder=int(np.flatnonzero(perm == n_words)[0])))
+        tasks.append(
+            Task(
+                item=_item_id(model.name, "word", k, seed),
+                kind="word",
+                model=model.name,
+                topic=int(k),
+                options=[words[i] for i in perm],
+                intruder=int(np.flatnonzero(perm == n_words)[0]),
+            )
+        )
     for a in range(attention_checks):
         k = int(rng.integers(T))
         words = [vocab[w] for w in order[k, :n_words]] + [attention_word]
         perm = rng.permutation(len(words))
-        tasks.append(Task(item=_item_id(model.name, "attention", a, seed), kind="word", model=model.name, topic=k,
-                          options=[words[i] for i in perm], attention=True,
-                          intruder=int(np.flatnonzero(perm == n_words)[0])))
+        tasks.append(
+            Task(
+                item=_item_id(model.name, "attention", a, seed),
+                kind="word",
+                model=model.name,
+                topic=k,
+                options=[words[i] for i in perm],
+                attention=True,
+                intruder=int(np.flatnonzero(perm == n_words)[0]),
+            )
+        )
     return tasks
 
 
-def topic_tasks(model: TopicModel, theta: np.ndarray, texts: Sequence[str] | None = None,
-                documents: Sequence[int] | None = None, n_topics: int = 3, words_per_topic: int = 8,
-                low_fraction: float = 0.5, seed: int = 0) -> list[Task]:
+def topic_tasks(
+    model: TopicModel,
+    theta: np.ndarray,
+    texts: Sequence[str] | None = None,
+    documents: Sequence[int] | None = None,
+    n_topics: int = 3,
+    words_per_topic: int = 8,
+    low_fraction: float = 0.5,
+    seed: int = 0,
+) -> list[Task]:
     """One topic-intrusion task per document, from its topic proportions `theta` (D x T; see
     `infer_theta` to estimate them)."""
     vocab = _need_vocab(model)
@@ -123,12 +170,12 @@ def topic_tasks(model: TopicModel, theta: np.ndarray, texts: Sequence[str] | Non
     order = np.argsort(-model.phi, axis=1, kind="stable")[:, :words_per_topic]
     labels = [" ".join(vocab[w] for w in row) for row in order]
     tasks = []
-    for d in (range(len(theta)) if documents is None else documents):
+    for d in range(len(theta)) if documents is None else documents:
         th = theta[d]
         by = np.argsort(-th, kind="stable")
         top = list(by[:n_topics])
         n_low = max(1, int(round(low_fraction * T)))
-        pool = [t for t in by[T - n_low:] if t not in top]
+        pool = [t for t in by[T - n_low :] if t not in top]
         if not pool:
             raise MethodError(f"document {d}: no low-probability topic outside its top {n_topics}")
         intruder = int(rng.choice(pool))
@@ -137,10 +184,19 @@ def topic_tasks(model: TopicModel, theta: np.ndarray, texts: Sequence[str] | Non
         opts = [int(shown[i]) for i in perm]
         with np.errstate(divide="ignore"):
             log_theta = [float(np.log(th[t])) for t in opts]
-        tasks.append(Task(item=_item_id(model.name, "topic", d, seed), kind="topic", model=model.name, document=int(d),
-                          text=(texts[d] if texts is not None else ""), options=[labels[t] for t in opts],
-                          intruder=int(np.flatnonzero(perm == n_topics)[0]), option_topics=opts,
-                          option_log_theta=log_theta))
+        tasks.append(
+            Task(
+                item=_item_id(model.name, "topic", d, seed),
+                kind="topic",
+                model=model.name,
+                document=int(d),
+                text=(texts[d] if texts is not None else ""),
+                options=[labels[t] for t in opts],
+                intruder=int(np.flatnonzero(perm == n_topics)[0]),
+                option_topics=opts,
+                option_log_theta=log_theta,
+            )
+        )
     return tasks
 
 
@@ -153,6 +209,7 @@ def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     p = os.fspath(path)
     if not p.endswith(".csv"):
         from .scoring import read_jsonl
+
         rows = read_jsonl(p)
         for i, r in enumerate(rows, 1):
             if not isinstance(r, dict) or "item" not in r or not isinstance(r.get("options"), list):
@@ -171,10 +228,13 @@ def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     for i, r in enumerate(rows, 2):
         if None in r or None in r.values():
             raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
-        t = out.setdefault(r["item"], {k: r[k] for k in header if k not in ("position", "option")} | {"options": []})
+        t = out.setdefault(
+            r["item"], {k: r[k] for k in header if k not in ("position", "option")} | {"options": []}
+        )
         if r["position"] != str(len(t["options"])):
-            raise InputFileError(f"{p}:{i}: item {r['item']!r}: expected position {len(t['options'])}, "
-                                 f"got {r['position']!r}")
+            raise InputFileError(
+                f"{p}:{i}: item {r['item']!r}: expected position {len(t['options'])}, got {r['position']!r}"
+            )
         t["options"].append(r["option"])
     for t in out.values():
         for k in ("topic", "document"):
@@ -210,8 +270,9 @@ def write_tasks(tasks: Sequence[Task], path: str | os.PathLike, key_path: str | 
                 w.writerow([*extra, "position", "option"])
                 for r in rows:
                     for i, o in enumerate(r["options"]):
-                        w.writerow([json.dumps(r[k]) if isinstance(r[k], list) else r[k] for k in extra]
-                                   + [i, o])
+                        w.writerow(
+                            [json.dumps(r[k]) if isinstance(r[k], list) else r[k] for k in extra] + [i, o]
+                        )
         else:
             with open(out, "w", encoding="utf-8") as fh:
                 for r in rows:
