@@ -93,23 +93,21 @@ def create_app(
                 return v
         return None
 
-    def finished(annotator: str) -> dict[str, Any]:
-        store.finish(annotator)
-        code = config.completion_code or store.participant(annotator)["code"]
-        out: dict[str, Any] = {"done": True, "code": code}
-        if config.redirect:
-            out["redirect"] = config.redirect.replace("{participant}", annotator).replace("{code}", code)
-        return out
-
     def next_task(annotator: str) -> dict[str, Any]:
-        store.participant(annotator)
+        person = store.participant(annotator)
         mine = assigned(annotator)
         done = store.answered(annotator)
         todo = [n for n in mine if n not in done]
         progress = {"answered": len(mine) - len(todo), "total": len(mine)}
-        if not todo:
-            return {**finished(annotator), "progress": progress}
-        return {"done": False, "progress": progress, "task": public[todo[0]]}
+        if todo:
+            return {"done": False, "progress": progress, "task": public[todo[0]]}
+        if person["finished_at"] is None:
+            store.finish(annotator)
+        code = config.completion_code or person["code"]
+        out: dict[str, Any] = {"done": True, "code": code, "progress": progress}
+        if config.redirect:
+            out["redirect"] = config.redirect.replace("{participant}", annotator).replace("{code}", code)
+        return out
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:

@@ -143,7 +143,7 @@ class Store:
 
     def participant(self, annotator: str) -> dict[str, Any]:
         """The participant's row, created (with a fresh completion code) on first visit."""
-        with self.engine.begin() as conn:
+        with self.engine.connect() as conn:
             row = conn.execute(
                 select(participants_table).where(participants_table.c.annotator == annotator)
             ).first()

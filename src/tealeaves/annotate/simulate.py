@@ -1,0 +1,104 @@
+"""Simulated annotators for load tests: each one, in its own thread with one keep-alive HTTP
+connection, asks for its next task and answers it until the task set ends, sending some answers
+twice (as a retry or a double click would)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import numpy as np
+
+Chooser = Callable[[dict[str, Any], int], int]
+
+
+def _request(
+    conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None
+) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"} if data else {}
+    conn.request(method, path, body=data, headers=headers)
+    resp = conn.getresponse()
+    return resp.status, json.loads(resp.read() or b"null")
+
+
+def annotator(
+    url: str, who: str, choose: Chooser, retry_every: int = 0, timeout: float = 60.0
+) -> dict[str, Any]:
+    """Answer every task as `who`; returns the acknowledged answers {item: choice}, the request
+    latencies (s) and the status codes seen."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    acked: dict[str, int] = {}
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    try:
+        for step in range(100_000):
+            t0 = time.perf_counter()
+            status, data = _request(conn, "GET", "/api/next?" + urlencode({"participant": who}))
+            latencies.append(time.perf_counter() - t0)
+            statuses[status] = statuses.get(status, 0) + 1
+            if status != 200:
+                raise RuntimeError(f"{who}: /api/next answered {status}: {data}")
+            if data["done"]:
+                return {"acked": acked, "latencies": latencies, "statuses": statuses, "code": data["code"]}
+            task = data["task"]
+            body = {
+                "participant": who,
+                "item": task["item"],
+                "options": task["options"],
+                "choice": choose(task, step),
+                "response_ms": 1000 + step,
+            }
+            for _ in range(2 if retry_every and step % retry_every == 0 else 1):
+                t0 = time.perf_counter()
+                status, _ = _request(conn, "POST", "/api/answer", body)
+                latencies.append(time.perf_counter() - t0)
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == 200:
+                    acked[task["item"]] = body["choice"]
+        raise RuntimeError(f"{who}: the task set never ended")
+    finally:
+        conn.close()
+
+
+def run_annotators(
+    url: str,
+    n: int,
+    choose: Chooser | None = None,
+    retry_every: int = 4,
+    prefix: str = "sim",
+    timeout: float = 600.0,
+) -> dict[str, Any]:
+    """`n` annotators at once; throughput and latency percentiles over all their requests."""
+
+    def default(task: dict[str, Any], step: int) -> int:
+        return step % len(task["options"])
+
+    choose = choose or default
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(n) as ex:
+        futures = [ex.submit(annotator, url, f"{prefix}{i}", choose, retry_every) for i in range(n)]
+        results = [f.result(timeout=timeout) for f in futures]
+    seconds = time.perf_counter() - t0
+    lat = np.concatenate([r["latencies"] for r in results])
+    statuses: dict[int, int] = {}
+    for r in results:
+        for k, v in r["statuses"].items():
+            statuses[k] = statuses.get(k, 0) + v
+    return {
+        "annotators": n,
+        "requests": int(lat.size),
+        "seconds": seconds,
+        "requests_per_second": lat.size / seconds,
+        "p50_ms": float(1000 * np.percentile(lat, 50)),
+        "p95_ms": float(1000 * np.percentile(lat, 95)),
+        "max_ms": float(1000 * lat.max()),
+        "statuses": statuses,
+        "acked": {(f"{prefix}{i}", item): c for i, r in enumerate(results) for item, c in r["acked"].items()},
+    }
