@@ -220,6 +220,29 @@ def test_responses_by_option_text_checked_options_and_key_checks(tmp_path):
         read_responses(bad)
 
 
+def test_topic_tasks_from_documents_and_task_errors():
+    model = tl.synthetic.random_model(8, 200, seed=3)
+    docs = tl.synthetic.generate(model, 4, 30, seed=1)
+    from_docs = tl.intrusion.topic_tasks(model, docs, seed=5, samples=50)
+    theta = infer_theta(model, docs, samples=50, seed=5)
+    from_theta = tl.intrusion.topic_tasks(model, theta, seed=5)
+    assert [t.key() for t in from_docs] == [{**t.key()} for t in from_theta]
+    assert from_docs[0].text.split()[:3] == [model.vocab[w] for w in docs[0][:3]]
+    with pytest.raises(tl.MethodError, match="document 9 does not exist"):
+        tl.intrusion.topic_tasks(model, theta, documents=[9])
+    with pytest.raises(tl.MethodError, match="2 texts for 4 documents"):
+        tl.intrusion.topic_tasks(model, theta, texts=["a", "b"])
+    small = tl.synthetic.random_model(3, 200, seed=1)
+    with pytest.raises(tl.MethodError, match="needs at least 4 topics"):
+        tl.intrusion.topic_tasks(small, np.full((2, 3), 1 / 3))
+    with pytest.raises(tl.MethodError, match="the model has 5 words"):
+        word_tasks(tl.synthetic.random_model(3, 5, seed=1))
+    with pytest.raises(tl.MethodError, match="no vocabulary"):
+        word_tasks(tl.TopicModel(model.phi, model.alpha))
+    with pytest.raises(tl.MethodError, match="topic 8 does not exist"):
+        word_tasks(model, topics=[8])
+
+
 def test_csv_and_jsonl_task_files_read_back_equal(tmp_path):
     model = tl.synthetic.random_model(8, 200, seed=3)
     theta = np.random.default_rng(0).dirichlet(np.ones(8), size=3)

@@ -231,15 +231,14 @@ def _read_lines(path: str) -> list[str]:
 def _cmd_topics(args: argparse.Namespace) -> int:
     model = load_model(args.model, normalize=args.normalize)
     docs = read_corpus(args.docs, vocab=model.vocab)
-    if args.theta:
-        theta = _read_theta(args.theta, (len(docs), model.num_topics))
-    else:
-        theta = intrusion.infer_theta(model, docs, burn_in=args.burn_in, samples=args.samples, seed=args.seed)
+    source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
     texts = _read_lines(args.texts or args.docs)
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
-    return _written(intrusion.topic_tasks(model, theta, texts=texts, seed=args.seed), args)
+    tasks = intrusion.topic_tasks(model, source, texts=texts, seed=args.seed, burn_in=args.burn_in,
+                                  samples=args.samples)
+    return _written(tasks, args)
 
 
 def _num(s: dict[str, Any], k: str) -> str:

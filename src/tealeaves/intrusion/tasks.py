@@ -20,13 +20,15 @@ import csv
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputFileError, MethodError
+from ..corpus import Corpus
+from ..heldout import as_corpus
 from ..model import TopicModel
 
 
@@ -149,21 +151,35 @@ def word_tasks(
 
 def topic_tasks(
     model: TopicModel,
-    theta: np.ndarray,
+    docs: Corpus | Iterable[Sequence[int]] | np.ndarray,
     texts: Sequence[str] | None = None,
     documents: Sequence[int] | None = None,
     n_topics: int = 3,
     words_per_topic: int = 8,
     low_fraction: float = 0.5,
     seed: int = 0,
+    burn_in: int = 100,
+    samples: int = 200,
 ) -> list[Task]:
-    """One topic-intrusion task per document, from its topic proportions `theta` (D x T; see
-    `infer_theta` to estimate them)."""
+    """One topic-intrusion task per document. `docs` is either the documents (a Corpus or word-id
+    sequences; their theta is inferred with `infer_theta(burn_in, samples, seed)`) or their topic
+    proportions, a D x T float array. Without `texts`, a document is shown by its first 50 words."""
     vocab = _need_vocab(model)
-    theta = np.asarray(theta, dtype=np.float64)
     T = model.num_topics
+    if isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f":
+        theta = docs
+    else:
+        from .predictive import infer_theta
+
+        corpus = as_corpus(docs, model)
+        theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed)
+        if texts is None:
+            texts = [" ".join(vocab[w] for w in corpus[d][:50]) for d in range(len(corpus))]
+    theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 2 or theta.shape[1] != T:
         raise MethodError(f"theta must be documents x {T} topics, got shape {theta.shape}")
+    if texts is not None and len(texts) != len(theta):
+        raise MethodError(f"{len(texts)} texts for {len(theta)} documents")
     if T < n_topics + 1:
         raise MethodError(f"topic intrusion needs at least {n_topics + 1} topics; the model has {T}")
     rng = np.random.default_rng(seed)
@@ -171,6 +187,8 @@ def topic_tasks(
     labels = [" ".join(vocab[w] for w in row) for row in order]
     tasks = []
     for d in range(len(theta)) if documents is None else documents:
+        if not 0 <= d < len(theta):
+            raise MethodError(f"document {d} does not exist (there are {len(theta)})")
         th = theta[d]
         by = np.argsort(-th, kind="stable")
         top = list(by[:n_topics])
