@@ -236,8 +236,9 @@ def _cmd_topics(args: argparse.Namespace) -> int:
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
-    tasks = intrusion.topic_tasks(model, source, texts=texts, seed=args.seed, burn_in=args.burn_in,
-                                  samples=args.samples)
+    tasks = intrusion.topic_tasks(
+        model, source, texts=texts, seed=args.seed, burn_in=args.burn_in, samples=args.samples
+    )
     return _written(tasks, args)
 
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, MethodError
 from ..corpus import Corpus
+from ..errors import InputFileError, MethodError
 from ..heldout import as_corpus
 from ..model import TopicModel
 
