@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from typing import Any
@@ -15,6 +14,7 @@ import numpy as np
 from . import intrusion
 from .corpus import read_corpus
 from .errors import InputFileError, MethodError
+from .heldout.result import json_safe
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .io import load_model
 
@@ -173,17 +173,8 @@ def _task_outputs(p: argparse.ArgumentParser) -> None:
 def _dump(path: str, data: dict[str, Any]) -> None:
     from . import __version__
 
-    def clean(x: Any) -> Any:
-        if isinstance(x, float) and not math.isfinite(x):
-            return None
-        if isinstance(x, dict):
-            return {k: clean(v) for k, v in x.items()}
-        if isinstance(x, list | tuple):
-            return [clean(v) for v in x]
-        return x
-
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(clean({**data, "version": __version__}), fh, indent=1)
+        json.dump(json_safe({**data, "version": __version__}), fh, indent=1)
 
 
 def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:

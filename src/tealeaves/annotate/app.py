@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import MethodError
+from ..heldout.result import json_safe
 from ..intrusion.scoring import score
 from .store import ConflictError, Store
 
@@ -48,17 +48,6 @@ class AppConfig:
 
 def _static(name: str) -> str:
     return resources.files("tealeaves.annotate").joinpath("static", name).read_text(encoding="utf-8")
-
-
-def _finite(x: Any) -> Any:
-    """JSON-safe: nan and inf (an interval over fewer than 2 items) become null."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_finite(v) for v in x]
-    return x
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -203,6 +192,6 @@ def create_app(
     async def admin_summary(request: Request) -> JSONResponse:
         if not authorised(request):
             return _error(403, "forbidden")
-        return JSONResponse(_finite(await run_in_threadpool(summary)))
+        return JSONResponse(json_safe(await run_in_threadpool(summary)))
 
     return app

@@ -149,3 +149,14 @@ class HeldoutResult(PerDocumentTotals):
 def _json_float(v: float) -> float | None:
     v = float(v)
     return v if math.isfinite(v) else None
+
+
+def json_safe(x: Any) -> Any:
+    """`x` with every non-finite float (nan, inf) replaced by None, through dicts, lists, tuples."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [json_safe(v) for v in x]
+    return x

@@ -30,6 +30,7 @@ from ..coherence import count
 from ..coherence.measures import pmi_pair
 from ..corpus import Corpus
 from ..errors import MethodError
+from ..heldout.result import json_safe
 from ..model import TopicModel
 from .scoring import _bootstrap_ci, score
 from .tasks import Task, read_key, word_tasks
@@ -47,21 +48,19 @@ class AutoResult:
     params: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        def f(x: float) -> float | None:
-            return None if (isinstance(x, float) and not math.isfinite(x)) else x
-
-        items = [{**it, "option_scores": [f(v) for v in it["option_scores"]]} for it in self.items]
-        return {
-            "task": "intrusion-auto",
-            "params": self.params,
-            "summary": self.summary,
-            "model_precision": {
-                m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
-            },
-            "absent_items": self.absent_items,
-            "agreement": self.agreement,
-            "items": items,
-        }
+        return json_safe(
+            {
+                "task": "intrusion-auto",
+                "params": self.params,
+                "summary": self.summary,
+                "model_precision": {
+                    m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
+                },
+                "absent_items": self.absent_items,
+                "agreement": self.agreement,
+                "items": self.items,
+            }
+        )
 
 
 def _as_key(

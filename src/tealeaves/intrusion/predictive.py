@@ -26,6 +26,7 @@ from scipy.stats import rankdata
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout import as_corpus
+from ..heldout.result import json_safe
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
 from ..sampling import kernels, prepare_doc
@@ -96,20 +97,19 @@ class PredictiveResult:
         return float(ok.mean()) if ok.size else math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        def clean(a: np.ndarray) -> list[float | None]:
-            return [None if math.isnan(x) else float(x) for x in a]
-
-        return {
-            "task": "predictive",
-            "params": self.params,
-            "log_likelihood": self.log_likelihood,
-            "rank": self.rank,
-            "tokens": self.tokens,
-            "documents": int(self.doc_log_lik.size),
-            "empty_documents": self.empty_documents,
-            "doc_log_lik": clean(self.doc_log_lik),
-            "doc_rank": clean(self.doc_rank),
-        }
+        return json_safe(
+            {
+                "task": "predictive",
+                "params": self.params,
+                "log_likelihood": self.log_likelihood,
+                "rank": self.rank,
+                "tokens": self.tokens,
+                "documents": int(self.doc_log_lik.size),
+                "empty_documents": self.empty_documents,
+                "doc_log_lik": self.doc_log_lik.tolist(),
+                "doc_rank": self.doc_rank.tolist(),
+            }
+        )
 
 
 def predictive(

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, MethodError
+from ..heldout.result import json_safe
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -61,18 +62,22 @@ class IntrusionScores:
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "task": "intrusion-score",
-            "summary": self.summary,
-            "model_precision": {
-                m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
-            },
-            "topic_log_odds": {m: {str(k): v for k, v in d.items()} for m, d in self.topic_log_odds.items()},
-            "excluded_annotators": self.excluded_annotators,
-            "agreement": self.agreement,
-            "responses_used": self.responses_used,
-            "item_choices": self.item_choices,
-        }
+        return json_safe(
+            {
+                "task": "intrusion-score",
+                "summary": self.summary,
+                "model_precision": {
+                    m: {str(k): v for k, v in d.items()} for m, d in self.model_precision.items()
+                },
+                "topic_log_odds": {
+                    m: {str(k): v for k, v in d.items()} for m, d in self.topic_log_odds.items()
+                },
+                "excluded_annotators": self.excluded_annotators,
+                "agreement": self.agreement,
+                "responses_used": self.responses_used,
+                "item_choices": self.item_choices,
+            }
+        )
 
 
 def _bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
