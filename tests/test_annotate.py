@@ -324,3 +324,45 @@ def test_serve_and_export_errors_are_one_line(task_files, tmp_path):
     bad.write_text("item,position,option\na,0,x\na,2,y\n")
     code, err = run("annotate", "serve", "--tasks", str(bad), "--db", str(tmp_path / "y.sqlite"))
     assert code == 2 and "expected position 1" in err
+
+
+def test_redirect_per_annotator_limit_and_participant_names(task_files, tmp_path):
+    """In-process (TestClient): crowd platforms' participant parameters, a per-annotator subset in
+    an order of the annotator's own, and the completion redirect with code and id filled in."""
+    from fastapi.testclient import TestClient
+
+    from tealeaves.annotate import AppConfig, create_app
+
+    store = open_store(str(tmp_path / "r.sqlite"))
+    tasks = tl.intrusion.read_tasks(task_files["tasks"])
+    store.install(tasks)
+    config = AppConfig(per_annotator=4, redirect="https://example.org/done?cc={code}&pid={participant}")
+    client = TestClient(create_app(store, None, config))
+    orders = {}
+    for param, who in (("PROLIFIC_PID", "p1"), ("workerId", "p2")):
+        seen = []
+        while True:
+            data = client.get("/api/next", params={param: who}).json()
+            if data["done"]:
+                break
+            t = data["task"]
+            seen.append(t["item"])
+            body = {
+                "participant": who,
+                "item": t["item"],
+                "options": t["options"],
+                "choice": 0,
+                "response_ms": 1,
+            }
+            assert client.post("/api/answer", json=body).status_code == 200
+        assert data["progress"] == {"answered": 4, "total": 4}
+        code = store.participant(who)["code"]
+        assert data["code"] == code and data["redirect"] == f"https://example.org/done?cc={code}&pid={who}"
+        orders[who] = seen
+    assert len(set(orders["p1"])) == 4 and orders["p1"] != orders["p2"]
+    other = next(i for i in (t["item"] for t in tasks) if i not in orders["p1"])
+    t = next(x for x in tasks if x["item"] == other)
+    body = {"participant": "p1", "item": other, "options": t["options"], "choice": 0, "response_ms": 1}
+    assert client.post("/api/answer", json=body).status_code == 422  # not assigned to p1
+    with pytest.raises(tl.MethodError, match="another task set"):
+        store.install(tasks[:-1])
