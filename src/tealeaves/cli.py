@@ -20,7 +20,7 @@ from .csl import csl
 from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
-from .io import load_model, save_model
+from .io import FORMATS, load_model, save_model
 from .model import TopicModel
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
@@ -198,6 +198,10 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
     p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+    p.add_argument("--model-format", default=None, choices=FORMATS,
+                   help="model file format (default: detected)")
+    p.add_argument("--alpha", default=None, help="alpha for formats without it (MALLET topic-word weights: "
+                   "the --output-topic-keys file; pyLDAvis JSON: a number or comma-separated values)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -241,6 +245,18 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
     return [{k: v for k, v in given.items() if k in a} for a in accepted]
 
 
+def _load_model(args: argparse.Namespace, path: str) -> TopicModel:
+    """A model file as the options say (format, alpha for formats that lack it)."""
+    alpha: Any = getattr(args, "alpha", None)
+    if alpha is not None and not os.path.exists(alpha):
+        try:
+            alpha = [float(x) for x in alpha.split(",")]
+        except ValueError:
+            raise MethodError(f"--alpha {alpha!r}: neither a file nor comma-separated numbers") from None
+        alpha = alpha[0] if len(alpha) == 1 else alpha
+    return load_model(path, format=getattr(args, "model_format", None), normalize=args.normalize, alpha=alpha)
+
+
 def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
                        vocab_path=args.vocab)
@@ -251,7 +267,7 @@ def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus
 def _cmd_heldout(args: argparse.Namespace) -> int:
     names = _method_list(args)
     params = _params_for(args, names, args.task)
-    model = load_model(args.model, normalize=args.normalize)
+    model = _load_model(args, args.model)
     docs = _read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
@@ -373,8 +389,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    a = load_model(args.model_a, normalize=args.normalize)
-    b = load_model(args.model_b, normalize=args.normalize)
+    a = _load_model(args, args.model_a)
+    b = _load_model(args, args.model_b)
     docs = _read_docs(args, args.docs, a)
     extra = {"particles": args.particles} if args.particles is not None else {}
     res = compare(a, b, docs, method=args.method, path=args.path, direction=args.direction,
@@ -417,7 +433,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
     if len(args.paths) < 2:
         raise MethodError("curve needs at least one model and the documents: MODEL_1 ... MODEL_K DOCS")
     model_paths, docs_path = args.paths[:-1], args.paths[-1]
-    models = [load_model(p, normalize=args.normalize) for p in model_paths]
+    models = [_load_model(args, p) for p in model_paths]
     docs = _read_docs(args, docs_path, models[0])
     res = training_curve(models, docs, temperatures=args.temperatures,
                          first_temperatures=args.first_temperatures, chains=args.chains,
@@ -448,7 +464,7 @@ def _cmd_csl(args: argparse.Namespace) -> int:
         if min(model.num_visible, model.num_hidden) <= 20:
             exact = float(model.log_prob_exact(data).mean())
     else:
-        topic_model = load_model(args.model, normalize=args.normalize)
+        topic_model = _load_model(args, args.model)
         data = _read_docs(args, args.data, topic_model)
         model = LdaChain(topic_model, doc_length=args.doc_length, sweeps=args.sweeps,
                          exact_prior=args.exact_prior)

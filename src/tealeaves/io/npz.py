@@ -51,7 +51,14 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
     except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError) as exc:
         raise InputFileError(f"{path}: cannot read model .npz, truncated or not a model ({exc})") from None
     try:
-        return TopicModel(phi, alpha, vocab=vocab, beta=None if np.isnan(beta) else beta,
-                          name=name, metadata=meta, normalize=normalize)
+        return TopicModel(
+            phi,
+            alpha,
+            vocab=vocab,
+            beta=None if np.isnan(beta) else beta,
+            name=name,
+            metadata=meta,
+            normalize=normalize,
+        )
     except InvalidModelError as exc:
         raise InvalidModelError(f"{path}: {exc}") from None

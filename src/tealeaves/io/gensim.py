@@ -1,0 +1,61 @@
+"""gensim `LdaModel` / `LdaMulticore`: phi = `get_topics()` (each topic's normalised lambda),
+alpha = the model's alpha vector, beta = eta when it is one value for every word. A model saved
+without its dictionary (`id2word`) has no words; tealeaves says so rather than inventing names.
+
+Files are loaded with gensim's own `LdaModel.load` (a pickle: it runs code from the file, so load
+only files you trust)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFileError, InvalidModelError
+from ..model import TopicModel
+from .extras import require
+
+
+def is_gensim_lda(obj: Any) -> bool:
+    return type(obj).__module__.startswith("gensim.models.lda") and hasattr(obj, "get_topics")
+
+
+def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> TopicModel:
+    phi = np.asarray(lda.get_topics(), dtype=np.float64)
+    alpha = np.asarray(lda.alpha, dtype=np.float64).reshape(-1)
+    if alpha.size == 1:
+        alpha = np.full(phi.shape[0], float(alpha[0]))
+    eta = np.asarray(lda.eta, dtype=np.float64)
+    beta = float(eta.reshape(-1)[0]) if eta.size and np.allclose(eta, eta.reshape(-1)[0]) else None
+    id2word = lda.id2word
+    vocab = None
+    if id2word is not None and type(id2word).__name__ != "FakeDict":
+        vocab = [str(id2word[i]) for i in range(phi.shape[1])]
+    meta = {
+        "format": "gensim",
+        "source": source,
+        "vocab": "from id2word"
+        if vocab
+        else "none: the model was saved without its dictionary (id2word); words are unknown",
+    }
+    try:
+        return TopicModel(phi, alpha, vocab=vocab, beta=beta, name=name, metadata=meta, normalize=True)
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{source or name}: {exc}") from None
+
+
+def load_gensim(path: str | os.PathLike) -> TopicModel:
+    require("gensim", "gensim")
+    from gensim.models import LdaModel
+
+    path = os.fspath(path)
+    try:
+        lda = LdaModel.load(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file (or a gensim file next to it is missing)") from None
+    except Exception as exc:  # gensim raises many kinds for a bad file
+        raise InputFileError(
+            f"{path}: gensim cannot load it as an LdaModel ({type(exc).__name__}: {exc})"
+        ) from None
+    return from_gensim(lda, name=os.path.basename(path), source=path)

@@ -1,0 +1,246 @@
+"""MALLET's text outputs (`mallet train-topics`), read without Java.
+
+- `--output-state FILE.gz`: a gzip text file. Header lines `#doc source pos typeindex type topic`,
+  `#alpha : a_0 a_1 ... a_{T-1}` (one value per topic) and `#beta : b` (one scalar); then one line
+  per token: `doc source pos typeindex type topic` (source may contain spaces). The model is
+  phi[t, w] = (n_wt + beta) / (n_t + V beta), V the number of word types (max typeindex + 1).
+- `--topic-word-weights-file FILE`: `topic<TAB>word<TAB>weight` for every topic and word type,
+  weight = beta + n_wt (unnormalised); phi is each topic's row normalised. It has no alpha: pass
+  it, or the `--output-topic-keys` file, whose lines are `topic<TAB>alpha_t<TAB>top words`.
+- `--output-doc-topics FILE`: MALLET >= 2.0.8 writes `doc<TAB>name<TAB>p_0 ... p_{T-1}`; older
+  versions a header `#doc name topic proportion ...` and `doc name t p t p ...` pairs sorted by
+  proportion. Both give a documents x topics matrix (for topic intrusion or B-Cubed).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from ..errors import InputFileError, InvalidModelError
+from ..model import TopicModel
+
+STATE_HEADER = "#doc source pos typeindex type topic"
+
+
+def _lines(path: str, opener=open) -> Iterator[tuple[int, str]]:
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                yield i, line.rstrip("\n")
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raise InputFileError(f"{path}: cannot read ({exc})") from None
+
+
+def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
+    try:
+        return np.array([float(x) for x in text.split()], dtype=np.float64)
+    except ValueError:
+        raise InputFileError(f"{path}:{i}: {what} must be numbers, got {text[:60]!r}") from None
+
+
+def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False) -> TopicModel:
+    try:
+        return TopicModel(
+            phi,
+            alpha,
+            vocab=vocab,
+            beta=beta,
+            name=os.path.basename(path),
+            metadata={"source": path, "format": fmt},
+            normalize=normalize,
+        )
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{path}: {exc}") from None
+
+
+def read_state(path: str | os.PathLike) -> TopicModel:
+    """A model from MALLET's `--output-state` file (gzip, or plain text)."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
+    alpha = beta = None
+    types: dict[int, str] = {}
+    rows: list[tuple[int, int]] = []
+    for i, line in _lines(path, opener):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            if line.startswith("#alpha :"):
+                alpha = _floats(line[len("#alpha :") :], path, i, "#alpha values")
+            elif line.startswith("#beta :"):
+                b = _floats(line[len("#beta :") :], path, i, "#beta")
+                if b.size != 1:
+                    raise InputFileError(f"{path}:{i}: #beta must be one number")
+                beta = float(b[0])
+            continue
+        f = line.split()
+        if len(f) < 6:
+            raise InputFileError(
+                f"{path}:{i}: expected 'doc source pos typeindex type topic', got {line[:80]!r}"
+            )
+        try:
+            typeindex, topic = int(f[-3]), int(f[-1])
+        except ValueError:
+            raise InputFileError(
+                f"{path}:{i}: typeindex and topic must be integers, got {line[:80]!r}"
+            ) from None
+        if typeindex < 0 or topic < 0:
+            raise InputFileError(f"{path}:{i}: negative typeindex or topic")
+        if types.setdefault(typeindex, f[-2]) != f[-2]:
+            raise InputFileError(
+                f"{path}:{i}: type {typeindex} is {f[-2]!r} here but {types[typeindex]!r} before"
+            )
+        rows.append((typeindex, topic))
+    if alpha is None or beta is None:
+        raise InputFileError(f"{path}: not a MALLET state file (no '#alpha :' or '#beta :' line)")
+    if not rows:
+        raise InputFileError(f"{path}: the state file has no tokens")
+    T = alpha.size
+    arr = np.array(rows, dtype=np.int64)
+    if arr[:, 1].max() >= T:
+        raise InputFileError(f"{path}: topic {arr[:, 1].max()} but #alpha has {T} values")
+    V = int(arr[:, 0].max()) + 1
+    missing = [w for w in range(V) if w not in types]
+    if missing:
+        raise InputFileError(f"{path}: word types {missing[:5]} never occur, so their words are unknown")
+    counts = np.zeros((T, V))
+    np.add.at(counts, (arr[:, 1], arr[:, 0]), 1.0)
+    phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + V * beta)
+    return _model(phi, alpha, [types[w] for w in range(V)], beta, path, "mallet-state")
+
+
+def read_topic_keys(path: str | os.PathLike) -> tuple[np.ndarray, list[list[str]]]:
+    """alpha (one value per topic) and each topic's top words from `--output-topic-keys`."""
+    path = os.fspath(path)
+    entries: dict[int, tuple[float, list[str]]] = {}
+    for i, line in _lines(path):
+        if not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) < 2:
+            raise InputFileError(f"{path}:{i}: expected 'topic<TAB>alpha<TAB>words', got {line[:80]!r}")
+        try:
+            entries[int(f[0])] = (float(f[1]), f[2].split() if len(f) > 2 else [])
+        except ValueError:
+            raise InputFileError(
+                f"{path}:{i}: expected an integer topic and a number alpha, got {line[:80]!r}"
+            ) from None
+    if sorted(entries) != list(range(len(entries))) or not entries:
+        raise InputFileError(f"{path}: topics must be numbered 0..T-1")
+    return (
+        np.array([entries[t][0] for t in range(len(entries))]),
+        [entries[t][1] for t in range(len(entries))],
+    )
+
+
+def read_word_weights(
+    path: str | os.PathLike, alpha: Sequence[float] | np.ndarray | str | os.PathLike
+) -> TopicModel:
+    """A model from `--topic-word-weights-file`; `alpha` is a vector or the topic-keys file."""
+    path = os.fspath(path)
+    if isinstance(alpha, str | os.PathLike):
+        alpha = read_topic_keys(alpha)[0]
+    words: dict[str, int] = {}
+    triples: list[tuple[int, int, float]] = []
+    for i, line in _lines(path):
+        if not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) != 3:
+            raise InputFileError(f"{path}:{i}: expected 'topic<TAB>word<TAB>weight', got {line[:80]!r}")
+        try:
+            t, w = int(f[0]), float(f[2])
+        except ValueError:
+            raise InputFileError(
+                f"{path}:{i}: expected an integer topic and a number weight, got {line[:80]!r}"
+            ) from None
+        triples.append((t, words.setdefault(f[1], len(words)), w))
+    if not triples:
+        raise InputFileError(f"{path}: no topic-word weights")
+    arr = np.array(triples)
+    T, V = int(arr[:, 0].max()) + 1, len(words)
+    if len(triples) != T * V:
+        raise InputFileError(
+            f"{path}: {len(triples)} weights for {T} topics x {V} words (expected every pair once)"
+        )
+    phi = np.zeros((T, V))
+    phi[arr[:, 0].astype(int), arr[:, 1].astype(int)] = arr[:, 2]
+    if (phi < 0).any():
+        raise InputFileError(f"{path}: negative weights")
+    # beta is not stated in this file (the smallest weight is beta only if some pair has count 0)
+    return _model(
+        phi, np.asarray(alpha, dtype=np.float64), list(words), None, path, "mallet-weights", normalize=True
+    )
+
+
+def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> tuple[list[str], np.ndarray]:
+    """Document names and the documents x topics matrix of `--output-doc-topics` (either layout)."""
+    path = os.fspath(path)
+    names: list[str] = []
+    rows: list[np.ndarray] = []
+    sparse = False
+    pairs: list[list[tuple[int, float]]] = []
+    for i, line in _lines(path):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            sparse = sparse or line.startswith("#doc name topic proportion")
+            continue
+        f = line.split("\t") if "\t" in line else line.split()
+        if len(f) < 3:
+            raise InputFileError(f"{path}:{i}: expected 'doc name values...', got {line[:80]!r}")
+        names.append(f[1])
+        vals = _floats(" ".join(f[2:]), path, i, "topic proportions")
+        if sparse:
+            if vals.size % 2:
+                raise InputFileError(f"{path}:{i}: expected 'topic proportion' pairs")
+            pairs.append([(int(t), p) for t, p in zip(vals[0::2], vals[1::2], strict=True)])
+        else:
+            rows.append(vals)
+    if not names:
+        raise InputFileError(f"{path}: no documents")
+    if sparse:
+        T = num_topics or 1 + max(t for p in pairs for t, _ in p)
+        theta = np.zeros((len(pairs), T))
+        for d, p in enumerate(pairs):
+            for t, v in p:
+                if t >= T:
+                    raise InputFileError(f"{path}: document {d} names topic {t}, but there are {T}")
+                theta[d, t] = v
+        return names, theta
+    widths = {r.size for r in rows}
+    if len(widths) != 1:
+        raise InputFileError(f"{path}: rows have different numbers of topics {sorted(widths)}")
+    theta = np.array(rows)
+    if num_topics is not None and theta.shape[1] != num_topics:
+        raise InputFileError(f"{path}: {theta.shape[1]} topics per row, expected {num_topics}")
+    return names, theta
+
+
+def sniff(path: str, head: bytes) -> str | None:
+    """'mallet-state' or 'mallet-weights' when the first bytes look like one, else None."""
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                first = fh.readline()
+        except (OSError, UnicodeDecodeError, EOFError):
+            return None
+        return "mallet-state" if first.startswith(STATE_HEADER) else None
+    text = head.decode("utf-8", "replace")
+    if text.startswith(STATE_HEADER):
+        return "mallet-state"
+    f = text.split("\n", 1)[0].split("\t")
+    if len(f) == 3 and f[0].isdigit():
+        try:
+            float(f[2])
+            return "mallet-weights"
+        except ValueError:
+            return None
+    return None

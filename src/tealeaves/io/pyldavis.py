@@ -1,0 +1,63 @@
+"""pyLDAvis-style data: a dict (or a JSON file of one) with `topic_term_dists` (T x V),
+`vocab` (V words) and optionally `doc_topic_dists`, `doc_lengths`, `term_frequency`. It carries no
+Dirichlet parameter, so alpha must be given (a number for every topic, or a vector)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFileError, InvalidModelError, MethodError
+from ..model import TopicModel
+
+KEYS = ("topic_term_dists", "vocab")
+
+
+def is_pyldavis(obj: Any) -> bool:
+    return isinstance(obj, dict) and "topic_term_dists" in obj
+
+
+def from_pyldavis(
+    data: dict[str, Any], alpha: Any = None, name: str = "pyldavis", source: str | None = None
+) -> TopicModel:
+    where = source or name
+    missing = [k for k in KEYS if k not in data]
+    if missing:
+        raise InputFileError(f"{where}: pyLDAvis data lacks {', '.join(missing)}")
+    if alpha is None:
+        raise MethodError(f"{where}: pyLDAvis data has no alpha; pass alpha= (a number or one per topic)")
+    try:
+        phi = np.asarray(data["topic_term_dists"], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputFileError(f"{where}: topic_term_dists is not a numeric matrix") from None
+    alpha_arr = np.asarray(alpha, dtype=np.float64).reshape(-1)
+    if alpha_arr.size == 1 and phi.ndim == 2:
+        alpha_arr = np.full(phi.shape[0], float(alpha_arr[0]))
+    try:
+        return TopicModel(
+            phi,
+            alpha_arr,
+            vocab=[str(w) for w in data["vocab"]],
+            name=name,
+            metadata={"format": "pyldavis", "source": source},
+            normalize=True,
+        )
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{where}: {exc}") from None
+
+
+def load_pyldavis(path: str | os.PathLike, alpha: Any = None) -> TopicModel:
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{path}: not a JSON file ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{path}: expected a JSON object with topic_term_dists and vocab")
+    return from_pyldavis(data, alpha, name=os.path.basename(path), source=path)
