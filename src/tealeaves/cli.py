@@ -195,6 +195,9 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default=None, choices=("text", "ids", "npz"),
                    help="documents' format (default: from the extension; text)")
     p.add_argument("--vocab", default=None, help="vocabulary file of an ids corpus (checked)")
+    p.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"),
+                   help="text documents: split on whitespace (preprocessed text, the default) or "
+                        "'default' = lower-cased runs of letters (raw text)")
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
     p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
@@ -259,7 +262,7 @@ def _load_model(args: argparse.Namespace, path: str) -> TopicModel:
 
 def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
-                       vocab_path=args.vocab)
+                       vocab_path=args.vocab, tokenizer=args.tokenize)
     check_scorable(docs, path)
     return docs
 

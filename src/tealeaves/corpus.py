@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 import zipfile
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .errors import InputFileError, InvalidCorpusError
+from .text import TOKENIZERS, whitespace
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,11 +123,13 @@ def read_corpus(
     format: str | None = None,
     strict: bool = False,
     vocab_path: str | os.PathLike | None = None,
+    tokenizer: str | Callable[[str], list[str]] = "whitespace",
 ) -> Corpus:
     """Read documents from `path`.
 
     Formats: `text` (one document per line, whitespace-separated tokens mapped through
-    `vocab`; without a vocabulary one is built from the file), `ids` (one document per line,
+    `vocab`; without a vocabulary one is built from the file; `tokenizer` "default" applies
+    `tealeaves.text.tokenize` to raw text, or pass a callable), `ids` (one document per line,
     whitespace-separated integer word ids; `vocab_path` may name the file's vocabulary, one
     word per line, which must equal `vocab`), `npz` (arrays `words`, `offsets` and optionally
     `vocab`). The format is taken from the extension (.npz) unless given.
@@ -141,7 +144,7 @@ def read_corpus(
             check_same_vocab(file_vocab, vocab, f"{vocab_path}", "the model")
         corpus = _read_ids(path, vocab if vocab is not None else file_vocab)
     elif fmt == "text":
-        corpus = _read_text(path, vocab)
+        corpus = _read_text(path, vocab, _tokenizer(tokenizer))
     else:
         raise InputFileError(f"{path}: unknown corpus format {fmt!r} (expected text, ids or npz)")
     if strict:
@@ -187,14 +190,24 @@ def _lines(path: str):
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _read_text(path: str, vocab: Sequence[str] | None) -> Corpus:
+def _tokenizer(tokenizer: str | Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    if callable(tokenizer):
+        return tokenizer
+    if tokenizer not in TOKENIZERS:
+        known = ", ".join(TOKENIZERS)
+        raise InputFileError(f"unknown tokenizer {tokenizer!r} (known: {known}, or a callable)")
+    return TOKENIZERS[tokenizer]
+
+
+def _read_text(path: str, vocab: Sequence[str] | None,
+               tokenizer: Callable[[str], list[str]] = whitespace) -> Corpus:
     build = vocab is None
     index: dict[str, int] = {} if build else {w: i for i, w in enumerate(vocab)}
     words: list[int] = []
     offsets = [0]
     oov: Counter[str] = Counter()
     for _, line in _lines(path):
-        for tok in line.split():
+        for tok in tokenizer(line):
             i = index.get(tok)
             if i is None:
                 if build:

@@ -1,0 +1,30 @@
+"""Turning raw text into tokens that can meet a model's vocabulary.
+
+The default tokenizer (`tokenize`): Unicode case folding, then every maximal run of letters
+(apostrophes inside a word are dropped: "nation's" -> "nations"); digits, punctuation and
+one-letter tokens are dropped. No stop words are removed: words the model does not know are
+dropped when the tokens are mapped through its vocabulary, and every such drop is counted and
+reported (`Corpus.report`). Pass your own callable (str -> list of str) to match your training
+preprocessing exactly."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+
+Tokenizer = Callable[[str], list[str]]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased runs of letters of length >= 2 (see the module docstring)."""
+    return [t.replace("'", "") for t in WORD.findall(text.casefold()) if len(t) >= 2]
+
+
+def whitespace(text: str) -> list[str]:
+    """Tokens separated by whitespace, unchanged (for text that is already preprocessed)."""
+    return text.split()
+
+
+TOKENIZERS: dict[str, Tokenizer] = {"whitespace": whitespace, "default": tokenize}
