@@ -22,6 +22,7 @@ from .heldout import HeldoutResult, completion, get_method, heldout, method_name
 from .heldout.ais import SCHEDULES
 from .io import FORMATS, load_model, save_model
 from .model import TopicModel
+from .parallel import DASK_ENV, use_dask
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
@@ -51,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        address = getattr(args, "dask", None) or (os.environ.get(DASK_ENV) if hasattr(args, "dask") else None)
+        if address:
+            with use_dask(address):
+                return args.func(args)
         return args.func(args)
     except TealeavesError as exc:
         print(f"tealeaves: error: {exc}", file=sys.stderr)
@@ -151,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
                     help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
     co.add_argument("--workers", type=int, default=1)
+    _dask_option(co)
     co.add_argument("--json", default=None)
     co.set_defaults(func=_cmd_coherence)
 
@@ -210,9 +216,15 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="local processes")
+    _dask_option(p)
     p.add_argument("--bootstrap", type=int, default=10000, help="bootstrap resamples for the sd")
     p.add_argument("--json", default=None, help="write results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _dask_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help=f"run on the Dask cluster at ADDRESS (tcp://host:8786; default ${DASK_ENV})")
 
 
 def _common(p: argparse.ArgumentParser) -> None:

@@ -1,13 +1,19 @@
-"""How per-document work is spread: in this process (workers=1) or over local processes.
+"""How per-document work is spread: in this process (workers=1), over local processes, or over a
+Dask distributed cluster.
 
 `run_tasks(fn, shared, items, workers)` calls `fn(shared, item)` for every item and returns the
 results in item order. `shared` (the model's arrays, the method and its parameters) is sent
 once to each worker process. Every item carries its own seed, so results do not depend on
-`workers` or on the order in which items finish.
+`workers`, on the cluster, or on the order in which items finish.
+
+Inside `with use_dask(address):` (the CLI's `--dask ADDRESS` or $TEALEAVES_DASK), `run_tasks` and
+`stream_tasks` send the items to the Dask cluster at `address` instead (`workers` is then ignored):
+`shared` is scattered to every worker once, and the workers need tealeaves installed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -15,7 +21,63 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
+from .errors import MethodError
+
 _SHARED: Any = None
+_DASK: Any = None  # the distributed.Client in use, set by use_dask
+DASK_ENV = "TEALEAVES_DASK"
+
+
+@contextlib.contextmanager
+def use_dask(address: Any) -> Iterator[Any]:
+    """Run tasks on the Dask cluster at `address` (a scheduler address such as
+    'tcp://10.0.0.5:8786', or a `distributed.Client`) inside this block."""
+    global _DASK
+    try:
+        from distributed import Client
+    except ImportError:
+        raise MethodError('Dask needs its extra: pip install "tealeaves[dask]"') from None
+    own = not isinstance(address, Client)
+    try:
+        client = Client(address, timeout="20s") if own else address
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
+    previous, _DASK = _DASK, client
+    try:
+        yield client
+    finally:
+        _DASK = previous
+        if own:
+            client.close()
+
+
+def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any],
+              progress: Progress | None) -> list[Any]:
+    from distributed import as_completed
+
+    shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
+    futures = [_DASK.submit(fn, shared_f, item, pure=False) for item in items]
+    for _ in as_completed(futures):
+        if progress:
+            progress.advance()
+    return _DASK.gather(futures)
+
+
+def _dask_stream(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any]) -> Iterator[Any]:
+    from distributed import as_completed
+
+    shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
+    limit = 2 * max(1, len(_DASK.scheduler_info().get("workers", {})))
+    pending = as_completed()
+    in_flight = 0
+    for item in items:
+        pending.add(_DASK.submit(fn, shared_f, item, pure=False))
+        in_flight += 1
+        if in_flight >= limit:
+            yield next(pending).result()
+            in_flight -= 1
+    for f in pending:
+        yield f.result()
 
 
 def _init(shared: Any) -> None:
@@ -31,6 +93,8 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
               progress: Progress | None = None) -> list[Any]:
     if workers < 1:
         raise ValueError("workers must be >= 1")
+    if _DASK is not None:
+        return _dask_run(fn, shared, items, progress)
     workers = min(workers, max(1, len(items)))
     out: list[Any] = []
     if workers == 1:
@@ -53,6 +117,9 @@ def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any
     """Yield `fn(shared, item)` for a stream of items, in completion order (for results that
     are summed, such as counts). Items are read lazily and at most 2 x workers are in flight,
     so a stream larger than memory works."""
+    if _DASK is not None:
+        yield from _dask_stream(fn, shared, items)
+        return
     if workers <= 1:
         for item in items:
             yield fn(shared, item)
