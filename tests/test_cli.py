@@ -76,7 +76,7 @@ def test_methods_and_version(capsys):
 
 def test_demo_runs_every_method_against_exact(tmp_path):
     out_json = tmp_path / "demo.json"
-    proc = subprocess.run([sys.executable, "-m", "tealeaves", "demo", "--runs", "2", "--quiet",
+    proc = subprocess.run([sys.executable, "-m", "tealeaves", "demo", "--synthetic", "--runs", "2", "--quiet",
                            "--json", str(out_json)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out_json.read_text())

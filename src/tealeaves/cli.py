@@ -34,7 +34,7 @@ EXAMPLES = {
     "heldout": "tealeaves heldout model.npz heldout.txt --methods left-to-right,ais,chib --runs 10 "
                "--json out.json",
     "completion": "tealeaves completion model.npz heldout.txt --method left-to-right --observed 0.5",
-    "demo": "tealeaves demo",
+    "demo": "tealeaves demo --report demo.html   (or --quick; --synthetic for the exact-value check)",
     "methods": "tealeaves methods",
     "synth": "tealeaves synth model.npz docs.txt --topics 20 --words 1000 --docs 50 --length 100",
     "compare": "tealeaves compare new.npz baseline.npz heldout.txt --path convex --direction both "
@@ -43,6 +43,7 @@ EXAMPLES = {
     "coherence": "tealeaves coherence model.npz reference.txt --measure umass,npmi,c_v --topn 10",
     "diversity": "tealeaves diversity model.npz --topn 25",
     "bcubed": "tealeaves bcubed predicted_labels.txt gold_labels.txt --json b3.json",
+    "report": "tealeaves report heldout.json coherence.json scores.json -o report.html",
     "csl": "tealeaves csl model.npz heldout.txt --samples 10000 --json csl.json   "
            "(or an RBM .npz with DATA = digits:test)",
 }
@@ -88,8 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--split", default="first", help="first (default) or random")
     c.set_defaults(func=_cmd_heldout, task="completion")
 
-    d = _sub(sub, "demo", "compare every estimator on the bundled synthetic example")
-    d.add_argument("--runs", type=int, default=5)
+    d = _sub(sub, "demo", "evaluate the bundled State of the Union models end to end, with an HTML report")
+    d.add_argument("--quick", action="store_true", help="small settings (about a minute)")
+    d.add_argument("--report", default="tealeaves-demo.html", help="HTML report path ('' for none)")
+    d.add_argument("--synthetic", action="store_true",
+                   help="instead: every estimator against the exact value on a small synthetic example")
+    d.add_argument("--runs", type=int, default=5, help="runs per method (--synthetic)")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--workers", type=int, default=1)
     d.add_argument("--json", default=None, help="write results as JSON")
@@ -173,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     bc.set_defaults(func=_cmd_bcubed)
 
     cli_intrusion.add_parsers(sub)
+
+    rp = _sub(sub, "report", "one self-contained HTML report from the --json outputs of any commands")
+    rp.add_argument("results", nargs="+", help="JSON files written with --json")
+    rp.add_argument("-o", "--output", default="report.html")
+    rp.add_argument("--title", default="tealeaves report")
+    rp.set_defaults(func=_cmd_report)
 
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
@@ -384,6 +395,19 @@ def example_paths() -> tuple[str, str]:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    if not args.synthetic:
+        from .demo import run_demo
+        from .report import render
+
+        sections = run_demo(quick=args.quick, seed=args.seed, workers=args.workers,
+                            progress=False if args.quiet else None)
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                fh.write(render([{"sections": sections}], "tealeaves demo: State of the Union"))
+            print(f"report -> {args.report}")
+        if args.json:
+            _dump_json(args.json, {"command": "demo", "sections": sections})
+        return 0
     model_path, docs_path = example_paths()
     model = load_model(model_path)
     docs = read_corpus(docs_path, vocab=model.vocab)
@@ -641,6 +665,14 @@ def _read_binary_rows(path: str, width: int):
 def _dump_json(path: str, data: dict[str, Any]) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({**data, "version": __version__}, fh, indent=1)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    write_report(args.results, args.output, args.title)
+    print(f"report -> {args.output}")
+    return 0
 
 
 def _cmd_methods(args: argparse.Namespace) -> int:

@@ -44,14 +44,18 @@ def sotu() -> SotuCorpus:
         texts = [str(t) for t in f["heldout_text"]]
     docs = [words[offsets[d] : offsets[d + 1]] for d in range(len(offsets) - 1)]
     parts = {"train": np.flatnonzero(~held), "heldout": np.flatnonzero(held)}
-    corpora = {k: Corpus.from_word_ids([docs[i] for i in idx], vocab, f"sotu:{k}")
-               for k, idx in parts.items()}
+    corpora = {
+        k: Corpus.from_word_ids([docs[i] for i in idx], vocab, f"sotu:{k}") for k, idx in parts.items()
+    }
     return SotuCorpus(
-        corpora["train"], corpora["heldout"], texts,
+        corpora["train"],
+        corpora["heldout"],
+        texts,
         {k: party[address[idx]] for k, idx in parts.items()},
         {k: president[address[idx]] for k, idx in parts.items()},
         {k: year[address[idx]] for k, idx in parts.items()},
-        parties, presidents,
+        parties,
+        presidents,
     )
 
 
