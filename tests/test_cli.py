@@ -1,5 +1,6 @@
 """The command line on the bundled example and on files it writes itself."""
 
+import argparse
 import csv
 import json
 import subprocess
@@ -191,3 +192,16 @@ def test_coherence_diversity_and_bcubed_commands(tmp_path, capsys):
     assert "has 5 labels but" in capsys.readouterr().err
     assert main(["coherence", str(topics), str(ref), "--measure", "cv"]) == 2
     assert "unknown coherence measure 'cv'" in capsys.readouterr().err
+
+
+def test_every_command_has_help_with_an_example():
+    from tealeaves.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    checked = 0
+    for name, parser in sub.choices.items():
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for p in nested[0].choices.values() if nested else [parser]:
+            assert "example: tealeaves" in p.format_help(), name
+            checked += 1
+    assert checked >= 19

@@ -25,6 +25,7 @@ class SotuCorpus:
     party: dict[str, np.ndarray]  # "train"/"heldout" -> party label of each paragraph
     president: dict[str, np.ndarray]
     year: dict[str, np.ndarray]
+    address: dict[str, np.ndarray]  # index of the address each paragraph comes from
     parties: tuple[str, ...]
     presidents: tuple[str, ...]
 
@@ -54,6 +55,7 @@ def sotu() -> SotuCorpus:
         {k: party[address[idx]] for k, idx in parts.items()},
         {k: president[address[idx]] for k, idx in parts.items()},
         {k: year[address[idx]] for k, idx in parts.items()},
+        {k: address[idx] for k, idx in parts.items()},
         parties,
         presidents,
     )

@@ -24,8 +24,20 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float, step: float | None = None) -> str:
+    """A tick label with as many decimals as the tick step needs."""
+    if step is not None and step > 0:
+        decimals = max(
+            0,
+            -math.floor(math.log10(step) + 1e-9)
+            + (0 if round(step / 10 ** math.floor(math.log10(step) + 1e-9), 6) in (1, 2, 5, 10) else 1),
+        )
+        return f"{v:.{decimals}f}"
     return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
+
+
+def _step(ticks: list[float]) -> float | None:
+    return ticks[1] - ticks[0] if len(ticks) > 1 else None
 
 
 class _Frame:
@@ -49,18 +61,20 @@ class _Frame:
             f'<text x="{self.w / 2}" y="{self.h - 8}" text-anchor="middle">{escape(xlabel)}</text>',
             f'<text transform="translate(14,{self.h / 2}) rotate(-90)" text-anchor="middle">{escape(ylabel)}</text>',
         ]
-        for t in _ticks(self.y0, self.y1):
+        yt = _ticks(self.y0, self.y1)
+        for t in yt:
             out.append(
-                f'<text x="{M["l"] - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tick">{_fmt(t)}</text>'
+                f'<text x="{M["l"] - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tick">{_fmt(t, _step(yt))}</text>'
             )
             out.append(
                 f'<line x1="{M["l"]}" y1="{self.y(t):.1f}" x2="{self.w - M["r"]}" y2="{self.y(t):.1f}" class="grid"/>'
             )
         if xticks:
-            for t in _ticks(self.x0, self.x1):
+            xt = _ticks(self.x0, self.x1)
+            for t in xt:
                 out.append(
                     f'<text x="{self.x(t):.1f}" y="{self.h - M["b"] + 16}" text-anchor="middle" '
-                    f'class="tick">{_fmt(t)}</text>'
+                    f'class="tick">{_fmt(t, _step(xt))}</text>'
                 )
         return out
 
@@ -150,9 +164,10 @@ def hbars(labels: Sequence[str], values: Sequence[float | None], title: str, xla
         f'<line x1="{x(0):.1f}" y1="{M["t"]}" x2="{x(0):.1f}" y2="{height - M["b"]}" class="axis"/>',
         f'<text x="{left + xw / 2}" y="{height - 8}" text-anchor="middle">{escape(xlabel)}</text>',
     ]
-    for t in _ticks(lo, hi):
+    ht = _ticks(lo, hi)
+    for t in ht:
         out.append(
-            f'<text x="{x(t):.1f}" y="{height - M["b"] + 16}" text-anchor="middle" class="tick">{_fmt(t)}</text>'
+            f'<text x="{x(t):.1f}" y="{height - M["b"] + 16}" text-anchor="middle" class="tick">{_fmt(t, _step(ht))}</text>'
         )
     for i, (label, v) in enumerate(zip(labels, vals, strict=True)):
         y = M["t"] + 18 * i
