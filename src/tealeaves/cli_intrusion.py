@@ -78,6 +78,7 @@ def add_parsers(sub: Any) -> None:
     t.add_argument("--max-chars", type=int, default=400, help="shown text is cut to this length")
     t.add_argument("--burn-in", type=int, default=100)
     t.add_argument("--samples", type=int, default=200)
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_topics)
 
     s = parser(
@@ -121,6 +122,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", default=None)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_predictive)
 
     an = sub.add_parser(
@@ -168,6 +170,11 @@ def _task_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key", required=True, help="answer key: .jsonl or .csv")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+
+
+def _name(args: argparse.Namespace) -> str:
+    sub = getattr(args, "intrusion_command", None)
+    return f"intrusion {sub}" if sub else "predictive"
 
 
 def _dump(path: str, data: dict[str, Any]) -> None:
@@ -228,7 +235,13 @@ def _cmd_topics(args: argparse.Namespace) -> int:
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
     tasks = intrusion.topic_tasks(
-        model, source, texts=texts, seed=args.seed, burn_in=args.burn_in, samples=args.samples
+        model,
+        source,
+        texts=texts,
+        seed=args.seed,
+        burn_in=args.burn_in,
+        samples=args.samples,
+        progress=False if args.quiet else None,
     )
     return _written(tasks, args)
 
@@ -265,7 +278,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         panels = intrusion.plot_scores(res, args.plot)
         print(f"plot ({len(panels)} panels) -> {args.plot}")
     if args.json:
-        _dump(args.json, res.to_dict())
+        _dump(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 
@@ -303,7 +316,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
             f"items; Pearson r with human model precision {r} over {a['topics']} topics"
         )
     if args.json:
-        _dump(args.json, res.to_dict())
+        _dump(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 
@@ -319,6 +332,7 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
         samples=args.samples,
         seed=args.seed,
         workers=args.workers,
+        progress=False if args.quiet else None,
     )
     print(f"{len(docs)} documents ({res.empty_documents} empty), {res.tokens} tokens")
     print(
@@ -326,7 +340,7 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
         f"(of {model.num_words} words; lower is better)"
     )
     if args.json:
-        _dump(args.json, res.to_dict())
+        _dump(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 

@@ -120,6 +120,7 @@ def predictive(
     samples: int = 200,
     seed: int = 0,
     workers: int = 1,
+    progress: bool | None = None,
 ) -> PredictiveResult:
     """Predictive log likelihood and predictive rank of each document (section 4.2), from `theta`
     (D x T) or from `infer_theta`."""
@@ -127,7 +128,7 @@ def predictive(
     T, V = model.phi.shape
     params: dict[str, Any] = {"theta": "given"}
     if theta is None:
-        theta = infer_theta(model, corpus, burn_in, samples, seed, workers)
+        theta = infer_theta(model, corpus, burn_in, samples, seed, workers, progress)
         params = {"theta": "posterior-mean", "burn_in": burn_in, "samples": samples, "seed": seed}
     theta = np.asarray(theta, dtype=np.float64)
     if theta.shape != (len(corpus), T):

@@ -160,6 +160,7 @@ def topic_tasks(
     seed: int = 0,
     burn_in: int = 100,
     samples: int = 200,
+    progress: bool | None = None,
 ) -> list[Task]:
     """One topic-intrusion task per document. `docs` is either the documents (a Corpus or word-id
     sequences; their theta is inferred with `infer_theta(burn_in, samples, seed)`) or their topic
@@ -172,7 +173,7 @@ def topic_tasks(
         from .predictive import infer_theta
 
         corpus = as_corpus(docs, model)
-        theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed)
+        theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed, progress=progress)
         if texts is None:
             texts = [" ".join(vocab[w] for w in corpus[d][:50]) for d in range(len(corpus))]
     theta = np.asarray(theta, dtype=np.float64)
