@@ -83,8 +83,9 @@ def run_demo(
     verdict = (
         "agree within their spread over runs"
         if spread <= 2 * worst_sd
-        else "differ by more than twice their spread over runs: each is still biased at these settings (in "
-        "log space), so raise particles/temperatures before trusting differences smaller than this"
+        else "differ by more than twice their spread over runs: AIS needs more temperatures at this "
+        "budget, and left-to-right (algorithm 3) keeps a bias that more particles do not remove "
+        "(docs/sotu_convergence.md); check differences smaller than this with chib, long AIS or Ratio-AIS"
     )
     note = (
         f"Left-to-right, Chib-style and AIS estimates span {spread:.1f} nats ({spread / len(docs):.3f} "
