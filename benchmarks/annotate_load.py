@@ -13,23 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 
 import tealeaves as tl
 from tealeaves.annotate import open_store
-from tealeaves.annotate.simulate import run_annotators
+from tealeaves.annotate.simulate import AppServer, run_annotators
 from tealeaves.intrusion import infer_theta, topic_tasks, word_tasks, write_tasks
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main() -> None:
@@ -48,36 +37,8 @@ def main() -> None:
     rows = []
     for n in args.annotators:
         db = args.db or os.path.join(work, f"load{n}.sqlite")
-        port = free_port()
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tealeaves",
-                "annotate",
-                "serve",
-                "--tasks",
-                os.path.join(work, "tasks.jsonl"),
-                "--db",
-                db,
-                "--port",
-                str(port),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(300):
-                try:
-                    urllib.request.urlopen(url + "/healthz", timeout=1).read()
-                    break
-                except OSError:
-                    time.sleep(0.2)
-            stats = run_annotators(url, n, prefix=f"bench{n}-")
-        finally:
-            proc.terminate()
-            proc.wait(30)
+        with AppServer(os.path.join(work, "tasks.jsonl"), db) as server:
+            stats = run_annotators(server.url, n, prefix=f"bench{n}-")
         stored = {
             (r["annotator"], r["item"]): r["choice"]
             for r in open_store(db).responses()

@@ -7,15 +7,21 @@ import contextlib
 import glob
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 
-import httpx
+from tealeaves.annotate.simulate import AppServer, free_port
+
+__all__ = [
+    "AppServer",
+    "free_port",
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "postgres_bin",
+    "postgres_cluster",
+    "create_database",
+]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -27,80 +33,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class AppServer:
-    """`tealeaves annotate serve ...` on a free port of 127.0.0.1."""
-
-    def __init__(
-        self,
-        tasks: str,
-        db: str,
-        *extra: str,
-        key: str | None = None,
-        token: str = "admin-secret",
-        log: str | None = None,
-    ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.token = token
-        self.cmd = [
-            sys.executable,
-            "-m",
-            "tealeaves",
-            "annotate",
-            "serve",
-            "--tasks",
-            tasks,
-            "--db",
-            db,
-            "--port",
-            str(self.port),
-            "--admin-token",
-            token,
-            *extra,
-        ]
-        if key:
-            self.cmd += ["--key", key]
-        self.log = log or tempfile.mktemp(suffix=".log")
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 90.0) -> AppServer:
-        with open(self.log, "ab") as fh:
-            self.proc = subprocess.Popen(self.cmd, stdout=fh, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"server exited with {self.proc.returncode}: {open(self.log).read()[-2000:]}"
-                )
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return self
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"server did not start in {timeout} s: {open(self.log).read()[-2000:]}")
-
-    def stop(self, kill: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def __enter__(self) -> AppServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def postgres_bin() -> str | None:

@@ -225,8 +225,10 @@ def test_topic_tasks_from_documents_and_task_errors():
     docs = tl.synthetic.generate(model, 4, 30, seed=1)
     from_docs = tl.intrusion.topic_tasks(model, docs, seed=5, samples=50)
     theta = infer_theta(model, docs, samples=50, seed=5)
-    from_theta = tl.intrusion.topic_tasks(model, theta, seed=5)
-    assert [t.key() for t in from_docs] == [{**t.key()} for t in from_theta]
+    texts = [t.text for t in from_docs]
+    from_theta = tl.intrusion.topic_tasks(model, theta, texts=texts, seed=5)
+    assert [t.key() for t in from_docs] == [t.key() for t in from_theta]
+
     assert from_docs[0].text.split()[:3] == [model.vocab[w] for w in docs[0][:3]]
     with pytest.raises(tl.MethodError, match="document 9 does not exist"):
         tl.intrusion.topic_tasks(model, theta, documents=[9])

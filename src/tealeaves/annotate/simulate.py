@@ -1,12 +1,20 @@
-"""Simulated annotators for load tests: each one, in its own thread with one keep-alive HTTP
-connection, asks for its next task and answers it until the task set ends, sending some answers
-twice (as a retry or a double click would)."""
+"""Load-testing parts: `AppServer` runs `tealeaves annotate serve` in its own process on a free
+port of 127.0.0.1 and waits until it answers; simulated annotators, each in its own thread with one
+keep-alive HTTP connection, ask for their next task and answer it until the task set ends, sending
+some answers twice (as a retry or a double click would)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -15,6 +23,83 @@ from urllib.parse import urlencode, urlsplit
 import numpy as np
 
 Chooser = Callable[[dict[str, Any], int], int]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`tealeaves annotate serve ...` on a free port of 127.0.0.1."""
+
+    def __init__(
+        self,
+        tasks: str,
+        db: str,
+        *extra: str,
+        key: str | None = None,
+        token: str = "admin-secret",
+        log: str | None = None,
+    ) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = token
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "tealeaves",
+            "annotate",
+            "serve",
+            "--tasks",
+            tasks,
+            "--db",
+            db,
+            "--port",
+            str(self.port),
+            "--admin-token",
+            token,
+            *extra,
+        ]
+        if key:
+            self.cmd += ["--key", key]
+        self.log = (
+            log or tempfile.NamedTemporaryFile(prefix="tealeaves-serve-", suffix=".log", delete=False).name
+        )
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 90.0) -> AppServer:
+        with open(self.log, "ab") as fh:
+            self.proc = subprocess.Popen(self.cmd, stdout=fh, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"server exited with {self.proc.returncode}: {open(self.log).read()[-2000:]}"
+                )
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"server did not start in {timeout} s: {open(self.log).read()[-2000:]}")
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> AppServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def _request(

@@ -59,18 +59,9 @@ class Task:
         }
 
     def key(self) -> dict[str, Any]:
-        return {
-            "item": self.item,
-            "kind": self.kind,
-            "model": self.model,
-            "topic": self.topic,
-            "document": self.document,
-            "intruder": self.intruder,
-            "attention": self.attention,
-            "option_topics": self.option_topics,
-            "option_log_theta": self.option_log_theta,
-            "options": list(self.options),
-        }
+        """The public row plus the answer side."""
+        return {**self.public(), "intruder": self.intruder, "attention": self.attention,
+                "option_topics": self.option_topics, "option_log_theta": self.option_log_theta}
 
 
 def _item_id(model: str, kind: str, index: int, seed: int) -> str:
