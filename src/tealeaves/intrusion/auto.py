@@ -32,7 +32,7 @@ from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout.result import json_safe
 from ..model import TopicModel
-from .scoring import _bootstrap_ci, score
+from .scoring import bootstrap_ci, score
 from .tasks import Task, read_key, word_tasks
 
 MEASURES = ("npmi", "pmi")
@@ -139,7 +139,7 @@ def auto(
         v = np.array(list(d.values()))
         summary[m] = {
             "model_precision": float(v.mean()),
-            "model_precision_ci": _bootstrap_ci(v, bootstrap, rng),
+            "model_precision_ci": bootstrap_ci(v, bootstrap, rng),
             "topics": int(v.size),
         }
     agreement = None if responses is None else _agreement(full_key, items, responses)

@@ -80,7 +80,7 @@ class IntrusionScores:
         )
 
 
-def _bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
+def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
     if values.size < 2:
         return float("nan"), float("nan")
     means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
@@ -228,12 +228,12 @@ def score(
         if m in model_precision:
             v = np.array(list(model_precision[m].values()))
             s["model_precision"] = float(v.mean())
-            s["model_precision_ci"] = _bootstrap_ci(v, bootstrap, rng)
+            s["model_precision_ci"] = bootstrap_ci(v, bootstrap, rng)
             s["topics"] = int(v.size)
         if m in log_odds:
             v = np.array(list(log_odds[m].values()))
             s["topic_log_odds"] = float(v.mean())
-            s["topic_log_odds_ci"] = _bootstrap_ci(v, bootstrap, rng)
+            s["topic_log_odds_ci"] = bootstrap_ci(v, bootstrap, rng)
             s["documents"] = int(v.size)
         summary[m] = s
     agreement = {
