@@ -81,6 +81,7 @@ class IntrusionScores:
 
 
 def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of the mean of `values` (nan for fewer than 2)."""
     if values.size < 2:
         return float("nan"), float("nan")
     means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
