@@ -317,6 +317,10 @@ def test_serve_and_export_errors_are_one_line(task_files, tmp_path):
     code, err = run("annotate", "serve", "--tasks", task_files["tasks"], "--db", "nosuchdialect://x/y")
     assert code == 2 and "cannot connect" in err and err.count("\n") == 0
     code, err = run(
+        "annotate", "export", "--db", "postgresql+psycopg://u:secretpw@127.0.0.1:1/x", "-o", "o.csv"
+    )
+    assert code == 2 and "cannot connect" in err and "secretpw" not in err
+    code, err = run(
         "annotate", "export", "--db", str(tmp_path / "empty.sqlite"), "-o", str(tmp_path / "o.csv")
     )
     assert code == 2 and "no annotation tables" in err

@@ -32,7 +32,7 @@ from sqlalchemy import (
     inspect,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from ..errors import InputFileError, MethodError
@@ -102,8 +102,16 @@ def connect(url: str) -> Engine:
             pass
     except (ArgumentError, OperationalError, ImportError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputFileError(f"database {url}: cannot connect ({first})") from None
+        raise InputFileError(f"database {_shown(url)}: cannot connect ({first})") from None
     return engine
+
+
+def _shown(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
 
 
 def task_set_hash(tasks: list[dict[str, Any]]) -> str:
