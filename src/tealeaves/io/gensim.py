@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError
+from ..errors import InputFileError
 from ..model import TopicModel
-from .extras import require
+from .common import build_model, require
 
 
 def is_gensim_lda(obj: Any) -> bool:
@@ -23,9 +23,6 @@ def is_gensim_lda(obj: Any) -> bool:
 
 def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> TopicModel:
     phi = np.asarray(lda.get_topics(), dtype=np.float64)
-    alpha = np.asarray(lda.alpha, dtype=np.float64).reshape(-1)
-    if alpha.size == 1:
-        alpha = np.full(phi.shape[0], float(alpha[0]))
     eta = np.asarray(lda.eta, dtype=np.float64)
     beta = float(eta.reshape(-1)[0]) if eta.size and np.allclose(eta, eta.reshape(-1)[0]) else None
     id2word = lda.id2word
@@ -39,10 +36,7 @@ def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> To
         if vocab
         else "none: the model was saved without its dictionary (id2word); words are unknown",
     }
-    try:
-        return TopicModel(phi, alpha, vocab=vocab, beta=beta, name=name, metadata=meta, normalize=True)
-    except InvalidModelError as exc:
-        raise InvalidModelError(f"{source or name}: {exc}") from None
+    return build_model(phi, lda.alpha, vocab, beta, name, source, meta)
 
 
 def load_gensim(path: str | os.PathLike) -> TopicModel:

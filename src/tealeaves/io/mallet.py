@@ -21,8 +21,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError
+from ..errors import InputFileError
 from ..model import TopicModel
+from .common import build_model
 
 STATE_HEADER = "#doc source pos typeindex type topic"
 
@@ -46,18 +47,8 @@ def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
 
 
 def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False) -> TopicModel:
-    try:
-        return TopicModel(
-            phi,
-            alpha,
-            vocab=vocab,
-            beta=beta,
-            name=os.path.basename(path),
-            metadata={"source": path, "format": fmt},
-            normalize=normalize,
-        )
-    except InvalidModelError as exc:
-        raise InvalidModelError(f"{path}: {exc}") from None
+    meta = {"source": path, "format": fmt}
+    return build_model(phi, alpha, vocab, beta, os.path.basename(path), path, meta, normalize=normalize)
 
 
 def read_state(path: str | os.PathLike) -> TopicModel:
@@ -175,9 +166,7 @@ def read_word_weights(
     if (phi < 0).any():
         raise InputFileError(f"{path}: negative weights")
     # beta is not stated in this file (the smallest weight is beta only if some pair has count 0)
-    return _model(
-        phi, np.asarray(alpha, dtype=np.float64), list(words), None, path, "mallet-weights", normalize=True
-    )
+    return _model(phi, alpha, list(words), None, path, "mallet-weights", normalize=True)
 
 
 def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> tuple[list[str], np.ndarray]:

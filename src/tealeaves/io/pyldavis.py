@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError, MethodError
+from ..errors import InputFileError, MethodError
 from ..model import TopicModel
+from .common import build_model
 
 KEYS = ("topic_term_dists", "vocab")
 
@@ -33,20 +34,8 @@ def from_pyldavis(
         phi = np.asarray(data["topic_term_dists"], dtype=np.float64)
     except (TypeError, ValueError):
         raise InputFileError(f"{where}: topic_term_dists is not a numeric matrix") from None
-    alpha_arr = np.asarray(alpha, dtype=np.float64).reshape(-1)
-    if alpha_arr.size == 1 and phi.ndim == 2:
-        alpha_arr = np.full(phi.shape[0], float(alpha_arr[0]))
-    try:
-        return TopicModel(
-            phi,
-            alpha_arr,
-            vocab=[str(w) for w in data["vocab"]],
-            name=name,
-            metadata={"format": "pyldavis", "source": source},
-            normalize=True,
-        )
-    except InvalidModelError as exc:
-        raise InvalidModelError(f"{where}: {exc}") from None
+    meta = {"format": "pyldavis", "source": source}
+    return build_model(phi, alpha, [str(w) for w in data["vocab"]], None, name, source, meta)
 
 
 def load_pyldavis(path: str | os.PathLike, alpha: Any = None) -> TopicModel:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InvalidModelError, MethodError
 from ..model import TopicModel
+from .common import build_model
 
 
 def _is_lda(obj: Any) -> bool:
@@ -47,21 +48,10 @@ def from_sklearn(obj: Any, vocab: Any = None, name: str = "sklearn") -> TopicMod
     phi = np.asarray(lda.components_, dtype=np.float64)
     if words is not None and len(words) != phi.shape[1]:
         raise MethodError(f"the vocabulary has {len(words)} words but the model {phi.shape[1]}")
-    T = phi.shape[0]
-    alpha = np.full(T, float(lda.doc_topic_prior_))
     meta = {
         "format": "sklearn",
         "vocab": "given" if words else "none: pass the fitted vectorizer or a word list",
     }
-    try:
-        return TopicModel(
-            phi,
-            alpha,
-            vocab=words,
-            beta=float(lda.topic_word_prior_),
-            name=name,
-            metadata=meta,
-            normalize=True,
-        )
-    except InvalidModelError as exc:
-        raise InvalidModelError(f"{name}: {exc}") from None
+    return build_model(
+        phi, float(lda.doc_topic_prior_), words, float(lda.topic_word_prior_), name, None, meta
+    )

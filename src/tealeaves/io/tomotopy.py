@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError
+from ..errors import InputFileError
 from ..model import TopicModel
-from .extras import require
+from .common import build_model, require
 
 MAGIC = b"LDA\x00"
 
@@ -25,21 +25,13 @@ def is_tomotopy(obj: Any) -> bool:
 
 def from_tomotopy(mdl: Any, name: str = "tomotopy", source: str | None = None) -> TopicModel:
     phi = np.array([mdl.get_topic_word_dist(k) for k in range(mdl.k)], dtype=np.float64)
-    alpha = np.asarray(mdl.alpha, dtype=np.float64).reshape(-1)
-    if alpha.size == 1:
-        alpha = np.full(mdl.k, float(alpha[0]))
     vocab = [str(w) for w in mdl.used_vocabs]
     meta = {
         "format": "tomotopy",
         "source": source,
         "removed_top_words": list(getattr(mdl, "removed_top_words", [])),
     }
-    try:
-        return TopicModel(
-            phi, alpha, vocab=vocab, beta=float(mdl.eta), name=name, metadata=meta, normalize=True
-        )
-    except InvalidModelError as exc:
-        raise InvalidModelError(f"{source or name}: {exc}") from None
+    return build_model(phi, mdl.alpha, vocab, float(mdl.eta), name, source, meta)
 
 
 def load_tomotopy(path: str | os.PathLike) -> TopicModel:
