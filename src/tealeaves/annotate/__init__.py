@@ -1,23 +1,36 @@
 """Collecting human judgments for intrusion tasks: a small web app (FastAPI + SQLAlchemy; SQLite
 with WAL by default, PostgreSQL by URL) and the export of its responses in the long format that
-`tealeaves.intrusion.score` reads. Needs the `annotate` extra."""
+`tealeaves.intrusion.score` reads. The app and the store need the `annotate` extra; they are
+imported on first use, so `tealeaves.annotate.simulate` (load testing) works without it."""
 
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodError
+from ..io.common import require
 
-try:
-    from .app import AppConfig, create_app
-    from .store import Store, open_store
-except ImportError as exc:  # the extra is not installed
-    raise MethodError(
-        f'the annotation app needs its extra ({exc.name} is missing): pip install "tealeaves[annotate]"'
-    ) from None
+if TYPE_CHECKING:
+    from .app import AppConfig
+
+_LAZY = {"AppConfig": "app", "create_app": "app", "Store": "store", "open_store": "store"}
+
+
+def __getattr__(name: str) -> Any:
+    """The app and store, imported when first asked for (a missing extra is a one-line error)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+    except ImportError as exc:
+        raise MethodError(
+            f'the annotation app needs its extra ({exc.name} is missing): pip install "tealeaves[annotate]"'
+        ) from None
+    return getattr(module, name)
 
 __all__ = ["AppConfig", "create_app", "Store", "open_store", "serve", "export_responses", "EXPORT_FIELDS"]
 
@@ -33,18 +46,19 @@ def serve(
     config: AppConfig | None = None,
 ) -> None:
     """Load `tasks` into the database at `db` and serve them until interrupted."""
+    require("uvicorn", "annotate")
     import uvicorn
 
-    store = open_store(db)
+    store = __getattr__("open_store")(db)
     store.install(tasks)
-    app = create_app(store, key, config)
+    app = __getattr__("create_app")(store, key, config)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
 def export_responses(db: str, path: str | os.PathLike) -> int:
     """Write every stored response, one row per response, to `path` (.csv, else JSON lines);
     return the number written."""
-    store = open_store(db)
+    store = __getattr__("open_store")(db)
     if not store.has_tables():
         raise MethodError(
             f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
