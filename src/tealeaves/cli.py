@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -21,6 +20,7 @@ from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
 from .io import FORMATS, load_model, save_model
+from .jsonout import write_json
 from .model import TopicModel
 from .parallel import DASK_ENV, use_dask
 
@@ -363,7 +363,7 @@ def format_table(results: list[HeldoutResult]) -> str:
 
 def _write_outputs(args: argparse.Namespace, results: list[HeldoutResult], meta: dict) -> None:
     if getattr(args, "json", None):
-        _dump_json(args.json, {**meta, "results": [r.to_dict() for r in results]})
+        write_json(args.json, {**meta, "results": [r.to_dict() for r in results]})
     if getattr(args, "csv", None):
         with open(args.csv, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
@@ -406,7 +406,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 fh.write(render([{"sections": sections}], "tealeaves demo: State of the Union"))
             print(f"report -> {args.report}")
         if args.json:
-            _dump_json(args.json, {"command": "demo", "sections": sections})
+            write_json(args.json, {"command": "demo", "sections": sections})
         return 0
     model_path, docs_path = example_paths()
     model = load_model(model_path)
@@ -441,7 +441,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))
     if args.json:
-        _dump_json(args.json, {"command": "compare", "model_a": args.model_a,
+        write_json(args.json, {"command": "compare", "model_a": args.model_a,
                                "model_b": args.model_b, "docs": args.docs, "result": res.to_dict()})
     return 0
 
@@ -487,7 +487,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
                                   strict=True):
         print(f"{p.ljust(width)}  {tot:14.2f}  {sd:7.2f}  {pt:10.4f}  {pp:10.2f}")
     if args.json:
-        _dump_json(args.json, {"command": "curve", "models": model_paths, "docs": docs_path,
+        write_json(args.json, {"command": "curve", "models": model_paths, "docs": docs_path,
                                "result": res.to_dict()})
     return 0
 
@@ -517,7 +517,7 @@ def _cmd_csl(args: argparse.Namespace) -> int:
         print(f"exact mean log P(x) = {exact:.4f}")
         res.extra["exact_mean"] = exact
     if args.json:
-        _dump_json(args.json, {"command": "csl", "model": args.model, "data": args.data,
+        write_json(args.json, {"command": "csl", "model": args.model, "data": args.data,
                                "result": res.to_dict()})
     return 0
 
@@ -570,7 +570,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         print(f"* {nmiss} top words do not occur in the reference; pairs with them are undefined: "
               "umass uses gensim's value 0 for them, the other measures leave them out")
     if args.json:
-        _dump_json(args.json, {"command": "coherence", "model": args.model,
+        write_json(args.json, {"command": "coherence", "model": args.model,
                                "reference": args.reference, "results": [r.to_dict() for r in results]})
     return 0
 
@@ -588,7 +588,7 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
               f"per topic {' '.join(f'{v:.2f}' for v in ex)}")
         out["exclusivity"] = [float(v) for v in ex]
     if args.json:
-        _dump_json(args.json, {"command": "diversity", "model": args.model, **out})
+        write_json(args.json, {"command": "diversity", "model": args.model, **out})
     return 0
 
 
@@ -623,7 +623,7 @@ def _cmd_bcubed(args: argparse.Namespace) -> int:
     print(f"purity {extra['purity']:.4f}, inverse purity {extra['inverse_purity']:.4f}, "
           f"NMI {extra['nmi']:.4f}")
     if args.json:
-        _dump_json(args.json, {"command": "bcubed", **res.to_dict(), **extra})
+        write_json(args.json, {"command": "bcubed", **res.to_dict(), **extra})
     return 0
 
 
@@ -660,11 +660,6 @@ def _read_binary_rows(path: str, width: int):
     if X.ndim != 2 or X.shape[1] != width or not np.isin(X, (0.0, 1.0)).all():
         raise InvalidCorpusError(f"{path}: expected 0/1 rows of width {width}, got shape {X.shape}")
     return X
-
-
-def _dump_json(path: str, data: dict[str, Any]) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump({**data, "version": __version__}, fh, indent=1)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ commands (kept apart from cli.py, which holds the likelihood and coherence comma
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -14,9 +13,9 @@ import numpy as np
 from . import intrusion
 from .corpus import read_corpus
 from .errors import InputFileError, MethodError
-from .heldout.result import json_safe
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .io import load_model
+from .jsonout import write_json
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -177,13 +176,6 @@ def _name(args: argparse.Namespace) -> str:
     return f"intrusion {sub}" if sub else "predictive"
 
 
-def _dump(path: str, data: dict[str, Any]) -> None:
-    from . import __version__
-
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(json_safe({**data, "version": __version__}), fh, indent=1)
-
-
 def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:
     intrusion.write_tasks(tasks, args.output, args.key)
     print(f"{len(tasks)} tasks -> {args.output} (for annotators), answers -> {args.key} (keep private)")
@@ -278,7 +270,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         panels = intrusion.plot_scores(res, args.plot)
         print(f"plot ({len(panels)} panels) -> {args.plot}")
     if args.json:
-        _dump(args.json, {"command": _name(args), **res.to_dict()})
+        write_json(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 
@@ -316,7 +308,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
             f"items; Pearson r with human model precision {r} over {a['topics']} topics"
         )
     if args.json:
-        _dump(args.json, {"command": _name(args), **res.to_dict()})
+        write_json(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 
@@ -340,7 +332,7 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
         f"(of {model.num_words} words; lower is better)"
     )
     if args.json:
-        _dump(args.json, {"command": _name(args), **res.to_dict()})
+        write_json(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 

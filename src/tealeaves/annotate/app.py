@@ -23,8 +23,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import MethodError
-from ..heldout.result import json_safe
 from ..intrusion.scoring import score
+from ..jsonout import json_safe
 from .store import ConflictError, Store
 
 MAX_BODY = 4096

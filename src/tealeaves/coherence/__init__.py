@@ -16,7 +16,7 @@ from scipy.stats import rankdata
 
 from ..corpus import Corpus
 from ..errors import InputFileError, InvalidCorpusError, MethodError
-from ..heldout.result import _json_float
+from ..jsonout import json_float
 from ..model import TopicModel
 from . import measures
 from .counts import Counts, count
@@ -47,11 +47,11 @@ class CoherenceResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": "coherence", "measure": self.measure, "params": self.params,
-                "mean": _json_float(self.mean), "units": self.units, "seconds": self.seconds,
-                "topics": [{"words": t, "score": _json_float(s), "missing": m, "undefined_pairs": u}
+                "mean": json_float(self.mean), "units": self.units, "seconds": self.seconds,
+                "topics": [{"words": t, "score": json_float(s), "missing": m, "undefined_pairs": u}
                            for t, s, m, u in zip(self.topics, self.per_topic, self.missing,
                                                  self.undefined_pairs, strict=True)],
-                "pairs": [{**p, "value": _json_float(p["value"])} for p in self.pairs]}
+                "pairs": [{**p, "value": json_float(p["value"])} for p in self.pairs]}
 
 
 def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike,

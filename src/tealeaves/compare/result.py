@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..heldout.result import PerDocumentTotals, _json_float, doc_log_mean
+from ..heldout.result import PerDocumentTotals, doc_log_mean
+from ..jsonout import json_float
 
 
 def ratio_from_chains(start: np.ndarray, path: np.ndarray) -> np.ndarray:
@@ -142,21 +143,21 @@ class CompareResult(PerDocumentTotals):
         d: dict[str, Any] = {
             "task": "compare", "method": self.method, "params": self.params,
             "model_a": self.model_a, "model_b": self.model_b,
-            "total": self.total, "per_token": _json_float(self.per_token),
-            "perplexity_ratio": _json_float(self.perplexity_ratio),
-            "sd_chains": _json_float(self.sd_chains),
-            "sd_documents": _json_float(boot["sd_total"]),
-            "per_token_interval": [_json_float(boot["per_token_low"]), _json_float(boot["per_token_high"])],
+            "total": self.total, "per_token": json_float(self.per_token),
+            "perplexity_ratio": json_float(self.perplexity_ratio),
+            "sd_chains": json_float(self.sd_chains),
+            "sd_documents": json_float(boot["sd_total"]),
+            "per_token_interval": [json_float(boot["per_token_low"]), json_float(boot["per_token_high"])],
             "verdict": self.verdict(), "documents_favouring": self.favour,
             "tokens": self.tokens, "seconds": self.seconds, "seed": self.seed,
             "workers": self.workers, "site_updates": self.site_updates, "corpus": self.corpus,
-            "documents": {"log_ratio": [_json_float(v) for v in self.doc_log_ratio],
+            "documents": {"log_ratio": [json_float(v) for v in self.doc_log_ratio],
                           "tokens": [int(v) for v in self.doc_tokens]},
         }
         for est in (self.forward, self.reverse):
             if est is not None:
-                d[est.direction] = {"total": est.total, "sd_chains": _json_float(est.sd),
-                                    "log_ratio": [_json_float(v) for v in est.doc_log_ratio]}
+                d[est.direction] = {"total": est.total, "sd_chains": json_float(est.sd),
+                                    "log_ratio": [json_float(v) for v in est.doc_log_ratio]}
         if self.forward is not None and self.reverse is not None:
             d["gap"] = self.gap
         d.update(self.extra)
@@ -207,11 +208,11 @@ class CurveResult:
         return {
             "task": "curve", "models": self.models, "params": self.params,
             "totals": [float(v) for v in self.totals],
-            "sd": [_json_float(v) for v in self.sd],
-            "per_token": [_json_float(v) for v in self.per_token],
-            "perplexity": [_json_float(v) for v in self.perplexity],
+            "sd": [json_float(v) for v in self.sd],
+            "per_token": [json_float(v) for v in self.per_token],
+            "perplexity": [json_float(v) for v in self.perplexity],
             "tokens": self.tokens, "seconds": self.seconds, "seed": self.seed,
             "workers": self.workers, "corpus": self.corpus,
-            "documents": {"log_prob": [[_json_float(v) for v in row] for row in self.doc_log_prob],
+            "documents": {"log_prob": [[json_float(v) for v in row] for row in self.doc_log_prob],
                           "tokens": [int(v) for v in self.doc_tokens]},
         }

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..errors import MethodError
-from ..heldout.result import _json_float
+from ..jsonout import json_float
 from ..parallel import run_tasks
 from .lda import LdaChain
 from .rbm import BinaryRBM, load_digits_binary, load_rbm, train_rbm
@@ -52,10 +52,10 @@ class CSLResult:
         return float(self.item_log_prob.sum())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task": "csl", "biased": self.biased, "params": self.params, "mean": _json_float(self.mean),
-                "total": _json_float(self.total), "items": int(self.item_log_prob.size),
+        return {"task": "csl", "biased": self.biased, "params": self.params, "mean": json_float(self.mean),
+                "total": json_float(self.total), "items": int(self.item_log_prob.size),
                 "chain_steps": self.chain_steps, "seconds": self.seconds, "seed": self.seed,
-                "item_log_prob": [_json_float(v) for v in self.item_log_prob], **self.extra}
+                "item_log_prob": [json_float(v) for v in self.item_log_prob], **self.extra}
 
 
 def _log_mean_p(model, items, H, chunk: int = 4096) -> np.ndarray:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..jsonout import json_float
+
 
 def log_mean_exp(x: np.ndarray, axis: int | None = None):
     """log mean exp(x), stably (-inf entries allowed)."""
@@ -109,9 +111,9 @@ class HeldoutResult(PerDocumentTotals):
             "method": self.method,
             "label": self.label,
             "total": self.total,
-            "sd": _json_float(self.sd),
-            "per_token": _json_float(self.per_token),
-            "perplexity": _json_float(self.perplexity),
+            "sd": json_float(self.sd),
+            "per_token": json_float(self.per_token),
+            "perplexity": json_float(self.perplexity),
             "tokens": self.tokens,
             "tokens_dropped": int(self.corpus.get("oov_tokens", 0)),
             "empty_documents": int(self.corpus.get("empty_documents", 0)),
@@ -131,9 +133,9 @@ class HeldoutResult(PerDocumentTotals):
             "site_updates": self.site_updates,
             "corpus": self.corpus,
             "documents": {
-                "log_prob": [_json_float(v) for v in self.doc_log_prob],
+                "log_prob": [json_float(v) for v in self.doc_log_prob],
                 "tokens": [int(v) for v in self.doc_tokens],
-                "run_log_prob": [[_json_float(v) for v in row] for row in self.run_log_prob],
+                "run_log_prob": [[json_float(v) for v in row] for row in self.run_log_prob],
             },
         }
         d.update(self.extra)
@@ -144,19 +146,3 @@ class HeldoutResult(PerDocumentTotals):
         return (f"HeldoutResult({self.label}: total {self.total:.2f}{sd} nats over "
                 f"{self.tokens} tokens, per token {self.per_token:.4f}, "
                 f"perplexity {self.perplexity:.2f})")
-
-
-def _json_float(v: float) -> float | None:
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
-def json_safe(x: Any) -> Any:
-    """`x` with every non-finite float (nan, inf) replaced by None, through dicts, lists, tuples."""
-    if isinstance(x, float):
-        return x if math.isfinite(x) else None
-    if isinstance(x, dict):
-        return {k: json_safe(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [json_safe(v) for v in x]
-    return x

@@ -30,7 +30,7 @@ from ..coherence import count
 from ..coherence.measures import pmi_pair
 from ..corpus import Corpus
 from ..errors import MethodError
-from ..heldout.result import json_safe
+from ..jsonout import json_safe
 from ..model import TopicModel
 from .scoring import bootstrap_ci, score
 from .tasks import Task, read_key, word_tasks

@@ -26,7 +26,7 @@ from scipy.stats import rankdata
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout import as_corpus
-from ..heldout.result import json_safe
+from ..jsonout import json_safe
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
 from ..sampling import kernels, prepare_doc

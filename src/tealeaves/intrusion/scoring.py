@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, MethodError
-from ..heldout.result import json_safe
+from ..jsonout import json_safe
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:

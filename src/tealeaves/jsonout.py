@@ -1,0 +1,33 @@
+"""JSON output shared by every result and command: non-finite floats become null, and result
+files carry the tealeaves version."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+
+def json_float(v: float) -> float | None:
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def json_safe(x: Any) -> Any:
+    """`x` with every non-finite float (nan, inf) replaced by None, through dicts, lists, tuples."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [json_safe(v) for v in x]
+    return x
+
+
+def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
+    """Write a command's result file: `data` made JSON-safe, plus the tealeaves version."""
+    from . import __version__
+
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(json_safe({**data, "version": __version__}), fh, indent=1)
