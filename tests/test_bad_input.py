@@ -1,6 +1,7 @@
 """Every bad input of the issue gets its documented one-line error (Python: the exception;
 CLI: `tealeaves: error: ...` on stderr, exit status 2, no traceback)."""
 
+import re
 import subprocess
 import sys
 
@@ -172,7 +173,7 @@ def test_cli_errors_are_one_line_with_status_2(files, capsys, argv, message):
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tealeaves: error: "), err
-    assert message in lines[0] or __import__("re").search(message, lines[0]), lines[0]
+    assert message in lines[0] or re.search(message, lines[0]), lines[0]
 
 
 def test_cli_warns_when_most_tokens_are_unknown(files, capsys):

@@ -3,6 +3,8 @@ local process with the same seed."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -59,9 +61,9 @@ def test_cli_dask_option_and_environment(cluster, tmp_path):
         out = tmp_path / f"r{len(outs)}.json"
         r = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", str(m), str(d), "--particles", "3",
                             "--json", str(out), *extra], capture_output=True, text=True,
-                           env={**__import__("os").environ, **env}, timeout=300)
+                           env={**os.environ, **env}, timeout=300)
         assert r.returncode == 0, r.stderr
-        outs.append(__import__("json").loads(out.read_text())["results"][0]["documents"]["log_prob"])
+        outs.append(json.loads(out.read_text())["results"][0]["documents"]["log_prob"])
     assert outs[0] == outs[1] == outs[2]
     r = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", str(m), str(d), "--dask", "tcp://127.0.0.1:9"],
                        capture_output=True, text=True, timeout=120)

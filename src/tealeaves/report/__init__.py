@@ -255,7 +255,7 @@ def section(doc: dict[str, Any]) -> str:
     if isinstance(doc.get("result"), dict):  # compare and csl nest their result
         doc = {**doc["result"], **{k: v for k, v in doc.items() if k != "result"}}
     kind = doc.get("task") or doc.get("command")
-    if kind in ("heldout", "completion", "demo-heldout") and "results" in doc:
+    if kind in ("heldout", "completion") and "results" in doc:
         return _heldout(doc)
     if kind == "compare":
         return _compare(doc)
