@@ -128,7 +128,9 @@ def test_gensim_lda_saved_and_loaded(tmp_path):
     )
     lda.save(str(tmp_path / "lda.gensim"))
     assert detect(str(tmp_path / "lda.gensim")) == "gensim"
-    m = tl.load_model(tmp_path / "lda.gensim")
+    with pytest.raises(tl.MethodError, match="unpickling runs code"):
+        tl.load_model(tmp_path / "lda.gensim")  # a pickle: only with consent
+    m = tl.load_model(tmp_path / "lda.gensim", allow_pickle=True)
     np.testing.assert_allclose(m.phi, lda.get_topics() / lda.get_topics().sum(1, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(m.alpha, lda.alpha)
     assert len(set(np.round(m.alpha, 8))) == 3  # asymmetric kept
@@ -136,7 +138,7 @@ def test_gensim_lda_saved_and_loaded(tmp_path):
     assert tl.load_model(lda).vocab == m.vocab  # the object itself
     bare = LdaModel(bow, num_topics=2, random_state=1)  # no id2word: gensim invents ids
     bare.save(str(tmp_path / "bare.gensim"))
-    b = tl.load_model(tmp_path / "bare.gensim")
+    b = tl.load_model(tmp_path / "bare.gensim", allow_pickle=True)
     assert b.vocab is None and "saved without its dictionary" in b.metadata["vocab"]
     with pytest.raises(tl.MethodError, match="no vocabulary"):
         tl.coherence(b, DOCS)

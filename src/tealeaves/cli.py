@@ -13,13 +13,14 @@ from importlib import resources
 from typing import Any
 
 from . import __version__, cli_intrusion, synthetic
+from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
 from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
-from .io import FORMATS, load_model, save_model
+from .io import load_model, save_model
 from .jsonout import write_json
 from .model import TopicModel
 from .parallel import DASK_ENV, use_dask
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("model_a")
     cp.add_argument("model_b")
     cp.add_argument("docs")
+    add_model_options(cp)
     _corpus_options(cp)
     cp.add_argument("--method", default="ratio-ais", choices=("ratio-ais", "difference"))
     cp.add_argument("--path", default="convex", choices=("convex", "geometric"))
@@ -124,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cv = _sub(sub, "curve", "Iteration-AIS: log P(w | M_i) for a sequence of models (snapshots)")
     cv.add_argument("paths", nargs="+", help="MODEL_1 ... MODEL_K DOCS")
+    add_model_options(cv)
     _corpus_options(cv)
     cv.add_argument("--temperatures", type=int, default=500, help="per segment M_{i-1} -> M_i")
     cv.add_argument("--first-temperatures", type=int, default=2000, help="prior -> M_1")
@@ -134,9 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     cv.set_defaults(func=_cmd_curve)
 
     cs = _sub(sub, "csl", "CSL lower bound on log P(x) from a model's Markov chain (Bengio et al.)")
-    cs.add_argument("model", help="topic model .npz, or an RBM .npz (arrays W, b, c)")
+    cs.add_argument("model", help="topic model (any readable format), or an RBM .npz (arrays W, b, c)")
     cs.add_argument("data", help="documents for a topic model; for an RBM 0/1 rows (text or .npz "
                                  "with X) or digits:test / digits:train")
+    add_model_options(cs)
     _corpus_options(cs)
     cs.add_argument("--samples", type=int, default=10000,
                     help="latent states (biased: consecutive states per chain)")
@@ -152,8 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     cs.set_defaults(func=_cmd_csl)
 
     co = _sub(sub, "coherence", "topic coherence over a reference corpus (UMass, UCI, NPMI, C_V)")
-    co.add_argument("model", help="model .npz, or a text file with one topic (its words) per line")
+    co.add_argument("model", help="model file (any readable format), or a text file with one topic "
+                                  "(its words) per line")
     co.add_argument("reference", help="reference corpus: text, one document per line (streamed)")
+    add_model_options(co)
     co.add_argument("--measure", default="umass,npmi,c_v", help="comma-separated: umass,uci,npmi,c_v")
     co.add_argument("--topn", type=int, default=10)
     co.add_argument("--window", type=int, default=None, help="sliding window (default 10; c_v 110)")
@@ -166,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     co.set_defaults(func=_cmd_coherence)
 
     dv = _sub(sub, "diversity", "topic diversity, and exclusivity (stm) for a model")
-    dv.add_argument("model", help="model .npz, or a text file of topics")
+    dv.add_argument("model", help="model file (any readable format), or a text file of topics")
+    add_model_options(dv)
     dv.add_argument("--topn", type=int, default=25)
     dv.add_argument("--json", default=None)
     dv.set_defaults(func=_cmd_diversity)
@@ -217,11 +224,6 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
                         "'default' = lower-cased runs of letters (raw text)")
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
-    p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
-    p.add_argument("--model-format", default=None, choices=FORMATS,
-                   help="model file format (default: detected)")
-    p.add_argument("--alpha", default=None, help="alpha for formats without it (MALLET topic-word weights: "
-                   "the --output-topic-keys file; pyLDAvis JSON: a number or comma-separated values)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -239,8 +241,9 @@ def _dask_option(p: argparse.ArgumentParser) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="model file (.npz)")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("docs", help="documents: text (one per line), word ids, or .npz")
+    add_model_options(p)
     _corpus_options(p)
     for name, kind in METHOD_OPTIONS.items():
         p.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None)
@@ -271,18 +274,6 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
     return [{k: v for k, v in given.items() if k in a} for a in accepted]
 
 
-def _load_model(args: argparse.Namespace, path: str) -> TopicModel:
-    """A model file as the options say (format, alpha for formats that lack it)."""
-    alpha: Any = getattr(args, "alpha", None)
-    if alpha is not None and not os.path.exists(alpha):
-        try:
-            alpha = [float(x) for x in alpha.split(",")]
-        except ValueError:
-            raise MethodError(f"--alpha {alpha!r}: neither a file nor comma-separated numbers") from None
-        alpha = alpha[0] if len(alpha) == 1 else alpha
-    return load_model(path, format=getattr(args, "model_format", None), normalize=args.normalize, alpha=alpha)
-
-
 def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
                        vocab_path=args.vocab, tokenizer=args.tokenize)
@@ -293,7 +284,7 @@ def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus
 def _cmd_heldout(args: argparse.Namespace) -> int:
     names = _method_list(args)
     params = _params_for(args, names, args.task)
-    model = _load_model(args, args.model)
+    model = load_model_arg(args, args.model)
     docs = _read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
@@ -428,8 +419,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    a = _load_model(args, args.model_a)
-    b = _load_model(args, args.model_b)
+    a = load_model_arg(args, args.model_a)
+    b = load_model_arg(args, args.model_b)
     docs = _read_docs(args, args.docs, a)
     extra = {"particles": args.particles} if args.particles is not None else {}
     res = compare(a, b, docs, method=args.method, path=args.path, direction=args.direction,
@@ -472,7 +463,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
     if len(args.paths) < 2:
         raise MethodError("curve needs at least one model and the documents: MODEL_1 ... MODEL_K DOCS")
     model_paths, docs_path = args.paths[:-1], args.paths[-1]
-    models = [_load_model(args, p) for p in model_paths]
+    models = [load_model_arg(args, p) for p in model_paths]
     docs = _read_docs(args, docs_path, models[0])
     res = training_curve(models, docs, temperatures=args.temperatures,
                          first_temperatures=args.first_temperatures, chains=args.chains,
@@ -503,7 +494,7 @@ def _cmd_csl(args: argparse.Namespace) -> int:
         if min(model.num_visible, model.num_hidden) <= 20:
             exact = float(model.log_prob_exact(data).mean())
     else:
-        topic_model = _load_model(args, args.model)
+        topic_model = load_model_arg(args, args.model)
         data = _read_docs(args, args.data, topic_model)
         model = LdaChain(topic_model, doc_length=args.doc_length, sweeps=args.sweeps,
                          exact_prior=args.exact_prior)
@@ -522,16 +513,6 @@ def _cmd_csl(args: argparse.Namespace) -> int:
     return 0
 
 
-def _topics_arg(path: str):
-    from .errors import InputFileError
-
-    if path.endswith(".npz"):
-        return load_model(path)
-    if not os.path.exists(path):
-        raise InputFileError(f"{path}: no such file")
-    return path
-
-
 def _cmd_coherence(args: argparse.Namespace) -> int:
     from .coherence import MEASURES, coherence, count, topic_words
 
@@ -539,7 +520,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
     for m in names:
         if m not in MEASURES:
             raise MethodError(f"unknown coherence measure {m!r} (known: {', '.join(MEASURES)})")
-    topics = _topics_arg(args.model)
+    topics = load_topics_arg(args, args.model)
     words = topic_words(topics, args.topn)
     reference = args.reference
     if reference.endswith(".npz"):
@@ -578,7 +559,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
 def _cmd_diversity(args: argparse.Namespace) -> int:
     from .coherence import diversity, exclusivity
 
-    topics = _topics_arg(args.model)
+    topics = load_topics_arg(args, args.model)
     div = diversity(topics, args.topn)
     print(f"topic diversity (unique share of the top {args.topn} words): {div:.4f}")
     out: dict[str, Any] = {"diversity": div, "topn": args.topn}

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from . import intrusion
+from .cli_models import MODEL_HELP, add_model_options, load_model_arg
 from .corpus import read_corpus
 from .errors import InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
-from .io import load_model
 from .jsonout import write_json
 
 EXAMPLES = {
@@ -48,7 +48,8 @@ def add_parsers(sub: Any) -> None:
     w = parser(
         isub, "words", "word-intrusion tasks: top 5 words of each topic + 1 intruder", "intrusion words"
     )
-    w.add_argument("model")
+    w.add_argument("model", help=MODEL_HELP)
+    add_model_options(w)
     _task_outputs(w)
     w.add_argument("--n-words", type=int, default=5)
     w.add_argument(
@@ -67,8 +68,9 @@ def add_parsers(sub: Any) -> None:
         "topic-intrusion tasks: a document's top 3 topics + 1 intruder topic",
         "intrusion topics",
     )
-    t.add_argument("model")
+    t.add_argument("model", help=MODEL_HELP)
     t.add_argument("docs", help="documents (text, one per line) used to infer theta")
+    add_model_options(t)
     _task_outputs(t)
     t.add_argument(
         "--texts", default=None, help="text shown per document (one line each; default the document)"
@@ -95,8 +97,9 @@ def add_parsers(sub: Any) -> None:
     a = parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
     a.add_argument(
         "tasks",
-        help="model .npz (fresh word tasks), or the key file (.jsonl/.csv) of the tasks annotators saw",
+        help="model file (fresh word tasks), or the key file (.jsonl/.csv) of the tasks annotators saw",
     )
+    add_model_options(a)
     a.add_argument("reference", help="reference corpus: text, one document per line")
     a.add_argument("--measure", default="npmi", choices=AUTO_MEASURES)
     a.add_argument("--window", type=int, default=10)
@@ -113,8 +116,9 @@ def add_parsers(sub: Any) -> None:
         "from the posterior mean of theta (Chang et al. 2009, section 4.2)",
         epilog=f"example: {EXAMPLES['predictive']}",
     )
-    p.add_argument("model")
+    p.add_argument("model", help=MODEL_HELP)
     p.add_argument("docs")
+    add_model_options(p)
     p.add_argument("--theta", default=None, help="doc-topic matrix (.npy) instead of inferring it")
     p.add_argument("--burn-in", type=int, default=100)
     p.add_argument("--samples", type=int, default=200)
@@ -168,7 +172,6 @@ def _task_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="annotator-facing tasks: .jsonl or .csv (long)")
     p.add_argument("--key", required=True, help="answer key: .jsonl or .csv")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
 
 
 def _name(args: argparse.Namespace) -> str:
@@ -183,7 +186,7 @@ def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:
 
 
 def _cmd_words(args: argparse.Namespace) -> int:
-    model = load_model(args.model, normalize=args.normalize)
+    model = load_model_arg(args, args.model)
     return _written(
         intrusion.word_tasks(
             model,
@@ -219,7 +222,7 @@ def _read_lines(path: str) -> list[str]:
 
 
 def _cmd_topics(args: argparse.Namespace) -> int:
-    model = load_model(args.model, normalize=args.normalize)
+    model = load_model_arg(args, args.model)
     docs = read_corpus(args.docs, vocab=model.vocab)
     source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
     texts = _read_lines(args.texts or args.docs)
@@ -280,7 +283,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
         raise MethodError(
             "--responses needs the key file of the tasks the annotators saw in place of a model"
         )
-    tasks = args.tasks if is_key else load_model(args.tasks)
+    tasks = args.tasks if is_key else load_model_arg(args, args.tasks)
     res = intrusion.auto(
         tasks,
         args.reference,
@@ -313,7 +316,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
 
 
 def _cmd_predictive(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_arg(args, args.model)
     docs = read_corpus(args.docs, vocab=model.vocab)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
     res = intrusion.predictive(

@@ -1,9 +1,11 @@
 """Model files and objects from other libraries, one module per outside format:
 `npz` (ours), `mallet` (state, topic-word weights, topic keys, doc-topics), `gensim`, `sklearn`,
-`tomotopy`, `pyldavis`. `load_model` detects the format where that is safe.
+`tomotopy`, `pyldavis`, `pickled` (gensim files, pickled objects). `load_model` detects the
+format from the name and first bytes.
 
-Pickle-based formats run code when loaded: tealeaves loads them only through the library's own
-loader (gensim's `LdaModel.load`), and takes scikit-learn models only as fitted objects."""
+Pickle-based files (gensim's `save`, pickled or joblib-dumped scikit-learn models) run code when
+loaded: they load only with `allow_pickle=True`, never by detection alone. tomotopy's native
+loader runs in a child process with a time limit (`native`)."""
 
 from __future__ import annotations
 
@@ -15,14 +17,18 @@ from ..model import TopicModel
 from . import mallet
 from .gensim import from_gensim, is_gensim_lda, load_gensim
 from .npz import load_npz, save_npz
+from .pickled import gensim_sibling, load_pickled_object, looks_like_pickle, refuse
 from .pyldavis import from_pyldavis, is_pyldavis, load_pyldavis
 from .sklearn import from_sklearn, is_sklearn
 from .tomotopy import MAGIC as TOMOTOPY_MAGIC
 from .tomotopy import from_tomotopy, is_tomotopy, load_tomotopy
 
-FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis")
+FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis", "pickle")
+# other names users reach for
+FORMAT_ALIASES = {"sklearn": "pickle", "scikit-learn": "pickle", "joblib": "pickle", "mallet": "mallet-state"}
 
-__all__ = ["load_model", "save_model", "FORMATS", "read_doc_topics", "read_topic_keys"]
+__all__ = ["load_model", "save_model", "detect", "sniff_format", "FORMATS", "FORMAT_ALIASES",
+           "read_doc_topics", "read_topic_keys"]
 
 read_doc_topics = mallet.read_doc_topics
 read_topic_keys = mallet.read_topic_keys
@@ -35,6 +41,8 @@ def load_model(
     vocab: Any = None,
     alpha: Any = None,
     name: str | None = None,
+    allow_pickle: bool = False,
+    timeout: float | None = None,
 ) -> TopicModel:
     """A `TopicModel` from a file or a trained model object.
 
@@ -43,14 +51,32 @@ def load_model(
     `LDAModel.save` file, a pyLDAvis-style JSON (needs `alpha`). Objects: gensim `LdaModel` /
     `LdaMulticore`, scikit-learn `LatentDirichletAllocation` or a Pipeline ending in one (`vocab`:
     the fitted vectorizer or a word list, unless the pipeline holds the vectorizer), tomotopy
-    `LDAModel`, a pyLDAvis-style dict (needs `alpha`)."""
+    `LDAModel`, a pyLDAvis-style dict (needs `alpha`).
+
+    Pickle-based files (gensim's `save`; `format="pickle"`: a pickled or joblib-dumped model
+    object, e.g. scikit-learn's) run code when loaded and load only with `allow_pickle=True`.
+    `timeout` (seconds) limits tomotopy's loader, which runs in a child process (default 60 s
+    + 2 s per MB)."""
     if isinstance(source, TopicModel):
         return source
     if not isinstance(source, str | os.PathLike):
         model = _from_object(source, vocab, alpha)
         return model if name is None else model.with_params(name=name)
     path = os.fspath(source)
-    fmt = format or detect(path)
+    if format is not None and not isinstance(format, str):
+        raise MethodError(f"format must be a string, got {format!r}")
+    fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
+    if fmt not in FORMATS:
+        known = ", ".join([*FORMATS, *FORMAT_ALIASES])
+        raise MethodError(f"{path}: unknown model format {fmt!r} (known: {known})")
+    if fmt in ("gensim", "pickle"):
+        if not allow_pickle:
+            raise refuse(path, "a gensim model file" if fmt == "gensim" else "this file")
+        if fmt == "gensim":
+            model = load_gensim(path)
+        else:
+            model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha))
+        return model if name is None else model.with_params(name=name)
     if fmt == "npz":
         model = load_npz(path, normalize=normalize)
     elif fmt == "mallet-state":
@@ -62,14 +88,10 @@ def load_model(
                 "the --output-topic-keys file; CLI: --alpha FILE)"
             )
         model = mallet.read_word_weights(path, alpha)
-    elif fmt == "gensim":
-        model = load_gensim(path)
     elif fmt == "tomotopy":
-        model = load_tomotopy(path)
-    elif fmt == "pyldavis":
-        model = load_pyldavis(path, alpha)
+        model = load_tomotopy(path, timeout)
     else:
-        raise InputFileError(f"{path}: unknown model format {fmt!r} (known: {', '.join(FORMATS)})")
+        model = load_pyldavis(path, alpha)
     return model if name is None else model.with_params(name=name)
 
 
@@ -95,15 +117,33 @@ def save_model(model: TopicModel, path: str | os.PathLike) -> None:
 
 
 def detect(path: str) -> str:
-    """The format of the model file at `path`, from its name and first bytes."""
+    """The format of the model file at `path`, from its name and first bytes. A pickle is
+    reported as "gensim" (it has gensim's `.state` sibling) or "pickle"; loading it still needs
+    consent."""
+    fmt = sniff_format(path)
+    if fmt is None:
+        raise InputFileError(
+            f"{path}: cannot tell the model format (give it: format=... in Python, --model-format "
+            f"on the command line; known: {', '.join(FORMATS)})"
+        )
+    return fmt
+
+
+def sniff_format(path: str) -> str | None:
+    """`detect`, but None for a file in no format we know."""
     if path.endswith(".npz"):
         return "npz"
-    if os.path.exists(path + ".state"):  # gensim writes FILE and FILE.state
-        return "gensim"
     if not os.path.exists(path):
         raise InputFileError(f"{path}: no such file")
-    with open(path, "rb") as fh:
-        head = fh.read(4096)
+    if os.path.isdir(path):
+        raise InputFileError(f"{path}: is a directory, not a model file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if looks_like_pickle(head):
+        return "gensim" if gensim_sibling(path) else "pickle"
     if head.startswith(b"PK"):
         return "npz"
     if head.startswith(TOMOTOPY_MAGIC):
@@ -113,6 +153,4 @@ def detect(path: str) -> str:
         return found
     if head.lstrip().startswith(b"{"):
         return "pyldavis"
-    raise InputFileError(
-        f"{path}: cannot tell the model format (pass format=...; known: {', '.join(FORMATS)})"
-    )
+    return None

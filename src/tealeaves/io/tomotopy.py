@@ -3,7 +3,8 @@
 order, not `vocabs`), renormalised in float64 (tomotopy computes in float32); alpha is the model's
 alpha vector (optimised during training unless `optim_interval=0`); beta = eta.
 
-Files are loaded with tomotopy's own `LDAModel.load` (a binary format)."""
+Files are loaded with tomotopy's own `LDAModel.load` (a binary format, no pickle), in a child
+process with a time limit (`native`): its loader aborts the process or loops on bad files."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError
 from ..model import TopicModel
 from .common import build_model, require
+from .native import load_isolated
 
 MAGIC = b"LDA\x00"
 
@@ -26,23 +27,19 @@ def is_tomotopy(obj: Any) -> bool:
 def from_tomotopy(mdl: Any, name: str = "tomotopy", source: str | None = None) -> TopicModel:
     phi = np.array([mdl.get_topic_word_dist(k) for k in range(mdl.k)], dtype=np.float64)
     vocab = [str(w) for w in mdl.used_vocabs]
-    meta = {
-        "format": "tomotopy",
-        "source": source,
-        "removed_top_words": list(getattr(mdl, "removed_top_words", [])),
-    }
-    return build_model(phi, mdl.alpha, vocab, float(mdl.eta), name, source, meta)
+    removed = [str(w) for w in getattr(mdl, "removed_top_words", [])]
+    return _build(phi, mdl.alpha, vocab, float(mdl.eta), removed, name, source)
 
 
-def load_tomotopy(path: str | os.PathLike) -> TopicModel:
+def _build(phi: Any, alpha: Any, vocab: list[str], eta: float, removed: list[str], name: str,
+           source: str | None) -> TopicModel:
+    meta = {"format": "tomotopy", "source": source, "removed_top_words": removed}
+    return build_model(phi, alpha, vocab, eta, name, source, meta)
+
+
+def load_tomotopy(path: str | os.PathLike, timeout: float | None = None) -> TopicModel:
     require("tomotopy", "tomotopy")
-    import tomotopy as tp
-
     path = os.fspath(path)
-    try:
-        mdl = tp.LDAModel.load(path)
-    except Exception as exc:  # tomotopy raises OSError/ValueError/RuntimeError for bad files
-        raise InputFileError(
-            f"{path}: tomotopy cannot load it as an LDAModel ({type(exc).__name__}: {exc})"
-        ) from None
-    return from_tomotopy(mdl, name=os.path.basename(path), source=path)
+    a = load_isolated("tomotopy", path, "tomotopy", timeout)
+    return _build(a["phi"], a["alpha"], [str(w) for w in a["vocab"]], float(a["eta"]),
+                  [str(w) for w in a["removed_top_words"]], os.path.basename(path), path)

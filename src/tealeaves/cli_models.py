@@ -1,0 +1,55 @@
+"""The model arguments every command shares: one set of options (`--model-format`, `--alpha`,
+`--allow-pickle`, `--load-timeout`, `--normalize`) and one way to turn a path into a model."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from .errors import MethodError
+from .io import FORMAT_ALIASES, FORMATS, load_model, sniff_format
+from .model import TopicModel
+
+MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, tomotopy, pyLDAvis "
+              "JSON; gensim and other pickles with --allow-pickle")
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model file")
+    g.add_argument("--model-format", default=None, choices=[*FORMATS, *FORMAT_ALIASES], metavar="FORMAT",
+                   help=f"model file format (default: detected); one of {', '.join(FORMATS)}")
+    g.add_argument("--alpha", default=None,
+                   help="alpha for formats without it (MALLET topic-word weights: the "
+                        "--output-topic-keys file; pyLDAvis JSON: a number or comma-separated values)")
+    g.add_argument("--allow-pickle", action="store_true",
+                   help="load pickle-based files (gensim's save, scikit-learn pickles/joblib): "
+                        "unpickling runs code stored in the file, so only for files you trust")
+    g.add_argument("--load-timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit for tomotopy's loader (default 60 s + 2 s per MB)")
+    g.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+
+
+def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
+    """A model file as the options say (format, alpha for formats that lack it, consent)."""
+    alpha: Any = getattr(args, "alpha", None)
+    if alpha is not None and not os.path.exists(alpha):
+        try:
+            alpha = [float(x) for x in alpha.split(",")]
+        except ValueError:
+            raise MethodError(f"--alpha {alpha!r}: neither a file nor comma-separated numbers") from None
+        alpha = alpha[0] if len(alpha) == 1 else alpha
+    timeout = getattr(args, "load_timeout", None)
+    if timeout is not None and not timeout > 0:
+        raise MethodError(f"--load-timeout must be > 0 seconds, got {timeout}")
+    return load_model(path, format=getattr(args, "model_format", None),
+                      normalize=getattr(args, "normalize", False), alpha=alpha,
+                      allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout)
+
+
+def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:
+    """A model, or the path of a text file of topics (one topic's words per line) when the file
+    is no model format we know and no --model-format was given."""
+    if getattr(args, "model_format", None) is None and sniff_format(path) is None:
+        return path
+    return load_model_arg(args, path)
