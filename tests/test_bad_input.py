@@ -96,7 +96,10 @@ def test_unreadable_and_truncated_files(tmp_path, model):
     ({"method": "left-to-right", "particles": 0}, "particles must be >= 1"),
     ({"method": "left-to-right", "particles": 2.5}, "particles must be int"),
     ({"method": "ais", "schedule": "cosine"}, "schedule must be one of geometric, sigmoid, linear"),
-    ({"method": "left-to-right", "resample": "no"}, "resample must be true or false"),
+    ({"method": "left-to-right", "resample": False},
+     r"parameter 'resample' was replaced by variant: .*'extend-only' \(was resample=False\)"),
+    ({"method": "left-to-right", "variant": "smc2"},
+     "variant must be one of smc, algorithm-3, extend-only"),
     ({"method": "exact", "runs": 0}, "runs must be an integer >= 1"),
     ({"method": "exact", "seed": -1}, "seed must be a non-negative integer"),
 ])

@@ -1,5 +1,6 @@
-"""The shared Gibbs kernels against direct computation: the site conditional (eq. 7), its
-tempered form (eq. 16), invariance of the posterior under a sweep, and T(z* <- z) (eq. 24)."""
+"""The dense Gibbs kernels (tempered sweeps of AIS) against direct computation: the site
+conditional (eq. 7), its tempered form (eq. 16) and invariance of the posterior under a sweep.
+The sparse kernels are checked in test_sparse_kernels.py."""
 
 import itertools
 
@@ -63,22 +64,6 @@ def test_sweeps_leave_the_posterior_invariant():
     n = counts.sum()
     se = np.sqrt(4 * n * post * (1 - post))
     assert np.all(np.abs(counts - n * post) <= 4.5 * se + 1)
-
-
-def test_forced_sweep_probability():
-    phi, alpha, w, doc = _doc()
-    z = np.array([1, 0, 2, 2])
-    target = np.array([0, 0, 1, 2])
-    na = alpha + np.bincount(z, minlength=3)
-    got = kernels.log_forced_sweep(doc.rows, na.copy(), alpha, z.copy(), target)
-    want = 0.0
-    cur = z.copy()
-    for i in range(4):
-        others = np.bincount(np.delete(cur, i), minlength=3)
-        p = phi[:, w[i]] * (others + alpha)
-        want += np.log(p[target[i]] / p.sum())
-        cur[i] = target[i]
-    assert np.isclose(got, want, rtol=1e-12)
 
 
 def test_dirichlet_multinomial_term():

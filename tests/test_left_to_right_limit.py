@@ -61,6 +61,7 @@ def test_left_to_right_converges_to_its_limit_which_is_not_log_p():
             tl.TopicModel(phi, alpha),
             [words],
             method="left-to-right",
+            variant="algorithm-3",
             particles=20000,
             runs=20,
             seed=seed,

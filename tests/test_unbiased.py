@@ -20,7 +20,7 @@ UNBIASED = [
     ("ais", {"temperatures": 30, "schedule": "sigmoid"}),
     ("chib", {"chain_length": 3, "iterations": 1}),
     # one particle without re-sampling is sequential importance sampling: unbiased
-    ("left-to-right", {"particles": 1, "resample": False}),
+    ("left-to-right", {"particles": 1, "variant": "extend-only"}),
 ]
 
 _exact_cache: dict[int, float] = {}

@@ -27,7 +27,7 @@ from .parallel import DASK_ENV, use_dask
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
-    "particles": int, "temperatures": int, "samples": int, "burn_in": int,
+    "particles": int, "variant": str, "temperatures": int, "samples": int, "burn_in": int,
     "iterations": int, "chain_length": int, "schedule": str, "max_states": int,
 }
 
@@ -77,13 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     h = _sub(sub, "heldout", "held-out log-likelihood log P(w | Phi, alpha m) of documents")
-    _common(h)
+    _common(h, "heldout")
     h.add_argument("--method", default=None, help="estimator (default left-to-right)")
     h.add_argument("--methods", default=None, help="comma-separated estimators to compare")
     h.set_defaults(func=_cmd_heldout, task="heldout")
 
     c = _sub(sub, "completion", "document completion log P(w2 | w1, Phi, alpha m)")
-    _common(c)
+    _common(c, "completion")
     c.add_argument("--method", default=None, help="estimator (default left-to-right)")
     c.add_argument("--methods", default=None, help="comma-separated estimators to compare")
     c.add_argument("--observed", type=float, default=0.5, help="fraction of each document observed")
@@ -240,15 +240,17 @@ def _dask_option(p: argparse.ArgumentParser) -> None:
                    help=f"run on the Dask cluster at ADDRESS (tcp://host:8786; default ${DASK_ENV})")
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, task: str) -> None:
     p.add_argument("model", help=MODEL_HELP)
     p.add_argument("docs", help="documents: text (one per line), word ids, or .npz")
     add_model_options(p)
     _corpus_options(p)
+    g = p.add_argument_group("estimator parameters (table 1 of Wallach et al. 2009)")
     for name, kind in METHOD_OPTIONS.items():
-        p.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None)
-    p.add_argument("--no-resample", dest="resample", action="store_false", default=None,
-                   help="left-to-right without re-sampling z_<n (not algorithm 3)")
+        g.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None,
+                       metavar=name.upper(), help=_param_help(name, task))
+    g.add_argument("--no-resample", dest="resample", action="store_true", default=None,
+                   help=argparse.SUPPRESS)  # replaced by --variant: a one-line error says so
     p.add_argument("--runs", type=int, default=1, help="independent runs per document")
     _run_options(p)
     p.add_argument("--csv", default=None, help="write per-document results as CSV")
@@ -264,8 +266,23 @@ def _method_list(args: argparse.Namespace) -> list[str]:
     return names
 
 
+def _param_help(name: str, task: str) -> str:
+    """Which methods take the parameter, what it is and its default there."""
+    parts = []
+    for method in method_names(task):
+        p = get_method(method, task).params_for(task).get(name)
+        if p is not None:
+            named = p.choices and all(str(c) in p.help for c in p.choices)
+            choices = f"; one of {', '.join(map(str, p.choices))}" if p.choices and not named else ""
+            parts.append(f"{method}: {p.help} (default {p.default}{choices})")
+    return "; ".join(parts)
+
+
 def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[dict[str, Any]]:
-    given = {k: getattr(args, k) for k in [*METHOD_OPTIONS, "resample"] if getattr(args, k) is not None}
+    if getattr(args, "resample", None):
+        raise MethodError("--no-resample was replaced by --variant extend-only (and --variant "
+                          "algorithm-3 is the paper's algorithm 3; the default smc is unbiased)")
+    given = {k: getattr(args, k) for k in METHOD_OPTIONS if getattr(args, k) is not None}
     specs = [get_method(n, task) for n in names]
     accepted = [s.params_for(task) for s in specs]
     for k in given:
@@ -370,7 +387,8 @@ def _write_outputs(args: argparse.Namespace, results: list[HeldoutResult], meta:
 DEMO_METHODS: list[tuple[str, dict[str, Any]]] = [
     ("exact", {}),
     ("left-to-right", {"particles": 20}),
-    ("left-to-right", {"particles": 20, "resample": False}),
+    ("left-to-right", {"particles": 20, "variant": "algorithm-3"}),
+    ("left-to-right", {"particles": 20, "variant": "extend-only"}),
     ("chib", {"chain_length": 400}),
     ("ais", {"temperatures": 1000}),
     ("is-iterated", {"samples": 1000}),

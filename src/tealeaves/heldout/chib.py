@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import PreparedDoc, kernels
+from ..sampling import PreparedDoc, chains
 from .registry import MethodSpec, Param, register
 
 MAX_CLIMB_PASSES = 10_000
@@ -17,8 +17,8 @@ MAX_CLIMB_PASSES = 10_000
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
         chain_length: int, iterations: int) -> float:
-    est = kernels.chib(doc.rows, doc.logrows, doc.alpha, chain_length, iterations,
-                       MAX_CLIMB_PASSES, state)
+    est = chains.chib(doc.rows, doc.logrows, doc.cum, doc.alpha, chain_length, iterations,
+                      MAX_CLIMB_PASSES, state)
     return est + doc.log_scale
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import PreparedDoc, kernels
+from ..sampling import PreparedDoc, chains
 from .registry import MethodSpec, Param, register
 from .result import log_mean_exp
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
         burn_in: int, samples: int) -> float:
-    lp = kernels.estimated_theta(doc.rows, doc.alpha, n_obs, burn_in, samples, state)
+    lp = chains.estimated_theta(doc.rows, doc.cum, doc.alpha, n_obs, burn_in, samples, state)
     return float(log_mean_exp(lp)) + float(doc.scales[n_obs:].sum())
 
 

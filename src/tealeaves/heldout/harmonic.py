@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sampling import PreparedDoc, kernels
+from ..sampling import PreparedDoc, chains
 from .registry import MethodSpec, Param, register
 from .result import log_mean_exp
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
         burn_in: int, samples: int) -> float:
-    ll = kernels.harmonic_mean_samples(doc.rows, doc.logrows, doc.alpha, burn_in, samples, state)
+    ll = chains.harmonic_mean_samples(doc.rows, doc.logrows, doc.cum, burn_in, samples, state)
     return -float(log_mean_exp(-ll)) + doc.log_scale
 
 

@@ -57,6 +57,7 @@ class MethodSpec:
     tasks: tuple[str, ...] = ("heldout",)
     unbiased: bool = False  # E[estimate of P] = P exactly (in probability space)
     aliases: tuple[str, ...] = field(default=())
+    renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
 
     def params_for(self, task: str) -> dict[str, Param]:
         return {k: p for k, p in self.params.items() if task in p.tasks}
@@ -65,6 +66,10 @@ class MethodSpec:
         """Defaults filled in, values checked; an unknown parameter is an error."""
         params = self.params_for(task)
         unknown = sorted(set(given) - set(params))
+        for old in unknown:
+            if old in self.renamed:
+                raise MethodError(f"{task} method {self.name!r}: parameter {old!r} was replaced by "
+                                  f"{self.renamed[old]}")
         if unknown:
             takes = ", ".join(params) or "no parameters"
             raise MethodError(f"{task} method {self.name!r} has no parameter {unknown[0]!r} "

@@ -29,7 +29,7 @@ from ..heldout import as_corpus
 from ..jsonout import json_safe
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
-from ..sampling import kernels, prepare_doc
+from ..sampling import chains, prepare_doc
 from ..sampling.rng import new_state
 
 
@@ -39,7 +39,7 @@ def _theta_task(shared: tuple, item: tuple) -> np.ndarray:
     if words.size == 0:
         return alpha / alpha.sum()
     doc = prepare_doc(phi_wt, alpha, words)
-    est = kernels.posterior_theta(doc.rows, doc.alpha, burn_in, samples, new_state(seq))
+    est = chains.posterior_theta(doc.rows, doc.cum, doc.alpha, burn_in, samples, new_state(seq))
     out = np.empty_like(est)
     out[doc.order] = est
     return out

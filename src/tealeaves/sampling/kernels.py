@@ -1,4 +1,7 @@
-"""Numba kernels over one document's `PreparedDoc` arrays.
+"""Dense numba kernels over one document's `PreparedDoc` arrays: the tempered sweeps of AIS
+(whose powered rows change with every temperature, so the sparse split of `sparse` does not
+pay), importance sampling, iterated conditional modes and the exact dynamic programme. Chains at
+the untempered posterior run on `sparse` draws (`chains`, `sequential`).
 
 State of a document: topic assignments `z` (int64, length N) and `na[t] = n_t + alpha_t`
 (float64, length T), where n_t counts the positions assigned to topic t, updated by +1/-1.
@@ -123,25 +126,6 @@ def log_dm(na, alpha, total):
 
 
 @njit(cache=True, fastmath=FM)
-def log_forced_sweep(rows, na, alpha, z, target):
-    """log T(target <- z) for the forward Gibbs sweep (eq. 24): at each position the
-    probability of moving to target_i given target_<i and z_>i. Leaves z = target."""
-    T = rows.shape[1]
-    lp = 0.0
-    for i in range(z.shape[0]):
-        na[z[i]] -= 1.0
-        s = 0.0
-        row = rows[i]
-        for t in range(T):
-            s += row[t] * na[t]
-        k = target[i]
-        lp += math.log(row[k] * na[k] / s)
-        z[i] = k
-        na[k] += 1.0
-    return lp
-
-
-@njit(cache=True, fastmath=FM)
 def climb(rows, na, alpha, z, max_passes):
     """Iterated conditional modes: set each z_i to the mode of eq. (7) in turn, repeating
     passes until a whole pass changes nothing. Returns the number of passes."""
@@ -167,7 +151,8 @@ def climb(rows, na, alpha, z, max_passes):
 
 
 @njit(cache=True, fastmath=FM)
-def _logmeanexp(x):
+def logmeanexp(x):
+    """log of the mean of exp(x), without overflow."""
     m = -np.inf
     for v in x:
         if v > m:
@@ -181,38 +166,6 @@ def _logmeanexp(x):
 
 
 # ---------------------------------------------------------------- estimators' inner loops
-
-
-@njit(cache=True, fastmath=FM)
-def left_to_right(rows, alpha, particles, resample, start, state):
-    """Algorithm 3 (Wallach et al. 2009): returns sum_{i >= start} log p_i where
-    p_i = (1/R) sum_r sum_t P(w_i, z_i = t | z_<i^(r)) (row scales excluded).
-    With `resample`, every particle re-samples z_<i before each position (cost R N(N-1)/2);
-    without, particles only extend (the cheaper estimator of MALLET's default)."""
-    N, T = rows.shape
-    A = 0.0
-    for t in range(T):
-        A += alpha[t]
-    p = np.zeros(N)
-    z = np.zeros(N, np.int64)
-    na = np.empty(T)
-    for _ in range(particles):
-        na[:] = alpha
-        for i in range(N):
-            if resample:
-                for j in range(i):
-                    na[z[j]] -= 1.0
-                    k, _ = _draw(rows[j], na, state)
-                    z[j] = k
-                    na[k] += 1.0
-            k, s = _draw(rows[i], na, state)
-            p[i] += s / (i + A)
-            z[i] = k
-            na[k] += 1.0
-    out = 0.0
-    for i in range(start, N):
-        out += math.log(p[i] / particles)
-    return out
 
 
 @njit(cache=True, fastmath=FM)
@@ -256,53 +209,6 @@ def anneal_from_prior(rows, logrows, alpha, taus, n_obs, z, na, state):
         sweep(powered, na, alpha, z, 0, N, False, state)
         logw += (taus[s] - taus[s - 1]) * log_lik(logrows, z, n_obs, N)
     return logw
-
-
-@njit(cache=True, fastmath=FM)
-def chib(rows, logrows, alpha, chain_length, init_sweeps, max_climb, state):
-    """Algorithm 2 with the Murray & Salakhutdinov (2009) proposal: returns
-    log P(w, z*) - log (1/S) sum_s T(z* <- z^(s)) (row scales excluded), eq. (23).
-
-    z* : sequential initialisation, `init_sweeps` Gibbs sweeps, then iterated conditional
-    modes until no change. The chain: s uniform in 1..S, z^(s) ~ T~(. <- z*), forward sweeps
-    for s' > s from z^(s), reverse sweeps for s' < s, also from z^(s)."""
-    N = rows.shape[0]
-    z, na = burned_in(rows, alpha, N, init_sweeps, state)
-    climb(rows, na, alpha, z, max_climb)
-    zstar = z.copy()
-    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(na, alpha, N)
-    S = chain_length
-    logT = np.empty(S)
-    s = min(int(uniform(state) * S), S - 1)
-    sweep(rows, na, alpha, z, 0, N, True, state)  # z^(s) ~ T~(. <- z*)
-    zs = z.copy()
-    nas = na.copy()
-    zt = z.copy()
-    nat = na.copy()
-    logT[s] = log_forced_sweep(rows, nat, alpha, zt, zstar)
-    for j in range(s + 1, S):
-        sweep(rows, na, alpha, z, 0, N, False, state)
-        zt[:] = z
-        nat[:] = na
-        logT[j] = log_forced_sweep(rows, nat, alpha, zt, zstar)
-    for j in range(s - 1, -1, -1):
-        sweep(rows, nas, alpha, zs, 0, N, True, state)
-        zt[:] = zs
-        nat[:] = nas
-        logT[j] = log_forced_sweep(rows, nat, alpha, zt, zstar)
-    return log_joint - _logmeanexp(logT)
-
-
-@njit(cache=True, fastmath=FM)
-def harmonic_mean_samples(rows, logrows, alpha, burn_in, samples, state):
-    """log P(w | z^(s)) (row scales excluded) for `samples` Gibbs sweeps after `burn_in`."""
-    N = rows.shape[0]
-    z, na = burned_in(rows, alpha, N, burn_in, state)
-    out = np.empty(samples)
-    for s in range(samples):
-        sweep(rows, na, alpha, z, 0, N, False, state)
-        out[s] = log_lik(logrows, z, 0, N)
-    return out
 
 
 @njit(cache=True, fastmath=FM)
@@ -365,51 +271,6 @@ def iterated_pseudo_counts(rows, alpha, iterations):
                 newQ[i, t] /= c
         Q = newQ
     return Q
-
-
-@njit(cache=True, fastmath=FM)
-def estimated_theta(rows, alpha, n_obs, burn_in, samples, state):
-    """Eq. (27): for each Gibbs sample z1 of w1 (positions < n_obs), theta_t =
-    (N_t + alpha_t) / (n_obs + sum alpha) and log prod_{i >= n_obs} sum_t phi[t, w_i] theta_t
-    (row scales excluded)."""
-    N, T = rows.shape
-    A = 0.0
-    for t in range(T):
-        A += alpha[t]
-    z, na = burned_in(rows, alpha, n_obs, burn_in, state)
-    out = np.empty(samples)
-    for s in range(samples):
-        sweep(rows, na, alpha, z, 0, n_obs, False, state)
-        lp = 0.0
-        for i in range(n_obs, N):
-            acc = 0.0
-            for t in range(T):
-                acc += rows[i, t] * na[t]
-            lp += math.log(acc / (n_obs + A))
-        out[s] = lp
-    return out
-
-
-@njit(cache=True, fastmath=FM)
-def posterior_theta(rows, alpha, burn_in, samples, state):
-    """Posterior mean of theta given w and the model: the average over Gibbs samples z^(s)
-    (after `burn_in` sweeps) of E[theta | z^(s)] = (N_t + alpha_t) / (N + sum alpha)."""
-    N, T = rows.shape
-    A = 0.0
-    for t in range(T):
-        A += alpha[t]
-    z, na = burned_in(rows, alpha, N, burn_in, state)
-    out = np.zeros(T)
-    for _ in range(samples):
-        sweep(rows, na, alpha, z, 0, N, False, state)
-        for t in range(T):
-            out[t] += na[t]
-    for t in range(T):
-        out[t] /= samples * (N + A)
-    return out
-
-
-# ---------------------------------------------------------------- exact computation
 
 
 @njit(cache=True, fastmath=FM)
@@ -501,4 +362,4 @@ def exact_log_prob(rows, alpha):
         terms[j] = lv
         j += 1
         more = _next_composition(c)
-    return log_scale + base + math.log(terms.shape[0]) + _logmeanexp(terms)
+    return log_scale + base + math.log(terms.shape[0]) + logmeanexp(terms)

@@ -15,6 +15,7 @@ topics together with alpha leaves every probability unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,6 +33,13 @@ class PreparedDoc:
     @property
     def log_scale(self) -> float:
         return float(self.scales.sum())
+
+    @cached_property
+    def cum(self) -> np.ndarray:
+        """(N, T) running sums of rows[n, t] alpha_t: the prior bucket of the sparse draws."""
+        from .sparse import prior_table
+
+        return prior_table(self.rows, self.alpha)
 
     @property
     def length(self) -> int:

@@ -1,0 +1,123 @@
+"""Left-to-right estimators of log P(w_start.. | w_<start) = sum_{n >= start} log P(w_n | w_<n),
+over sparse Gibbs draws (`sparse`). Each returns the sum of log factor estimates less the row
+scales. `rows` and `cum` are a document's rows and prior table, `A` = sum of alpha.
+
+- `smc`: a particle filter that is unbiased for P(w) at any number of particles R (the standard
+  fully adapted construction; Buntine 2009 for topic models). At position n every particle's
+  predictive p_n^(r) = sum_t phi[t, w_n] (n_t^(r) + alpha_t) / (n + A) is computed from its z_<n;
+  the factor estimate is their mean (particles carry equal weights after resampling); particles
+  are resampled ∝ p_n^(r) (systematic resampling: each has expected offspring R p / sum p); each
+  draws z_n from its conditional; then one Gibbs pass over its earlier positions rejuvenates it
+  (a move that leaves P(z_<=n | w_<=n) invariant). E[prod_n factor_n] = P(w) exactly.
+- `algorithm3`: Wallach et al. (2009), algorithm 3: particles re-sample z_<n by a Gibbs pass
+  before each position but are never reweighted, so the estimate does not converge to P(w).
+- `extend_only`: particles only extend, z_n ~ P(z_n | w_n, z_<n), never reweighted (the default
+  of a widely used Java implementation); unbiased only with one particle.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .kernels import FM
+from .rng import uniform
+from .sparse import copy_chain, count_mass, new_chains, update
+
+
+@njit(cache=True, fastmath=FM)
+def smc(rows, cum, A, particles, start, state):
+    N, T = rows.shape
+    R = particles
+    Z, CNT, USED, POS, NU, buf = new_chains(R, T, N)
+    S = np.empty(R)
+    kids = np.zeros(R, np.int64)
+    unused = np.zeros(N)
+    out = 0.0
+    for n in range(N):
+        total = 0.0
+        for r in range(R):  # p_n^(r) (n + A)
+            S[r] = count_mass(rows, cum, CNT, USED, NU, r, n)
+            total += S[r]
+        if n >= start:
+            out += math.log(total / (R * (n + A)))
+        if n == N - 1:
+            break
+        _systematic(S, total, kids, state)
+        _replace_dead(kids, Z, CNT, USED, POS, NU, n)
+        # every particle: extend by z_n, then a Gibbs pass over z_<n
+        update(rows, cum, Z, CNT, USED, POS, NU, n, n + 1, False, n, unused, buf, state)
+        update(rows, cum, Z, CNT, USED, POS, NU, 0, n, False, N, unused, buf, state)
+    return out
+
+
+@njit(inline="always")
+def _systematic(S, total, kids, state):
+    """Offspring counts of systematic resampling: particle r gets the number of the points
+    (U + k) total / R, k = 0..R-1, U ~ uniform(0, 1), in its interval of the running sums of S
+    (expected offspring R S_r / total, which keeps the estimator unbiased)."""
+    R = S.shape[0]
+    step = total / R
+    U = uniform(state)
+    k = 0
+    c = 0.0
+    for r in range(R):
+        c += S[r]
+        m = 0
+        while k < R and (U + k) * step < c:
+            k += 1
+            m += 1
+        kids[r] = m
+    if k < R:  # rounding put the last point at the very end: the last particle with mass
+        r = R - 1
+        while S[r] == 0.0:
+            r -= 1
+        kids[r] += R - k
+
+
+@njit(inline="always")
+def _replace_dead(kids, Z, CNT, USED, POS, NU, n):
+    """Particles with k >= 1 offspring keep their slot and fill k - 1 slots of particles with
+    none (copies of z_<n, the counts and the used list)."""
+    R = kids.shape[0]
+    dead = 0
+    for a in range(R):
+        for _ in range(kids[a] - 1):
+            while kids[dead] != 0:
+                dead += 1
+            kids[dead] = 1  # filled: never chosen again
+            copy_chain(Z, CNT, USED, POS, NU, a, dead, n)
+
+
+@njit(cache=True, fastmath=FM)
+def algorithm3(rows, cum, A, particles, start, state):
+    N, T = rows.shape
+    mass = np.zeros(N)
+    for _ in range(particles):
+        Z, CNT, USED, POS, NU, buf = new_chains(1, T, N)
+        for n in range(N):  # a Gibbs pass over z_<n, then z_n: one forward pass 0..n
+            update(rows, cum, Z, CNT, USED, POS, NU, 0, n + 1, False, n, mass, buf, state)
+    return _log_factors(mass, particles, A, start)
+
+
+@njit(cache=True, fastmath=FM)
+def extend_only(rows, cum, A, particles, start, state):
+    N, T = rows.shape
+    Z, CNT, USED, POS, NU, buf = new_chains(particles, T, N)
+    mass = np.zeros(N)
+    update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, 0, mass, buf, state)
+    return _log_factors(mass, particles, A, start)
+
+
+@njit(inline="always")
+def _log_factors(mass, particles, A, start):
+    """sum_{n >= start} log of the mean predictive, mass[n] / (R (n + A))."""
+    out = 0.0
+    for n in range(start, mass.shape[0]):
+        out += math.log(mass[n] / (particles * (n + A)))
+    return out
+
+
+__all__ = ["smc", "algorithm3", "extend_only"]
