@@ -37,7 +37,7 @@ from tealeaves.sampling.kernels import FM
 V, R = 5000, 20
 TOPICS = (20, 50, 200, 1000)
 LENGTHS = (50, 200, 800, 2000)
-DOCS = {50: 50, 200: 50, 800: 8, 2000: 3}
+DOCS = {50: 200, 200: 50, 800: 8, 2000: 3}
 
 
 def workload(T: int, N: int, docs: int, seed: int = 0) -> tuple[tl.TopicModel, tl.Corpus]:
@@ -160,9 +160,9 @@ def main() -> None:
                     "params": params, "site_updates_per_second": rate, "seconds": sec,
                     "total": total})
 
-    print("3. smc, workers = 2 against 1 (T = 50 and 1000, N = 200)")
-    for T in (50, 1000):
-        model, docs = workload(T, 200, 50)
+    print("3. smc, workers = 2 against 1 (T = 50: 200 documents, T = 1000: 100; N = 200)")
+    for T, D in ((50, 200), (1000, 100)):
+        model, docs = workload(T, 200, D)
         one = time_heldout(model, docs, "left-to-right", workers=1, particles=R)
         two = time_heldout(model, docs, "left-to-right", workers=2, particles=R)
         for w, (rate, sec, total) in ((1, one), (2, two)):

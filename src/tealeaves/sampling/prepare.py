@@ -14,7 +14,7 @@ topics together with alpha leaves every probability unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -25,14 +25,21 @@ FLUSH = 1e-300
 @dataclass(frozen=True)
 class PreparedDoc:
     rows: np.ndarray  # (N, T) float64, max 1 per row, tiny entries flushed to 0
-    logrows: np.ndarray  # (N, T) float64, log of the unflushed rows (-inf for zeros)
     alpha: np.ndarray  # (T,) alpha in the relabelled topic order
     scales: np.ndarray  # (N,) log max_t phi[t, w_n]
     order: np.ndarray  # (T,) original topic id of each relabelled topic
+    raw: np.ndarray | None = field(default=None, repr=False)  # (N, T) phi[t, w_n], for logrows
 
     @property
     def log_scale(self) -> float:
         return float(self.scales.sum())
+
+    @cached_property
+    def logrows(self) -> np.ndarray:
+        """(N, T) log of the unflushed rows (-inf for zeros); computed on first use (N T
+        logarithms: most of the preparation cost, and left-to-right never needs them)."""
+        with np.errstate(divide="ignore"):
+            return np.ascontiguousarray(np.log(self.raw[:, self.order]) - self.scales[:, None])
 
     @cached_property
     def cum(self) -> np.ndarray:
@@ -56,11 +63,8 @@ def prepare_doc(phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray,
     raw = phi_wt[words]  # (N, T)
     T = alpha.shape[0]
     if words.size == 0:
-        empty = np.zeros((0, T))
-        return PreparedDoc(empty, empty.copy(), alpha.copy(), np.zeros(0), np.arange(T))
+        return PreparedDoc(np.zeros((0, T)), alpha.copy(), np.zeros(0), np.arange(T), raw)
     scale = raw.max(axis=1)
-    with np.errstate(divide="ignore"):
-        logrows = np.log(raw) - np.log(scale)[:, None]
     rows = raw / scale[:, None]
     rows[rows < FLUSH] = 0.0
     if reorder:
@@ -68,12 +72,11 @@ def prepare_doc(phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray,
         mass = (q / q.sum(axis=1, keepdims=True)).sum(axis=0)
         order = np.argsort(-mass, kind="stable")
         rows = np.ascontiguousarray(rows[:, order])
-        logrows = np.ascontiguousarray(logrows[:, order])
         alpha = np.ascontiguousarray(alpha[order])
     else:
         order = np.arange(T)
         alpha = alpha.copy()
-    return PreparedDoc(rows, logrows, alpha, np.log(scale), order)
+    return PreparedDoc(rows, alpha, np.log(scale), order, raw)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,9 @@ class PreparedModels:
 
     def single(self, k: int) -> PreparedDoc:
         """Model k alone, with the common scales."""
-        return PreparedDoc(self.rows[k], self.logrows[k], self.alphas[k], self.scales, self.order)
+        doc = PreparedDoc(self.rows[k], self.alphas[k], self.scales, self.order)
+        doc.__dict__["logrows"] = self.logrows[k]  # already computed: fill the cache
+        return doc
 
 
 def prepare_models(phi_wts: list[np.ndarray], alphas: list[np.ndarray], words: np.ndarray) -> PreparedModels:
