@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 from . import __version__, cli_intrusion, synthetic
 from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
 from .compare import CompareResult, compare, training_curve
@@ -20,6 +22,8 @@ from .csl import csl
 from .errors import InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
+from .heldout.check import CHECK_TEMPERATURES
+from .heldout.check import describe as describe_check
 from .io import load_model, save_model
 from .jsonout import write_json
 from .model import TopicModel
@@ -112,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--path", default="convex", choices=("convex", "geometric"))
     cp.add_argument("--direction", default="both", choices=("forward", "reverse", "both"))
     cp.add_argument("--temperatures", type=int, default=1000)
-    cp.add_argument("--chains", type=int, default=2, help="chains per document and direction")
+    cp.add_argument("--chains", type=int, default=4, help="chains per document and direction")
     cp.add_argument("--start", default="ais", choices=("ais", "burn-in"))
     cp.add_argument("--start-temperatures", type=int, default=2000, help="prior -> B (start ais)")
     cp.add_argument("--burn-in", type=int, default=200)
@@ -252,6 +256,15 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     g.add_argument("--no-resample", dest="resample", action="store_true", default=None,
                    help=argparse.SUPPRESS)  # replaced by --variant: a one-line error says so
     p.add_argument("--runs", type=int, default=1, help="independent runs per document")
+    a = p.add_argument_group("accuracy")
+    a.add_argument("--target-sd", type=float, default=None, metavar="NATS",
+                   help="nats per token: double each document's budget (particles, temperatures, ...) "
+                        "until its run-to-run sd per token is below this and two budgets agree")
+    a.add_argument("--check", type=int, default=0, metavar="K",
+                   help="cross-check on K random documents against an independent reference "
+                        "(exact if short enough, else long AIS) and report the bias per token")
+    a.add_argument("--check-temperatures", type=int, default=CHECK_TEMPERATURES, metavar="S",
+                   help=f"temperatures of the AIS reference of --check (default {CHECK_TEMPERATURES})")
     _run_options(p)
     p.add_argument("--csv", default=None, help="write per-document results as CSV")
 
@@ -307,7 +320,8 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     results = []
     for name, p in zip(names, params, strict=True):
         common = dict(runs=args.runs, seed=args.seed, workers=args.workers,
-                      bootstrap=args.bootstrap, progress=progress)
+                      bootstrap=args.bootstrap, progress=progress, target_sd=args.target_sd,
+                      check=args.check, check_temperatures=args.check_temperatures)
         if args.task == "completion":
             res = completion(model, docs, method=name, observed=args.observed, split=args.split,
                              **common, **p)
@@ -316,8 +330,28 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
         results.append(res)
     _print_corpus(docs.report(), model.num_words)
     print(format_table(results))
+    for line in result_notes(results):
+        print(line)
+        if line.startswith(("warning", "  warning")):
+            print(f"tealeaves: {line.strip()}", file=sys.stderr)
     _write_outputs(args, results, {"command": args.task, "model": args.model, "docs": args.docs})
     return 0
+
+
+def result_notes(results: list[HeldoutResult]) -> list[str]:
+    """Under the table: what kind of number each estimate is, the cross-check, the budgets."""
+    lines = []
+    for r in results:
+        lines.append(f"{r.label}: {r.note}")
+        if r.check is not None:
+            lines.append("  " + describe_check(r.check))
+        if r.adaptive is not None:
+            a = r.adaptive
+            b = np.array(a["budgets"])
+            lines.append(f"  target sd {a['target_sd']} nats per token: {a['budget_parameter']} per "
+                         f"document median {int(np.median(b))}, max {int(b.max())}; "
+                         f"{a['not_converged']} document(s) did not converge")
+    return lines
 
 
 def check_scorable(docs: Corpus, path: str) -> None:

@@ -62,6 +62,17 @@ class DirectionEstimate:
     def total(self) -> float:
         return float(self.doc_log_ratio.sum())
 
+    def doc_sd(self, resamples: int = 400, seed: int = 0) -> np.ndarray:
+        """Each document's sd of the log ratio when its chains are resampled (NaN with one chain)."""
+        M, D = self.start_log_weight.shape
+        if M < 2:
+            return np.full(D, np.nan)
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD5D]))
+        idx = rng.integers(0, M, size=(resamples, M))
+        s, p = self.start_log_weight[idx], self.path_log_weight[idx]  # (B, M, D)
+        r = logsumexp(s + p, axis=1) - logsumexp(s, axis=1)
+        return r.std(axis=0, ddof=1)
+
     @property
     def source_log_prob(self) -> np.ndarray:
         """With an AIS start: estimate of log P(w_d | source model) (B forward, A reverse)."""
@@ -130,6 +141,23 @@ class CompareResult(PerDocumentTotals):
                 "per_token_low": float(spread[0] - widen),
                 "per_token_high": float(spread[1] + widen)}
 
+    def per_token_interval(self) -> tuple[float, float]:
+        """The reported 95% interval of the per-token difference (`document_bootstrap`)."""
+        b = self.document_bootstrap()
+        return b["per_token_low"], b["per_token_high"]
+
+    def document_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per document: the forward-reverse bracket widened by 1.96 chain sd on each side (one
+        direction: its estimate +- 1.96 chain sd). On average forward <= exact <= reverse;
+        for one document that holds only with enough temperatures (docs/compare_coverage.md)."""
+        ests = [e for e in (self.forward, self.reverse) if e is not None]
+        if not ests:
+            return self.doc_log_ratio.copy(), self.doc_log_ratio.copy()
+        ratios = np.array([e.doc_log_ratio for e in ests])
+        sds = np.array([e.doc_sd(seed=self.seed) for e in ests])
+        sd = np.zeros(ratios.shape[1]) if np.isnan(sds).all() else np.nan_to_num(sds).max(axis=0)
+        return ratios.min(axis=0) - 1.96 * sd, ratios.max(axis=0) + 1.96 * sd
+
     def verdict(self) -> str:
         b = self.document_bootstrap()
         if b["per_token_low"] > 0:
@@ -152,7 +180,9 @@ class CompareResult(PerDocumentTotals):
             "tokens": self.tokens, "seconds": self.seconds, "seed": self.seed,
             "workers": self.workers, "site_updates": self.site_updates, "corpus": self.corpus,
             "documents": {"log_ratio": [json_float(v) for v in self.doc_log_ratio],
-                          "tokens": [int(v) for v in self.doc_tokens]},
+                          "tokens": [int(v) for v in self.doc_tokens],
+                          "interval": [[json_float(lo), json_float(hi)]
+                                       for lo, hi in zip(*self.document_intervals(), strict=True)]},
         }
         for est in (self.forward, self.reverse):
             if est is not None:

@@ -16,7 +16,10 @@ from ..errors import InvalidCorpusError, MethodError
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
 from ..sampling import child, new_state, prepare_doc
-from .exact import check_size
+from .adaptive import MIN_RUNS, adaptive_doc_task
+from .adaptive import summarise as adaptive_summary
+from .check import CHECK_TEMPERATURES, run_check
+from .exact import DEFAULT_MAX_STATES, check_size
 from .registry import MethodSpec, get_method, method_names
 from .result import HeldoutResult, bootstrap_sd
 
@@ -27,29 +30,39 @@ __all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method
 
 def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str = "left-to-right",
             runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
-            progress: bool | None = False, **params: Any) -> HeldoutResult:
+            progress: bool | None = False, target_sd: float | None = None, check: int = 0,
+            check_temperatures: int = CHECK_TEMPERATURES, **params: Any) -> HeldoutResult:
     """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`),
     `runs` independent times; parameters as in table 1 of the paper (`particles`,
-    `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...)."""
+    `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...).
+
+    `target_sd` (nats per token): each document's budget doubles until its run-to-run sd per
+    token is below it and two consecutive budgets agree (`heldout.adaptive`). `check=K`: an
+    independent reference on K random documents (exact, or AIS with `check_temperatures`) and
+    the estimated bias per token with a 95% interval (`heldout.check`)."""
     spec = get_method(method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
-                     progress, observed=0.0, split="first")
+                     progress, observed=0.0, split="first", target_sd=target_sd, check=check,
+                     check_temperatures=check_temperatures)
 
 
 def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
                method: str = "left-to-right", observed: float = 0.5, split: str = "first",
                runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
-               progress: bool | None = False, **params: Any) -> HeldoutResult:
+               progress: bool | None = False, target_sd: float | None = None, check: int = 0,
+               check_temperatures: int = CHECK_TEMPERATURES, **params: Any) -> HeldoutResult:
     """Estimate log P(w2 | w1, Phi, alpha m) (section 5): w1 is the first floor(observed N)
     tokens of each document (`split="first"`) or a seeded random subset of that size
-    (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`)."""
+    (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`).
+    `target_sd` and `check` as in `heldout`."""
     spec = get_method(method, "completion")
     if not (isinstance(observed, int | float) and 0.0 <= observed < 1.0):
         raise MethodError(f"observed must be a fraction in [0, 1), got {observed!r}")
     if split not in SPLITS:
         raise MethodError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     return _estimate(model, docs, spec, "completion", params, runs, seed, workers, bootstrap,
-                     progress, observed=float(observed), split=split)
+                     progress, observed=float(observed), split=split, target_sd=target_sd,
+                     check=check, check_temperatures=check_temperatures)
 
 
 def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corpus:
@@ -107,15 +120,26 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
 
 def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params: dict[str, Any],
               runs: int, seed: int, workers: int, bootstrap: int, progress: bool | None,
-              observed: float, split: str) -> HeldoutResult:
+              observed: float, split: str, target_sd: float | None = None, check: int = 0,
+              check_temperatures: int = CHECK_TEMPERATURES) -> HeldoutResult:
     if not isinstance(model, TopicModel):
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
     resolved = spec.resolve(params, task)
-    for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0)):
+    for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0),
+                             ("check", check, 0), ("check_temperatures", check_temperatures, 1)):
         if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
             raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise MethodError(f"seed must be a non-negative integer, got {seed!r}")
+    if target_sd is not None:
+        if isinstance(target_sd, bool) or not isinstance(target_sd, int | float) or not target_sd > 0 \
+                or not math.isfinite(target_sd):
+            raise MethodError(f"target_sd must be a positive number of nats per token, got {target_sd!r}")
+        if spec.budget is None:
+            raise MethodError(f"target_sd does not apply to {spec.name}: it has no budget that buys "
+                              "accuracy" + (" (it is exact)" if spec.name == "exact" else
+                                            " (it does not converge to P(w))"))
+        runs = max(int(runs), MIN_RUNS)
     corpus = as_corpus(docs, model)
     seqs = np.random.SeedSequence(int(seed)).spawn(len(corpus))
     items = [_split(corpus[d], observed, split, seqs[d]) + (seqs[d],) for d in range(len(corpus))]
@@ -125,17 +149,34 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     phi_wt = np.ascontiguousarray(model.phi.T)
     shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
+    extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
     t0 = time.perf_counter()
-    rows = run_tasks(_doc_task, shared, items, int(workers), bar)
+    if target_sd is None:
+        rows = run_tasks(_doc_task, shared, items, int(workers), bar)
+        cost = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
+    else:
+        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar)
+        rows = [o[0] for o in outcomes]
+        cost = float(sum(o[3] for o in outcomes))
+        extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)
     seconds = time.perf_counter() - t0
     run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
     doc_tokens = np.array([w.size - n for w, n, _ in items], dtype=np.int64)
-    cost = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
-    extra = {"observed": observed, "split": split} if task == "completion" else {}
-    return HeldoutResult(
+    result = HeldoutResult(
         method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
         seconds=seconds, seed=int(seed), workers=int(workers), corpus=corpus.report(),
         model=model.name, task=task, site_updates=cost,
         sd=bootstrap_sd(run_log_prob, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
-        extra=extra,
+        extra=extra, unbiased=spec.is_unbiased(resolved) and task == "heldout",
     )
+    if check:
+        def estimate(sub: Corpus, method: str, runs: int, **p: Any) -> HeldoutResult:
+            ref_spec = get_method(method, task)
+            return _estimate(model, sub, ref_spec, task, p, runs, int(seed) + 1, workers, 0, False,
+                             observed, "first")
+
+        result.extra["check"] = run_check(
+            estimate, [w for w, _, _ in items], [n for _, n, _ in items], result.doc_log_prob,
+            int(check), int(seed), model.num_topics, DEFAULT_MAX_STATES, int(check_temperatures),
+            model.vocab)
+    return result

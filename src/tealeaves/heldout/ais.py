@@ -58,7 +58,7 @@ def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarra
 
 
 register(MethodSpec(
-    name="ais", fn=run,
+    name="ais", fn=run, budget="temperatures",
     description="annealed importance sampling over z, algorithm 1 (completion: algorithm 4)",
     params={"temperatures": Param(2000, int, "number of temperatures S"),
             "schedule": Param("geometric", str, "temperature schedule", choices=SCHEDULES),

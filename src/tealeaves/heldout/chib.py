@@ -23,7 +23,7 @@ def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarra
 
 
 register(MethodSpec(
-    name="chib", fn=run,
+    name="chib", fn=run, budget="chain_length",
     description="Chib-style estimator, algorithm 2 (Murray & Salakhutdinov proposal)",
     params={"chain_length": Param(1000, int, "chain length S"),
             "iterations": Param(10, int, "Gibbs sweeps before the z* search", minimum=0)},

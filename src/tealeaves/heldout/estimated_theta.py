@@ -19,7 +19,7 @@ def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarra
 
 
 register(MethodSpec(
-    name="estimated-theta", fn=run,
+    name="estimated-theta", fn=run, budget="samples",
     description="plug-in theta from Gibbs samples of w1, eq. (27)",
     params={"burn_in": Param(200, int, "burn-in sweeps B", minimum=0),
             "samples": Param(1000, int, "samples S")},

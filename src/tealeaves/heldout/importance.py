@@ -44,17 +44,17 @@ def iterated(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.n
 _SAMPLES = Param(2000, int, "importance samples S")
 
 register(MethodSpec(
-    name="is-prior-theta", fn=prior_theta, aliases=("empirical-likelihood",),
+    name="is-prior-theta", fn=prior_theta, aliases=("empirical-likelihood",), budget="samples",
     description="importance sampling from the prior P(theta | alpha m), eq. (12)-(13)",
     params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
 ))
 register(MethodSpec(
-    name="is-pzw", fn=pzw,
+    name="is-pzw", fn=pzw, budget="samples",
     description="importance sampling, Q(z_n) ∝ alpha m_t phi[t, w_n]",
     params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
 ))
 register(MethodSpec(
-    name="is-iterated", fn=iterated,
+    name="is-iterated", fn=iterated, budget="samples",
     description="importance sampling, Q from iterated pseudo-counts, eq. (11)",
     params={"samples": _SAMPLES,
             "iterations": Param(10, int, "pseudo-count iterations I", minimum=0)},

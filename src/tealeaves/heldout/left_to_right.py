@@ -39,14 +39,16 @@ def cost(N: int, p: dict) -> float:
 
 
 register(MethodSpec(
-    name="left-to-right", fn=run,
+    name="left-to-right", fn=run, budget="particles",
     description="left-to-right sequential estimator (smc: unbiased particle filter; algorithm-3)",
-    params={"particles": Param(20, int, "particles R"),
+    params={"particles": Param(100, int, "particles R"),
             "variant": Param("smc", str, "smc (unbiased for P(w)), algorithm-3 (the paper's; not "
                              "consistent in R) or extend-only (unbiased only with R = 1)",
                              choices=tuple(VARIANTS))},
     cost=cost,
     tasks=("heldout", "completion"),
+    # completion: a ratio of two unbiased estimates, consistent but not unbiased
+    unbiased=lambda p: p["variant"] == "smc" or (p["variant"] == "extend-only" and p["particles"] == 1),
     renamed={"resample": "variant: 'smc' (default, unbiased), 'algorithm-3' (was resample=True), "
                          "'extend-only' (was resample=False)"},
 ))

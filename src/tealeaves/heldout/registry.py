@@ -55,9 +55,15 @@ class MethodSpec:
     params: dict[str, Param]
     cost: Callable[[int, dict[str, Any]], float]  # Gibbs site updates for a document of N tokens
     tasks: tuple[str, ...] = ("heldout",)
-    unbiased: bool = False  # E[estimate of P] = P exactly (in probability space)
+    # E[estimate of P] = P exactly (in probability space); a function of the parameters when it
+    # depends on them
+    unbiased: bool | Callable[[dict[str, Any]], bool] = False
     aliases: tuple[str, ...] = field(default=())
     renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
+    budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
+
+    def is_unbiased(self, params: dict[str, Any]) -> bool:
+        return self.unbiased(params) if callable(self.unbiased) else self.unbiased
 
     def params_for(self, task: str) -> dict[str, Param]:
         return {k: p for k, p in self.params.items() if task in p.tasks}

@@ -84,10 +84,48 @@ class HeldoutResult(PerDocumentTotals):
     sd: float = float("nan")
     bootstrap: int = 10000
     extra: dict[str, Any] = field(default_factory=dict)
+    unbiased: bool = False  # the estimate of P(w) (not of its log) is unbiased
 
     @property
     def runs(self) -> int:
         return int(self.run_log_prob.shape[0])
+
+    @property
+    def doc_sd(self) -> np.ndarray:
+        """Run-to-run standard deviation of each document's log estimate (NaN with one run)."""
+        if self.runs < 2:
+            return np.full(self.run_log_prob.shape[1], np.nan)
+        return self.run_log_prob.std(axis=0, ddof=1)
+
+    @property
+    def check(self) -> dict[str, Any] | None:
+        """The cross-check (`check=K`), if one was run: bias per token, 95% interval, flagged."""
+        return self.extra.get("check")
+
+    @property
+    def adaptive(self) -> dict[str, Any] | None:
+        """With `target_sd=`: the target, each document's budget, convergence, seconds."""
+        return self.extra.get("adaptive")
+
+    @property
+    def note(self) -> str:
+        """What kind of number this is: an unbiased estimate of P(w) has a log that is low on
+        average (Jensen's inequality), by about half the variance of the log estimate."""
+        if self.method == "exact":
+            return "exact"
+        if not self.unbiased:
+            return ("not unbiased for P(w): its error has no known sign; compare it with a "
+                    "reference (check=K)")
+        sd = self.doc_sd
+        text = ("unbiased for P(w), so its log is low on average by about half its variance "
+                "(Jensen)")
+        if self.runs >= 2 and sd.size:
+            gap = 0.5 * float(np.nansum(sd**2)) / self.runs
+            text += (f"; run-to-run sd per document median {float(np.nanmedian(sd)):.3f}, max "
+                     f"{float(np.nanmax(sd)):.3f} nats: expected gap of the total about {gap:.2f} nats")
+        else:
+            text += "; run it with runs >= 2 to see the size of that gap"
+        return text
 
     @property
     def doc_log_prob(self) -> np.ndarray:
@@ -118,6 +156,8 @@ class HeldoutResult(PerDocumentTotals):
             "tokens_dropped": int(self.corpus.get("oov_tokens", 0)),
             "empty_documents": int(self.corpus.get("empty_documents", 0)),
             "seconds": self.seconds,
+            "unbiased": self.unbiased,
+            "note": self.note,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,6 +175,7 @@ class HeldoutResult(PerDocumentTotals):
             "documents": {
                 "log_prob": [json_float(v) for v in self.doc_log_prob],
                 "tokens": [int(v) for v in self.doc_tokens],
+                "sd": [json_float(v) for v in self.doc_sd],
                 "run_log_prob": [[json_float(v) for v in row] for row in self.run_log_prob],
             },
         }
