@@ -81,7 +81,8 @@ def main() -> None:
              "| document interval covers | seconds |", "|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['temperatures']} | {r['chains']} | {r['interval_coverage']:.0%} | "
-                     f"{r['bracket_holds']:.0%} | {r['document_interval_coverage']:.0%} | {r['seconds']:.1f} |")
+                     f"{r['bracket_holds']:.0%} | {r['document_interval_coverage']:.0%} | "
+                     f"{r['seconds']:.1f} |")
     path = os.path.join(HERE, "..", "docs", "compare_coverage.md")
     with open(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")

@@ -100,8 +100,9 @@ def evaluate(model, docs, ref_doc, workers):
         rows.append(row)
         print(f"  {row['label']:<50} error/token {row['error_per_token_mean']:+.5f} "
               f"[{row['error_per_token_min']:+.5f}, {row['error_per_token_max']:+.5f}]  "
-              f"worst paragraph {row['largest_paragraph_error']:.3f}  cost x{row['cost_vs_previous_default']:.2f}"
-              f"  time x{row['time_vs_previous_default']:.2f}", flush=True)
+              f"worst paragraph {row['largest_paragraph_error']:.3f}  "
+              f"cost x{row['cost_vs_previous_default']:.2f}  time x{row['time_vs_previous_default']:.2f}",
+              flush=True)
     return rows
 
 
@@ -161,8 +162,8 @@ def write_markdown(out: dict) -> None:
                       f"{s['reference_paragraph_sd_max']:.3f} nats.", ""]
         else:
             lines += [f"Exact total {s['reference_total']:.3f}.", ""]
-        lines += ["| estimator | error per token (mean) | range over seeds | worst paragraph | site updates | time |",
-                  "|---|---|---|---|---|---|"]
+        lines += ["| estimator | error per token (mean) | range over seeds | worst paragraph | site updates "
+                  "| time |", "|---|---|---|---|---|---|"]
         for r in s["candidates"]:
             lines.append(f"| {r['label']} | {r['error_per_token_mean']:+.5f} | "
                          f"[{r['error_per_token_min']:+.5f}, {r['error_per_token_max']:+.5f}] | "
