@@ -20,11 +20,13 @@ from tealeaves import datasets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = [
-    ("left-to-right", {"particles": 20}),
-    ("left-to-right", {"particles": 200}),
+    ("left-to-right", {"particles": 20, "variant": "algorithm-3"}),
+    ("left-to-right", {"particles": 200, "variant": "algorithm-3"}),
+    ("left-to-right", {"particles": 2000, "variant": "algorithm-3"}),
+    ("left-to-right", {"particles": 200, "variant": "extend-only"}),
+    ("left-to-right", {"particles": 20000, "variant": "extend-only"}),
+    ("left-to-right", {"particles": 100}),
     ("left-to-right", {"particles": 2000}),
-    ("left-to-right", {"particles": 200, "resample": False}),
-    ("left-to-right", {"particles": 20000, "resample": False}),
     ("chib", {"chain_length": 400}),
     ("chib", {"chain_length": 4000}),
     ("ais", {"temperatures": 1000}),
@@ -67,7 +69,7 @@ def main() -> None:
     short = tl.Corpus.from_word_ids([corpus.heldout[i][:8] for i in pick[:30]], model.vocab)
     exact = tl.heldout(model, short, method="exact", max_states=10**8).total
     print(f"30 paragraphs cut to 8 tokens: exact {exact:.3f}")
-    cut = run(model, short, [SETTINGS[2], SETTINGS[6], SETTINGS[8], SETTINGS[10]], exact)
+    cut = run(model, short, [SETTINGS[2], SETTINGS[6], SETTINGS[8], SETTINGS[10], SETTINGS[12]], exact)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", "sotu_convergence.json"), "w") as fh:
         json.dump({"paragraphs": full, "short": {"exact": exact, "rows": cut}}, fh, indent=1)

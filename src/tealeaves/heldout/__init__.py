@@ -175,8 +175,12 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
             return _estimate(model, sub, ref_spec, task, p, runs, int(seed) + 1, workers, 0, False,
                              observed, "first")
 
+        def rerun(sub: Corpus) -> HeldoutResult:
+            return _estimate(model, sub, spec, task, resolved, 2, int(seed) + 2, workers, 0, False,
+                             observed, "first")
+
         result.extra["check"] = run_check(
-            estimate, [w for w, _, _ in items], [n for _, n, _ in items], result.doc_log_prob,
+            estimate, rerun, [w for w, _, _ in items], [n for _, n, _ in items], run_log_prob,
             int(check), int(seed), model.num_topics, DEFAULT_MAX_STATES, int(check_temperatures),
             model.vocab)
     return result

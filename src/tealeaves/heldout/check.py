@@ -1,9 +1,14 @@
 """The built-in cross-check (`check=K`): on K random documents, an independent reference (the
 exact value where the document is short enough, otherwise AIS with `temperatures` = 200,000 by
-default, 2 runs) against the main estimate. Reported: the estimated bias of the main estimate
-per token, b = sum_d (est_d - ref_d) / sum_d N_d over the K documents, with a 95% interval
-from the ratio estimator's linearised variance (t with K - 1 degrees of freedom); the check is
-flagged when the interval excludes zero."""
+default, 2 runs) against the main estimate. Two tests, either flags the result:
+- bias: b = sum_d (est_d - ref_d) / sum_d N_d per token over the K documents, with a 95%
+  interval from the ratio estimator's linearised variance (t, K - 1 degrees of freedom);
+  flagged when the interval excludes zero;
+- excess error: the errors' mean square against what the two estimates' run-to-run noise
+  explains, sum_d (est_d - ref_d)^2 / sum_d (v_est,d + v_ref,d), with the main method's
+  variance from its own runs (2 more on these documents when the result has one) and the
+  reference's from its 2 runs (0 when exact); flagged above the 95% point of F(K, K). An
+  estimator whose errors go either way (algorithm 3) passes the first and fails the second."""
 
 from __future__ import annotations
 
@@ -29,12 +34,14 @@ def choose(scored: np.ndarray, k: int, seed: int) -> np.ndarray:
 
 
 def reference(estimate: Callable[..., Any], words: list[np.ndarray], n_obs: list[int],
-              num_topics: int, max_states: int, temperatures: int, vocab: Any) -> tuple[np.ndarray, dict]:
-    """log P of each document (task as `estimate` does it): exact where C(N+T-1, T-1) (and
-    the same for the observed part) is at most `max_states`, else AIS."""
+              num_topics: int, max_states: int, temperatures: int,
+              vocab: Any) -> tuple[np.ndarray, np.ndarray, dict]:
+    """log P of each document (task as `estimate` does it) and the variance of that value: exact
+    (variance 0) where C(N+T-1, T-1) (and the same for the observed part) is at most
+    `max_states`, else AIS with 2 runs."""
     exact = np.array([max(count_states(w.size, num_topics), count_states(n, num_topics)) <= max_states
                       for w, n in zip(words, n_obs, strict=True)])
-    out = np.zeros(len(words))
+    out, var = np.zeros(len(words)), np.zeros(len(words))
     how = {"exact": int(exact.sum()), "ais": int((~exact).sum()), "ais_temperatures": temperatures}
     for use_exact, method, params in ((True, "exact", {"max_states": max_states}),
                                       (False, "ais", {"temperatures": temperatures})):
@@ -43,11 +50,15 @@ def reference(estimate: Callable[..., Any], words: list[np.ndarray], n_obs: list
             sub = Corpus.from_word_ids([words[i] for i in idx], vocab=vocab)
             res = estimate(sub, method, runs=1 if use_exact else 2, **params)
             out[idx] = res.doc_log_prob
-    return out, how
+            if not use_exact:
+                var[idx] = res.doc_sd**2 / res.runs
+    return out, var, how
 
 
 def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.ndarray, how: dict,
-              seconds: float) -> dict[str, Any]:
+              seconds: float, noise: np.ndarray | None = None) -> dict[str, Any]:
+    """The two tests; `noise` is each error's variance expected from run-to-run noise alone
+    (est and reference together), or None to skip the excess-error test."""
     diff = est - ref
     K = diff.size
     b = float(diff.sum() / tokens.sum())
@@ -58,28 +69,46 @@ def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.nda
     else:
         half = float("inf")
     lo, hi = b - half, b + half
+    biased = bool(lo > 0 or hi < 0)
+    excess = limit = float("nan")
+    if noise is not None and K >= 2 and float(noise.sum()) > 0:
+        excess = float((diff**2).sum() / noise.sum())
+        limit = float(stats.f.ppf(0.95, K, K))
+    noisy = bool(excess > limit)
     return {
         "documents": int(K),
         "indices": [int(i) for i in docs],
         "reference": how,
         "bias_per_token": b,
         "ci95": [lo, hi],
-        "flagged": bool(lo > 0 or hi < 0),
+        "excess_error": excess,
+        "excess_limit": limit,
+        "flagged": biased or noisy,
+        "flags": [name for name, on in (("bias", biased), ("excess error", noisy)) if on],
         "document_errors": [float(v) for v in diff],
         "seconds": seconds,
     }
 
 
-def run_check(estimate: Callable[..., Any], words: list[np.ndarray], n_obs: list[int],
-              main_doc: np.ndarray, k: int, seed: int, num_topics: int, max_states: int,
-              temperatures: int, vocab: Any) -> dict[str, Any]:
-    """The cross-check of a result whose per-document estimates are `main_doc`."""
+def run_check(estimate: Callable[..., Any], rerun: Callable[[Corpus], Any], words: list[np.ndarray],
+              n_obs: list[int], main_runs: np.ndarray, k: int, seed: int, num_topics: int,
+              max_states: int, temperatures: int, vocab: Any) -> dict[str, Any]:
+    """The cross-check of a result whose runs are `main_runs` (runs x documents); `rerun(sub)`
+    gives 2 more runs of the main method on a sub-corpus when the result has only one."""
     t0 = time.perf_counter()
     scored = np.array([w.size - n for w, n in zip(words, n_obs, strict=True)])
     docs = choose(scored, k, seed)
-    ref, how = reference(estimate, [words[i] for i in docs], [n_obs[i] for i in docs], num_topics,
-                         max_states, temperatures, vocab)
-    return summarise(main_doc[docs], ref, scored[docs], docs, how, time.perf_counter() - t0)
+    sub_words = [words[i] for i in docs]
+    ref, ref_var, how = reference(estimate, sub_words, [n_obs[i] for i in docs], num_topics,
+                                  max_states, temperatures, vocab)
+    runs = main_runs[:, docs]
+    if runs.shape[0] >= 2:
+        est_var = runs.var(axis=0, ddof=1) / runs.shape[0]
+    else:  # the variance of one run, from that run and two more
+        more = rerun(Corpus.from_word_ids(sub_words, vocab=vocab)).run_log_prob
+        est_var = np.vstack([runs, more]).var(axis=0, ddof=1)
+    est = np.log(np.mean(np.exp(runs - runs.max(axis=0)), axis=0)) + runs.max(axis=0)
+    return summarise(est, ref, scored[docs], docs, how, time.perf_counter() - t0, est_var + ref_var)
 
 
 def describe(check: dict[str, Any]) -> str:
@@ -90,7 +119,10 @@ def describe(check: dict[str, Any]) -> str:
                                    f"AIS({r['ais_temperatures']}) on {r['ais']}" if r["ais"] else "") if x)
     text = (f"cross-check on {check['documents']} documents ({ref}): bias per token "
             f"{check['bias_per_token']:+.5f}, 95% interval [{lo:+.5f}, {hi:+.5f}]")
+    if math.isfinite(check.get("excess_error", float("nan"))):
+        text += (f"; errors {check['excess_error']:.2f}x the mean square that run-to-run noise "
+                 f"explains (95% limit {check['excess_limit']:.2f})")
     if check["flagged"]:
-        return ("warning: " + text + " excludes 0: this estimate is biased at this budget; raise it "
-                "(or use target_sd=)")
-    return text + " (includes 0)"
+        return (f"warning: {text}: flagged ({', '.join(check['flags'])}): this estimate is off at "
+                "this budget; raise it (or use target_sd=), or use another method")
+    return text + ": consistent with the reference"

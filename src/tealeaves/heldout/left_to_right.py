@@ -15,7 +15,9 @@ Variants (`variant=`):
   more it is neither.
 
 Cost in Gibbs site updates: R N(N-1)/2 (smc, algorithm-3), R N (extend-only). The draws are
-exact Gibbs draws from eq. (7) over sparse counts (`sampling.sparse`)."""
+exact Gibbs draws from eq. (7) over sparse counts (`sampling.sparse`). The default R = 100 was
+chosen by measurement on real paragraphs (docs/choosing_an_estimator.md): about 0.002 nats per
+token low on short State of the Union paragraphs, 0.0003 on long ones (R = 20: 0.008)."""
 
 from __future__ import annotations
 

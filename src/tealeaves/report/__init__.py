@@ -14,12 +14,14 @@ from html import escape
 from typing import Any
 
 from ..errors import InputFileError
+from ..heldout.check import describe as describe_check
 from . import svg
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
 th:first-child,td:first-child{text-align:left}.note{color:#555;font-size:.9rem}
+.warn{color:#a30;font-weight:600;font-size:.9rem}
 svg{display:block;margin:.8rem 0;max-width:100%;height:auto;font-size:11px}
 svg .title{font-size:13px;font-weight:600}svg .axis{stroke:#333}svg .grid{stroke:#eee}
 svg .err{stroke:#1f5fa8;stroke-width:2}svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}
@@ -66,6 +68,12 @@ def _heldout(doc: dict[str, Any]) -> str:
             ],
         )
     )
+    for r in results:
+        if r.get("note"):
+            out.append(f'<p class="note">{escape(r["label"])}: {escape(r["note"])}</p>')
+        if r.get("check"):
+            cls = "warn" if r["check"].get("flagged") else "note"
+            out.append(f'<p class="{cls}">{escape(describe_check(r["check"]))}</p>')
     out.append(
         svg.error_bars(
             [r["method"] for r in results],
