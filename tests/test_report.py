@@ -29,6 +29,52 @@ def _run(*args, cwd=None):
     return r.stdout
 
 
+LAYOUT = """() => [...document.querySelectorAll('svg')].map(s => {
+    const r = s.getBoundingClientRect();
+    const texts = [...s.querySelectorAll('text')].filter(t => t.textContent.trim());
+    const boxes = texts.map(t => {
+        const c = t.getBoundingClientRect();
+        return {b: {x: c.x, y: c.y, width: c.width, height: c.height}, text: t.textContent,
+                cls: t.getAttribute('class') || ''};
+    });
+    const outside = boxes.filter(({b}) => b.x < r.x - 0.5 || b.y < r.y - 0.5 || b.x + b.width > r.right + 0.5
+                                      || b.y + b.height > r.bottom + 0.5).map(x => x.text);
+    const ticks = boxes.filter(x => x.cls.includes('tick'));
+    const overlaps = [];
+    for (let i = 0; i < ticks.length; i++) for (let j = i + 1; j < ticks.length; j++) {
+        const a = ticks[i].b, b = ticks[j].b;
+        if (a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5
+            && b.y < a.y + a.height - 0.5) overlaps.push([ticks[i].text, ticks[j].text]);
+    }
+    return {name: s.dataset.name, outside, overlaps,
+            xtitle: !!s.querySelector('.xtitle') && s.querySelector('.xtitle').textContent.trim().length > 0,
+            ytitle: !!s.querySelector('.ytitle')};
+})"""
+
+
+def _layout(path):
+    """Per chart: text that leaves the chart's box, tick labels that overlap, axis titles."""
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(f"file://{path}")
+        out = page.evaluate(LAYOUT)
+        browser.close()
+    return out
+
+
+def assert_clean_layout(path):
+    for c in _layout(path):
+        assert not c["outside"], (c["name"], c["outside"])
+        assert not c["overlaps"], (c["name"], c["overlaps"])
+        assert c["xtitle"], c["name"]
+        assert c["ytitle"] or c["name"].startswith(("coherence", "exclusivity", "model-precision")), c["name"]
+
+
 def _render(path):
     """Open `path` in headless Chromium; per SVG chart: its size and number of drawn marks; and every
     request the page made."""
@@ -85,6 +131,7 @@ def test_demo_quick_writes_a_report_that_renders(tmp_path):
         assert c["w"] > 100 and c["h"] > 100 and c["marks"] > 0, c
     assert any("Held-out likelihood" in h for h in headings) and any("Coherence" in h for h in headings)
     assert all(u.startswith("file://") for u in requests), requests  # nothing fetched at view time
+    assert_clean_layout(tmp_path / "demo.html")
 
 
 def test_every_commands_json_feeds_the_report(tmp_path, example):
@@ -161,6 +208,7 @@ def test_every_commands_json_feeds_the_report(tmp_path, example):
     charts, headings, requests = _render(tmp_path / "all.html")
     assert len(headings) == len(j) and all(c["marks"] > 0 for c in charts)
     assert all(u.startswith("file://") for u in requests)
+    assert_clean_layout(tmp_path / "all.html")
     r = subprocess.run(
         [
             sys.executable,

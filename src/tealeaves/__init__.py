@@ -20,15 +20,18 @@ from .errors import (
     TealeavesError,
     TooLargeError,
 )
+from .evaluate import EvaluationResult, evaluate
 from .heldout import HeldoutResult, completion, heldout, method_names
 from .io import load_model, save_model
 from .model import TopicModel
+from .select import SelectionResult, select
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
-    "CoherenceResult", "coherence", "diversity", "bcubed",
+    "CoherenceResult", "coherence", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "SelectionResult", "select",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "intrusion", "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, cli_intrusion, synthetic
+from . import __version__, cli_evaluate, cli_intrusion, synthetic
+from .atomic import write_text
 from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
@@ -189,11 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
     bc.set_defaults(func=_cmd_bcubed)
 
     cli_intrusion.add_parsers(sub)
+    cli_evaluate.add_parsers(sub)
 
     rp = _sub(sub, "report", "one self-contained HTML report from the --json outputs of any commands")
     rp.add_argument("results", nargs="+", help="JSON files written with --json")
     rp.add_argument("-o", "--output", default="report.html")
     rp.add_argument("--title", default="tealeaves report")
+    rp.add_argument("--figures", default=None, metavar="DIR",
+                    help="also write every chart as SVG (and PNG with the plot extra) into DIR")
     rp.set_defaults(func=_cmd_report)
 
     m = _sub(sub, "methods", "list estimators and their parameters")
@@ -445,8 +449,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         sections = run_demo(quick=args.quick, seed=args.seed, workers=args.workers,
                             progress=False if args.quiet else None)
         if args.report:
-            with open(args.report, "w", encoding="utf-8") as fh:
-                fh.write(render([{"sections": sections}], "tealeaves demo: State of the Union"))
+            write_text(args.report, render([{"sections": sections}], "tealeaves demo: State of the Union"))
             print(f"report -> {args.report}")
         if args.json:
             write_json(args.json, {"command": "demo", "sections": sections})
@@ -701,6 +704,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     write_report(args.results, args.output, args.title)
     print(f"report -> {args.output}")
+    if args.figures:
+        import json
+
+        from .report import write_figures
+
+        docs = [json.load(open(p, encoding="utf-8")) for p in args.results]
+        print(f"{len(write_figures(docs, args.figures))} figures -> {args.figures}")
     return 0
 
 

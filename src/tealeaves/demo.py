@@ -17,7 +17,7 @@ import numpy as np
 
 from . import datasets
 from .clustering import bcubed
-from .coherence import coherence, diversity
+from .coherence import coherence, diversity, exclusivity
 from .compare import compare
 from .heldout import heldout
 from .heldout.check import CHECK_TEMPERATURES, choose, reference
@@ -116,7 +116,7 @@ def run_demo(
             "command": "heldout",
             "model": "three models",
             "docs": f"{len(docs)} held-out paragraphs",
-            "results": [{**r.to_dict(), "method": m} for m, r in zip(models, by_model, strict=True)],
+            "results": [{**r.to_dict(), "model": m} for m, r in zip(models, by_model, strict=True)],
         }
     )
     cmp = compare(
@@ -143,7 +143,9 @@ def run_demo(
     )
     sections.append({"command": "coherence", "model": main.name, "results": [c.to_dict() for c in coh]})
     sections.append(
-        {"command": "diversity", "model": main.name, **{name: diversity(m) for name, m in models.items()}}
+        {"command": "diversity", "model": main.name, "diversity": diversity(main), "topn": 25,
+         "exclusivity": [float(v) for v in exclusivity(main)],
+         "per_model": {name: diversity(m) for name, m in models.items()}}
     )
     theta = infer_theta(main, docs, burn_in=50, samples=100, seed=seed, workers=workers)
     party = corpus.party["heldout"][pick]

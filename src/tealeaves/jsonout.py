@@ -28,6 +28,6 @@ def json_safe(x: Any) -> Any:
 def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
     """Write a command's result file: `data` made JSON-safe, plus the tealeaves version."""
     from . import __version__
+    from .atomic import write_text
 
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(json_safe({**data, "version": __version__}), fh, indent=1)
+    write_text(path, json.dumps(json_safe({**data, "version": __version__}), indent=1))

@@ -9,6 +9,7 @@ import zipfile
 
 import numpy as np
 
+from ..atomic import atomic_path
 from ..errors import InputFileError, InvalidModelError
 from ..model import TopicModel
 
@@ -26,8 +27,11 @@ def save_npz(model: TopicModel, path: str) -> None:
     }
     if model.vocab is not None:
         arrays["vocab"] = np.array(model.vocab, dtype=str)
+    if not path.endswith(".npz"):  # numpy's rule for the name
+        path += ".npz"
     try:
-        np.savez_compressed(path, **arrays)
+        with atomic_path(path, suffix=".npz") as tmp:
+            np.savez_compressed(tmp, **arrays)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write model ({exc.strerror or exc})") from None
 

