@@ -111,3 +111,20 @@ def test_fleiss_kappa_by_hand():
     P = np.mean([(4 + 1 - 3) / 6, (9 - 3) / 6, (1 + 4 - 3) / 6])
     p = np.array([3, 6]) / 9
     assert fleiss_kappa(ch, 2) == pytest.approx((P - p @ p) / (1 - p @ p))
+
+
+def test_word_tasks_relax_when_no_word_is_in_the_bottom_half():
+    """Two topics ranking the same ten words first: no other-topic top word lies in a topic's
+    bottom half, which is an error unless relax=True (the least probable such word, marked)."""
+    base = np.r_[np.linspace(10, 5, 10), np.full(10, 0.1)]
+    phi = np.stack([base, base + np.r_[np.zeros(10), np.linspace(0, 0.05, 10)]])
+    vocab = [f"w{i}" for i in range(20)]
+    model = tl.TopicModel(phi / phi.sum(axis=1, keepdims=True), [0.5, 0.5], vocab=vocab)
+    with pytest.raises(tl.MethodError, match="no word is both in another topic's top 10"):
+        tl.intrusion.word_tasks(model)
+    tasks = tl.intrusion.word_tasks(model, relax=True)
+    for t in tasks:
+        intruder = t.options[t.intruder]
+        top = [w for i, w in enumerate(t.options) if i != t.intruder]
+        assert t.relaxed and set(top) == set(vocab[:5])
+        assert intruder == "w9"  # of the other topic's top 10 not shown, the least probable here

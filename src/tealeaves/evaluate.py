@@ -273,7 +273,12 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         auto_mp, auto_note = None, None
         if reference is not None:
             try:
-                auto_mp = auto(m, reference, seed=seed, workers=workers).summary[m.name]
+                a = auto(m, reference, seed=seed, workers=workers, relax=True)
+                auto_mp = a.summary[m.name]
+                relaxed = sum(1 for k in a.items if k.get("relaxed"))
+                if relaxed:
+                    auto_note = (f"{relaxed} topic(s) had no intruder in their bottom half; the least "
+                                 "probable of the other topics' top words was used")
             except MethodError as exc:  # e.g. no word qualifies as an intruder in a tiny model
                 auto_note = str(exc)
         pred = predictive(m, c, seed=seed, workers=workers, progress=False)

@@ -233,8 +233,8 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: i
             why = f"{diff.sum() / tokens.sum():+.5f} nats per token, 95% interval [{lo:+.5f}, {hi:+.5f}]"
         else:
             key = METRICS[m][0]
-            a = [_value(e["row"], key) for e in evals if e["topics"] == topics[best]]
-            b = [_value(e["row"], key) for e in evals if e["topics"] == topics[second]]
+            a, b = ([v for e in evals if e["topics"] == topics[i]
+                     if math.isfinite(v := _value(e["row"], key))] for i in (best, second))
             if len(a) >= 2 and len(b) >= 2 and min(np.std(a), np.std(b)) > 0:
                 p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
                 significant = bool(p < 0.05)

@@ -130,6 +130,7 @@ def auto(
                 "predicted": predicted,
                 "intruder": k["intruder"],
                 "correct": correct,
+                "relaxed": bool(k.get("relaxed", False)),
             }
         )
         mp[k["model"]][int(k["topic"])] = float(correct)

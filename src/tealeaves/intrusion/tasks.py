@@ -44,6 +44,7 @@ class Task:
     attention: bool = False
     # answer side (never written to the annotator file)
     intruder: int = -1  # position of the intruder in `options`
+    relaxed: bool = False  # word task whose intruder broke the bottom-fraction rule (relax=True)
     option_topics: list[int] = field(default_factory=list)
     option_log_theta: list[float] = field(default_factory=list)
 
@@ -61,7 +62,8 @@ class Task:
     def key(self) -> dict[str, Any]:
         """The public row plus the answer side."""
         return {**self.public(), "intruder": self.intruder, "attention": self.attention,
-                "option_topics": self.option_topics, "option_log_theta": self.option_log_theta}
+                "relaxed": self.relaxed, "option_topics": self.option_topics,
+                "option_log_theta": self.option_log_theta}
 
 
 def _item_id(model: str, kind: str, index: int, seed: int) -> str:
@@ -85,8 +87,13 @@ def word_tasks(
     seed: int = 0,
     attention_checks: int = 0,
     attention_word: str = "xxxxx",
+    relax: bool = False,
 ) -> list[Task]:
-    """One word-intrusion task per topic (all topics unless `topics` is given)."""
+    """One word-intrusion task per topic (all topics unless `topics` is given): the topic's top
+    `n_words` words and an intruder from another topic's top `high_top` that lies in this topic's
+    bottom `low_fraction` (Chang et al. 2009). A topic with no such word is an error, unless
+    `relax`: then the intruder is the least probable of those words under the topic, and the
+    task is marked `relaxed` (a model with few topics shares its frequent words across all)."""
     vocab = _need_vocab(model)
     T, V = model.phi.shape
     if T < 2:
@@ -104,6 +111,10 @@ def word_tasks(
         top = list(order[k, :n_words])
         others = np.unique(order[np.arange(T) != k, :high_top])
         pool = [w for w in others if rank[k, w] >= (1 - low_fraction) * V and w not in top]
+        relaxed = False
+        if not pool and relax:
+            candidates = [w for w in others if w not in top]
+            pool, relaxed = ([max(candidates, key=lambda w: rank[k, w])] if candidates else []), True
         if not pool:
             raise MethodError(
                 f"topic {k}: no word is both in another topic's top {high_top} and in "
@@ -120,6 +131,7 @@ def word_tasks(
                 topic=int(k),
                 options=[words[i] for i in perm],
                 intruder=int(np.flatnonzero(perm == n_words)[0]),
+                relaxed=relaxed,
             )
         )
     for a in range(attention_checks):
@@ -261,6 +273,7 @@ def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
             try:
                 r["intruder"] = int(r["intruder"])
                 r["attention"] = r.get("attention") == "True"
+                r["relaxed"] = r.get("relaxed") == "True"
                 for k in ("option_topics", "option_log_theta"):
                     r[k] = json.loads(r[k]) if r.get(k) else []
             except (KeyError, ValueError) as exc:
