@@ -10,6 +10,10 @@ import tempfile
 from collections.abc import Iterator
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[str]:
     """A temporary path in the target's directory (ending in `suffix`, for writers that add an
@@ -20,6 +24,7 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; a result file gets the usual mode
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

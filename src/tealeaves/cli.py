@@ -4,19 +4,21 @@ Every input error prints one line `tealeaves: error: ...` and exits with status 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
 import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from . import __version__, cli_evaluate, cli_intrusion, synthetic
+from . import __version__, cli_evaluate, cli_intrusion, jsonout, synthetic
 from .atomic import write_text
 from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
+from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
@@ -55,15 +57,33 @@ EXAMPLES = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors are one line, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"tealeaves: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    jsonout.STDOUT = sys.stdout
     try:
+        check_outputs(args)
+        # with --json - the JSON is the only thing on stdout; the table goes to stderr
+        quiet_stdout = contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" \
+            else contextlib.nullcontext()
         address = getattr(args, "dask", None) or (os.environ.get(DASK_ENV) if hasattr(args, "dask") else None)
-        if address:
-            with use_dask(address):
-                return args.func(args)
-        return args.func(args)
+        with quiet_stdout:
+            if address:
+                with use_dask(address):
+                    return args.func(args)
+            return args.func(args)
+    except BrokenPipeError:  # `tealeaves ... | head`: stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except TealeavesError as exc:
         print(f"tealeaves: error: {exc}", file=sys.stderr)
         return 2
@@ -77,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tealeaves", description="Evaluate topic models.")
+    p = Parser(prog="tealeaves", description="Evaluate topic models.")
     p.add_argument("--version", action="version", version=f"tealeaves {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 

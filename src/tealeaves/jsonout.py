@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any
+import sys
+from typing import Any, TextIO
+
+STDOUT: TextIO = sys.stdout  # where `--json -` goes (the CLI sets it before redirecting stdout)
 
 
 def json_float(v: float) -> float | None:
@@ -26,8 +29,14 @@ def json_safe(x: Any) -> Any:
 
 
 def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a command's result file: `data` made JSON-safe, plus the tealeaves version."""
+    """Write a command's result file (atomically): `data` made JSON-safe, plus the tealeaves
+    version. `-` writes to standard output."""
     from . import __version__
     from .atomic import write_text
 
-    write_text(path, json.dumps(json_safe({**data, "version": __version__}), indent=1))
+    text = json.dumps(json_safe({**data, "version": __version__}), indent=1)
+    if os.fspath(path) == "-":
+        STDOUT.write(text + "\n")
+        STDOUT.flush()
+    else:
+        write_text(path, text)
