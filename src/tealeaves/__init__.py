@@ -6,7 +6,7 @@
     res = tl.heldout(model, docs, method="left-to-right", particles=20, runs=10)
 """
 
-from . import intrusion, synthetic
+from . import datasets, intrusion, synthetic
 from .clustering import bcubed
 from .coherence import CoherenceResult, coherence, diversity
 from .compare import CompareResult, CurveResult, compare, training_curve
@@ -34,6 +34,7 @@ __all__ = [
     "SelectionResult", "select",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "intrusion", "load_model", "method_names", "read_corpus", "save_corpus", "save_model", "synthetic",
+    "datasets", "intrusion", "load_model", "method_names", "read_corpus", "save_corpus", "save_model",
+    "synthetic",
     "__version__",
 ]

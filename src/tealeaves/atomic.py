@@ -9,7 +9,6 @@ import os
 import tempfile
 from collections.abc import Iterator
 
-
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 

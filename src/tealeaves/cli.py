@@ -44,6 +44,8 @@ EXAMPLES = {
     "completion": "tealeaves completion model.npz heldout.txt --method left-to-right --observed 0.5",
     "demo": "tealeaves demo --report demo.html   (or --quick; --synthetic for the exact-value check)",
     "methods": "tealeaves methods",
+    "convert": "tealeaves convert lda.gensim lda.npz --allow-pickle   (or a MALLET state, tomotopy, "
+               "scikit-learn pickle, pyLDAvis JSON with --alpha)",
     "synth": "tealeaves synth model.npz docs.txt --topics 20 --words 1000 --docs 50 --length 100",
     "compare": "tealeaves compare new.npz baseline.npz heldout.txt --path convex --direction both "
                "--temperatures 1000 --chains 4 --json cmp.json",
@@ -116,8 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_heldout, task="completion")
 
     d = _sub(sub, "demo", "evaluate the bundled State of the Union models end to end, with an HTML report")
-    d.add_argument("--quick", action="store_true", help="small settings (about a minute)")
-    d.add_argument("--report", default="tealeaves-demo.html", help="HTML report path ('' for none)")
+    d.add_argument("--quick", action="store_true",
+                   help="small settings: about 3 s (plus about 20 s once while numba compiles)")
+    d.add_argument("--report", default=None,
+                   help="HTML report path (default tealeaves-demo.html; --synthetic: none unless given; "
+                        "'' for none)")
     d.add_argument("--synthetic", action="store_true",
                    help="instead: every estimator against the exact value on a small synthetic example")
     d.add_argument("--runs", type=int, default=5, help="runs per method (--synthetic)")
@@ -192,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
                     help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
     co.add_argument("--workers", type=int, default=1)
+    co.add_argument("--encoding", default="utf-8", help="character encoding of the reference (default utf-8)")
     _dask_option(co)
     co.add_argument("--json", default=None)
     co.set_defaults(func=_cmd_coherence)
@@ -219,6 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--figures", default=None, metavar="DIR",
                     help="also write every chart as SVG (and PNG with the plot extra) into DIR")
     rp.set_defaults(func=_cmd_report)
+
+    cvt = _sub(sub, "convert", "save any readable model as tealeaves' own .npz (data, no pickle)")
+    cvt.add_argument("model", help=MODEL_HELP)
+    cvt.add_argument("model_out", metavar="OUT.npz", help="the .npz to write")
+    add_model_options(cvt)
+    cvt.set_defaults(func=_cmd_convert)
 
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
@@ -252,6 +264,7 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
                         "'default' = lower-cased runs of letters (raw text)")
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
+    p.add_argument("--encoding", default="utf-8", help="character encoding of text files (default utf-8)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -330,7 +343,7 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
 
 def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
-                       vocab_path=args.vocab, tokenizer=args.tokenize)
+                       vocab_path=args.vocab, tokenizer=args.tokenize, encoding=args.encoding)
     check_scorable(docs, path)
     return docs
 
@@ -468,9 +481,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
         sections = run_demo(quick=args.quick, seed=args.seed, workers=args.workers,
                             progress=False if args.quiet else None)
-        if args.report:
-            write_text(args.report, render([{"sections": sections}], "tealeaves demo: State of the Union"))
-            print(f"report -> {args.report}")
+        report = "tealeaves-demo.html" if args.report is None else args.report
+        if report:
+            write_text(report, render([{"sections": sections}], "tealeaves demo: State of the Union"))
+            print(f"report -> {report}")
         if args.json:
             write_json(args.json, {"command": "demo", "sections": sections})
         return 0
@@ -490,7 +504,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print("\nThe default left-to-right (SMC), Chib-style, AIS and iterated importance sampling land on the\n"
           "exact value; algorithm 3 and extend-only converge elsewhere; the harmonic mean overestimates\n"
           "and simple importance sampling underestimates (Wallach et al. 2009).")
-    _write_outputs(args, results, {"command": "demo", "model": model_path, "docs": docs_path})
+    meta = {"command": "demo", "model": model_path, "docs": docs_path}
+    _write_outputs(args, results, meta)
+    if args.report:
+        from .report import render
+
+        doc = {**meta, "results": [r.to_dict() for r in results]}
+        write_text(args.report, render([doc], "tealeaves demo --synthetic: every estimator against exact"))
+        print(f"report -> {args.report}")
     return 0
 
 
@@ -608,7 +629,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         opts = {"form": args.umass_form} if m == "umass" else ({} if m == "uci" else {"zero": args.zero})
         win = None if m == "umass" else (args.window or (110 if m == "c_v" else 10))
         if win not in cache:
-            cache[win] = count(reference, targets, window=win, workers=args.workers)
+            cache[win] = count(reference, targets, window=win, workers=args.workers, encoding=args.encoding)
         results.append(coherence(words, reference, measure=m, topn=args.topn,
                                  window=None if m == "umass" else win, counts=cache[win], **opts))
     head = ["topic"] + names + ["top words"]
@@ -731,6 +752,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         docs = [json.load(open(p, encoding="utf-8")) for p in args.results]
         print(f"{len(write_figures(docs, args.figures))} figures -> {args.figures}")
+    return 0
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    model = load_model_arg(args, args.model)
+    save_model(model, args.model_out)
+    vocab = "with its vocabulary" if model.vocab else "without a vocabulary"
+    print(f"{args.model} -> {args.model_out}: {model.num_topics} topics, {model.num_words} words, {vocab}, "
+          f"alpha sum {model.alpha_sum:.4g}" + ("" if model.beta is None else f", beta {model.beta:.4g}"))
     return 0
 
 

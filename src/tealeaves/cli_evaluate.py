@@ -44,6 +44,7 @@ def add_parsers(sub: Any) -> None:
                    help="pairwise comparisons: Ratio-AIS where topics and words match (auto), the "
                         "difference of estimates, or none")
     e.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
+    e.add_argument("--encoding", default="utf-8", help="character encoding of the text files")
     add_model_options(e)
     _outputs(e)
     e.add_argument("--csv", default=None, help="write the per-model table as CSV")
@@ -64,6 +65,7 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--measure", default=",".join(DEFAULT_COHERENCE), help="coherence measures")
     s.add_argument("--particles", type=int, default=None, help="left-to-right particles (default 100)")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
+    s.add_argument("--encoding", default="utf-8", help="character encoding of the corpus file")
     _outputs(s)
     s.set_defaults(func=_cmd_select)
 
@@ -98,7 +100,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
                    method=args.method, runs=args.runs, coherence=_measures(args.measure),
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
-                   progress=False if args.quiet else None, tokenizer=args.tokenize, **params)
+                   progress=False if args.quiet else None, tokenizer=args.tokenize,
+                   encoding=args.encoding, **params)
     sc = res.scoring
     print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model, "
           f"{sc['oov_tokens']} dropped ({sc['rule']})")
@@ -126,7 +129,8 @@ def _cmd_select(args: argparse.Namespace) -> int:
     res = select(args.corpus, topics=topics, restarts=args.restarts, holdout=args.holdout,
                  out=args.out, trainer=args.trainer, iterations=args.iterations,
                  coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
-                 progress=False if args.quiet else None, tokenizer=args.tokenize, **params)
+                 progress=False if args.quiet else None, tokenizer=args.tokenize,
+                 encoding=args.encoding, **params)
     p = res.params
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "

@@ -80,6 +80,7 @@ def add_parsers(sub: Any) -> None:
     t.add_argument("--burn-in", type=int, default=100)
     t.add_argument("--samples", type=int, default=200)
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument("--encoding", default="utf-8", help="character encoding of the text files")
     t.set_defaults(func=_cmd_topics)
 
     s = parser(
@@ -107,6 +108,7 @@ def add_parsers(sub: Any) -> None:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--workers", type=int, default=1)
     a.add_argument("--json", default=None)
+    a.add_argument("--encoding", default="utf-8", help="character encoding of the reference")
     a.set_defaults(func=_cmd_auto)
 
     p = sub.add_parser(
@@ -126,6 +128,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--encoding", default="utf-8", help="character encoding of the documents")
     p.set_defaults(func=_cmd_predictive)
 
     an = sub.add_parser(
@@ -213,9 +216,9 @@ def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
     return theta
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding=encoding) as fh:
             return [line.rstrip("\n") for line in fh]
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{path}: cannot read text ({exc})") from None
@@ -223,9 +226,9 @@ def _read_lines(path: str) -> list[str]:
 
 def _cmd_topics(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model)
-    docs = read_corpus(args.docs, vocab=model.vocab)
+    docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
     source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
-    texts = _read_lines(args.texts or args.docs)
+    texts = _read_lines(args.texts or args.docs, args.encoding)
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
@@ -250,6 +253,10 @@ def _ci(s: dict[str, Any], k: str) -> str:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
+    if args.plot:  # before any work: a missing extra is an error, not a half-done run
+        from .io.common import require
+
+        require("matplotlib", "plot")
     res = intrusion.score(
         args.key,
         args.responses,
@@ -269,11 +276,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
         print(f"{m:<20} {mp} {tlo}")
     for kind, kappa in res.agreement.items():
         print(f"agreement ({kind} intrusion): Fleiss' kappa {kappa:.3f}")
+    if args.json:
+        write_json(args.json, {"command": _name(args), **res.to_dict()})
     if args.plot:
         panels = intrusion.plot_scores(res, args.plot)
         print(f"plot ({len(panels)} panels) -> {args.plot}")
-    if args.json:
-        write_json(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 
@@ -292,6 +299,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
         responses=args.responses,
         seed=args.seed,
         workers=args.workers,
+        encoding=args.encoding,
     )
     for m, s in res.summary.items():
         lo, hi = s["model_precision_ci"]
@@ -317,7 +325,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
 
 def _cmd_predictive(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model)
-    docs = read_corpus(args.docs, vocab=model.vocab)
+    docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
     res = intrusion.predictive(
         model,

@@ -50,6 +50,7 @@ def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
 def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:
     """A model, or the path of a text file of topics (one topic's words per line) when the file
     is no model format we know and no --model-format was given."""
-    if getattr(args, "model_format", None) is None and sniff_format(path) is None:
+    bundled = path.startswith("sotu:") and not os.path.exists(path)
+    if not bundled and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
     return load_model_arg(args, path)

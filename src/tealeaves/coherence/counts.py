@@ -27,7 +27,7 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ..corpus import Corpus
+from ..corpus import Corpus, check_encoding, not_text, read_corpus
 from ..errors import InputFileError, InvalidCorpusError
 from ..parallel import stream_tasks
 
@@ -151,11 +151,11 @@ def _count_texts(shared, texts: list) -> Counts:
     return count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, window)
 
 
-def _chunks(reference, chunk_docs: int) -> Iterator[list]:
+def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[list]:
     if isinstance(reference, str | os.PathLike):
         path = os.fspath(reference)
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(path, encoding=encoding) as fh:
                 chunk: list = []
                 for line in fh:
                     chunk.append(line)
@@ -165,7 +165,7 @@ def _chunks(reference, chunk_docs: int) -> Iterator[list]:
                 if chunk:
                     yield chunk
         except UnicodeDecodeError as exc:
-            raise InputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            raise not_text(path, encoding, exc) from None
         except OSError as exc:
             raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
         return
@@ -180,10 +180,15 @@ def _chunks(reference, chunk_docs: int) -> Iterator[list]:
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
-          window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS) -> Counts:
+          window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS,
+          encoding: str = "utf-8") -> Counts:
     """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
-    (one document per line, whitespace tokens) or an iterable of token lists / strings."""
+    (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
+    training paragraphs) or an iterable of token lists / strings."""
     targets = tuple(targets)
+    if isinstance(reference, str) and reference in ("sotu:train", "sotu:heldout"):
+        reference = read_corpus(reference)
+    check_encoding(encoding)
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
     if isinstance(reference, Corpus):
@@ -209,6 +214,7 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
                       reference.num_tokens)
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window)
-    for part in stream_tasks(_count_texts, (targets, window), _chunks(reference, chunk_docs), workers):
+    for part in stream_tasks(_count_texts, (targets, window), _chunks(reference, chunk_docs, encoding),
+                             workers):
         total = total + part
     return total

@@ -199,7 +199,7 @@ def _curve_doc(shared: tuple, item: tuple) -> np.ndarray:
 
 
 def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequence[int]],
-                   temperatures: int = 1000, first_temperatures: int = 2000, chains: int = 1,
+                   temperatures: int = 1000, first_temperatures: int = 2000, chains: int = 2,
                    schedule: str = "sigmoid", align_topics: bool = False, seed: int = 0,
                    workers: int = 1, bootstrap: int = 10000,
                    progress: bool | None = False) -> CurveResult:

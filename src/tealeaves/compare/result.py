@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..display import Display
 from ..heldout.result import PerDocumentTotals, doc_log_mean
 from ..jsonout import json_float
 
@@ -79,8 +80,8 @@ class DirectionEstimate:
         return doc_log_mean(self.start_log_weight) + self.log_scale
 
 
-@dataclass
-class CompareResult(PerDocumentTotals):
+@dataclass(repr=False)
+class CompareResult(PerDocumentTotals, Display):
     """log P(w_d | A) - log P(w_d | B) for every document, with its uncertainty."""
 
     method: str
@@ -193,13 +194,26 @@ class CompareResult(PerDocumentTotals):
         d.update(self.extra)
         return d
 
-    def __repr__(self) -> str:
-        return (f"CompareResult({self.method}: log P(W|A) - log P(W|B) = {self.total:+.2f} nats, "
-                f"{self.per_token:+.5f} per token, PP_A/PP_B = {self.perplexity_ratio:.4f})")
+    _name = "CompareResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        lo, hi = self.per_token_interval()
+        return [("method", self.method), ("log P(W|A) - log P(W|B)", round(self.total, 3)),
+                ("per token", self.per_token), ("95% interval", f"[{lo:+.5f}, {hi:+.5f}]"),
+                ("PP_A / PP_B", self.perplexity_ratio), ("verdict", self.verdict())]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        lo, hi = self.document_intervals()
+        cols: dict[str, Any] = {"log_ratio": self.doc_log_ratio, "tokens": self.doc_tokens,
+                                "interval_low": lo, "interval_high": hi}
+        for est in (self.forward, self.reverse):
+            if est is not None:
+                cols[est.direction] = est.doc_log_ratio
+        return "document", cols
 
 
-@dataclass
-class CurveResult:
+@dataclass(repr=False)
+class CurveResult(Display):
     """Iteration-AIS: log P(w_d | M_i) for models M_1..M_K from one annealing chain per
     document and chain. `cumulative_log_weight` is (chains, K, D)."""
 
@@ -233,6 +247,17 @@ class CurveResult:
     @property
     def perplexity(self) -> np.ndarray:
         return np.exp(-self.per_token)
+
+    _name = "CurveResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("models", len(self.models)), ("tokens", self.tokens),
+                ("per token", ", ".join(f"{v:.4f}" for v in self.per_token))]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        sd = self.sd if len(self.sd) == len(self.models) else np.full(len(self.models), np.nan)
+        return "model", {"model": self.models, "total": self.totals, "sd": sd, "per_token": self.per_token,
+                         "perplexity": self.perplexity}
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..display import Display
 from ..errors import MethodError
 from ..jsonout import json_float
 from ..parallel import run_tasks
@@ -33,8 +34,8 @@ from .rbm import BinaryRBM, load_digits_binary, load_rbm, train_rbm
 __all__ = ["csl", "CSLResult", "LdaChain", "BinaryRBM", "train_rbm", "load_rbm", "load_digits_binary"]
 
 
-@dataclass
-class CSLResult:
+@dataclass(repr=False)
+class CSLResult(Display):
     item_log_prob: np.ndarray
     biased: bool
     params: dict[str, Any]
@@ -50,6 +51,15 @@ class CSLResult:
     @property
     def total(self) -> float:
         return float(self.item_log_prob.sum())
+
+    _name = "CSLResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("kind", "biased CSL" if self.biased else "CSL"), ("mean log P(x)", self.mean),
+                ("items", int(self.item_log_prob.size)), ("chain steps", self.chain_steps)]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        return "item", {"log_prob": self.item_log_prob}
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": "csl", "biased": self.biased, "params": self.params, "mean": json_float(self.mean),

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..display import Display
 from ..jsonout import json_float
 
 
@@ -65,8 +66,8 @@ class PerDocumentTotals:
         return self.total / self.tokens if self.tokens else float("nan")
 
 
-@dataclass
-class HeldoutResult(PerDocumentTotals):
+@dataclass(repr=False)
+class HeldoutResult(PerDocumentTotals, Display):
     """Estimates of log P(w_d | Phi, alpha m) (task `heldout`) or log P(w2_d | w1_d, ...)
     (task `completion`) for every document, over `runs` independent runs."""
 
@@ -182,8 +183,13 @@ class HeldoutResult(PerDocumentTotals):
         d.update(self.extra)
         return d
 
-    def __repr__(self) -> str:
-        sd = "" if math.isnan(self.sd) else f" ± {self.sd:.2f}"
-        return (f"HeldoutResult({self.label}: total {self.total:.2f}{sd} nats over "
-                f"{self.tokens} tokens, per token {self.per_token:.4f}, "
-                f"perplexity {self.perplexity:.2f})")
+    _name = "HeldoutResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("method", self.label), ("total", round(self.total, 2)), ("sd", self.sd),
+                ("tokens", self.tokens), ("per token", self.per_token), ("perplexity", self.perplexity)]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        cols: dict[str, Any] = {"log_prob": self.doc_log_prob, "tokens": self.doc_tokens, "sd": self.doc_sd}
+        cols.update({f"run_{r}": self.run_log_prob[r] for r in range(self.runs)})
+        return "document", cols

@@ -29,6 +29,7 @@ from scipy.stats import pearsonr, spearmanr
 from ..coherence import count
 from ..coherence.measures import pmi_pair
 from ..corpus import Corpus
+from ..display import Display
 from ..errors import MethodError
 from ..jsonout import json_safe
 from ..model import TopicModel
@@ -38,14 +39,25 @@ from .tasks import Task, read_key, word_tasks
 MEASURES = ("npmi", "pmi")
 
 
-@dataclass
-class AutoResult:
+@dataclass(repr=False)
+class AutoResult(Display):
     items: list[dict[str, Any]]  # per item: options, option scores, predicted, intruder, correct
     model_precision: dict[str, dict[int, float]]  # model -> topic -> 0/1
     summary: dict[str, dict[str, Any]]
     absent_items: list[str]  # items with an option absent from the reference
     agreement: dict[str, Any] | None
     params: dict[str, Any]
+
+    _name = "AutoResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [(f"{m} model precision", s["model_precision"]) for m, s in self.summary.items()] + [
+            ("items", len(self.items))]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        keys = ("item", "model", "topic", "predicted", "intruder", "correct")
+        return "row", {k: [it[k] for it in self.items] for k in keys} | {
+            "options": [" ".join(it["options"]) for it in self.items]}
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe(
@@ -88,6 +100,7 @@ def auto(
     seed: int = 0,
     bootstrap: int = 2000,
     workers: int = 1,
+    encoding: str = "utf-8",
     **task_options: Any,
 ) -> AutoResult:
     """Predict the intruder of every word-intrusion item from `reference` co-occurrences.
@@ -103,7 +116,8 @@ def auto(
     key = [k for k in full_key if k["kind"] == "word" and not k.get("attention")]
     if not key:
         raise MethodError("no word-intrusion items to predict")
-    counts = count(reference, sorted({w for k in key for w in k["options"]}), window=window, workers=workers)
+    counts = count(reference, sorted({w for k in key for w in k["options"]}), window=window, workers=workers,
+                   encoding=encoding)
     if counts.units == 0:
         raise MethodError("the reference corpus is empty")
     idx = counts.index()

@@ -24,6 +24,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ..corpus import Corpus
+from ..display import Display
 from ..errors import MethodError
 from ..heldout import as_corpus
 from ..jsonout import json_safe
@@ -78,8 +79,8 @@ def infer_theta(
     return np.array(rows).reshape(len(corpus), model.num_topics)
 
 
-@dataclass
-class PredictiveResult:
+@dataclass(repr=False)
+class PredictiveResult(Display):
     doc_log_lik: np.ndarray  # (D,) mean log p(w_n | theta_hat_d) per token; nan for empty documents
     doc_rank: np.ndarray  # (D,) mean rank of the document's distinct terms; nan for empty documents
     tokens: int
@@ -95,6 +96,15 @@ class PredictiveResult:
     def rank(self) -> float:
         ok = self.doc_rank[~np.isnan(self.doc_rank)]
         return float(ok.mean()) if ok.size else math.nan
+
+    _name = "PredictiveResult"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        return [("log likelihood per word", self.log_likelihood), ("predictive rank", self.rank),
+                ("documents", int(self.doc_log_lik.size)), ("tokens", self.tokens)]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        return "document", {"log_likelihood": self.doc_log_lik, "rank": self.doc_rank}
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe(

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..display import Display
 from ..errors import InputFileError, MethodError
 from ..jsonout import json_safe
 
@@ -51,8 +52,8 @@ def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
     return rows
 
 
-@dataclass
-class IntrusionScores:
+@dataclass(repr=False)
+class IntrusionScores(Display):
     model_precision: dict[str, dict[int, float]]  # model -> topic -> MP
     topic_log_odds: dict[str, dict[int, float]]  # model -> document -> TLO
     summary: dict[str, dict[str, Any]]  # model -> aggregates with intervals
@@ -60,6 +61,20 @@ class IntrusionScores:
     agreement: dict[str, float]
     responses_used: int
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
+
+    _name = "IntrusionScores"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        for m, s in self.summary.items():
+            out += [(f"{m} model precision", s.get("model_precision", float("nan"))),
+                    (f"{m} topic log odds", s.get("topic_log_odds", float("nan")))]
+        return out + [("responses used", self.responses_used)]
+
+    def _columns(self) -> tuple[str, dict[str, Any]]:
+        rows = [(m, k, v) for m, d in self.model_precision.items() for k, v in d.items()]
+        return "row", {"model": [r[0] for r in rows], "topic": [r[1] for r in rows],
+                       "model_precision": [r[2] for r in rows]}
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe(

@@ -63,6 +63,11 @@ def load_model(
         model = _from_object(source, vocab, alpha)
         return model if name is None else model.with_params(name=name)
     path = os.fspath(source)
+    if path.startswith("sotu:") and not os.path.exists(path):  # a bundled model, sotu:sotu-20-asym
+        from ..datasets import sotu_model
+
+        model = sotu_model(path.split(":", 1)[1])
+        return model if name is None else model.with_params(name=name)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
     fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
@@ -124,7 +129,8 @@ def detect(path: str) -> str:
     if fmt is None:
         raise InputFileError(
             f"{path}: cannot tell the model format (give it: format=... in Python, --model-format "
-            f"on the command line; known: {', '.join(FORMATS)})"
+            f"on the command line; known: {', '.join(FORMATS)}; a scikit-learn model saved with "
+            "pickle or joblib: --model-format sklearn --allow-pickle)"
         )
     return fmt
 

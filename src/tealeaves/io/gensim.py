@@ -24,7 +24,8 @@ def is_gensim_lda(obj: Any) -> bool:
 def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> TopicModel:
     phi = np.asarray(lda.get_topics(), dtype=np.float64)
     eta = np.asarray(lda.eta, dtype=np.float64)
-    beta = float(eta.reshape(-1)[0]) if eta.size and np.allclose(eta, eta.reshape(-1)[0]) else None
+    same = bool(eta.size) and np.allclose(eta, eta.reshape(-1)[0])
+    beta = float(eta.reshape(-1)[0]) if same else None
     id2word = lda.id2word
     vocab = None
     if id2word is not None and type(id2word).__name__ != "FakeDict":
@@ -32,6 +33,8 @@ def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> To
     meta = {
         "format": "gensim",
         "source": source,
+        "beta": "eta" if same else (f"none: eta differs by word (eta='auto' learns it; shape {eta.shape}, "
+                                    f"mean {float(eta.mean()):.4g}); one beta cannot stand for it"),
         "vocab": "from id2word"
         if vocab
         else "none: the model was saved without its dictionary (id2word); words are unknown",

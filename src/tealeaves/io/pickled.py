@@ -27,9 +27,9 @@ def looks_like_pickle(head: bytes) -> bool:
 def refuse(path: str, what: str) -> MethodError:
     """The one-line refusal for a pickle-based file loaded without consent."""
     return MethodError(
-        f"{path}: {what} is a Python pickle, and unpickling runs code stored in the file; "
-        "load it only if you trust it, with allow_pickle=True (CLI: --allow-pickle), or convert "
-        "it where it was made: tl.save_model(tl.load_model(obj), 'model.npz')"
+        f"{path}: {what} is a Python pickle (gensim's save files and scikit-learn models are), and "
+        "unpickling runs code stored in the file; load it only if you trust it, with "
+        "allow_pickle=True (CLI: --allow-pickle; tealeaves convert makes a safe .npz of it)"
     )
 
 

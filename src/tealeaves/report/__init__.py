@@ -354,7 +354,7 @@ def section(doc: dict[str, Any]) -> list[Part]:
     handlers = {"compare": _compare, "curve": _curve, "intrusion-score": _intrusion, "intrusion-auto": _auto,
                 "predictive": _predictive, "intrusion-tasks": _intrusion_tasks, "diversity": _diversity,
                 "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select}
-    if kind in ("heldout", "completion") and "results" in doc:
+    if kind in ("heldout", "completion", "demo") and "results" in doc:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)

@@ -1,0 +1,57 @@
+"""How results show themselves: a one-line `repr`, a small HTML table in notebooks
+(`_repr_html_`), and `to_frame()` for results with one value per document, topic, item or model
+(pandas, the `pandas` extra). Each result class says what its headline numbers are
+(`_headline`) and, where it has them, its per-unit columns (`_columns`)."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+from .errors import MethodError
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return "nan" if not math.isfinite(v) else (f"{v:.6g}" if abs(v) < 1e6 else f"{v:.4e}")
+    return str(v)
+
+
+class Display:
+    """Mixin: subclasses define `_headline()` (name, value pairs) and may define `_columns()`
+    ((index name, {column: values})) and `_name` (the class's short name in the repr)."""
+
+    _name = "Result"
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        raise NotImplementedError
+
+    def _columns(self) -> tuple[str, dict[str, Any]] | None:
+        return None
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k} {_fmt(v)}" for k, v in self._headline())
+        return f"{self._name}({body})"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{escape(str(k))}</th><td>{escape(_fmt(v))}</td></tr>"
+                       for k, v in self._headline())
+        cols = self._columns()
+        more = (f"<p><small>.to_frame(): one row per {escape(cols[0])}, {len(next(iter(cols[1].values())))} "
+                "rows</small></p>") if cols and cols[1] else ""
+        return f"<div><strong>{escape(self._name)}</strong><table>{rows}</table>{more}</div>"
+
+    def to_frame(self):
+        """A pandas DataFrame with one row per document, topic, item or model."""
+        cols = self._columns()
+        if cols is None:
+            raise MethodError(f"{self._name} has no per-document or per-topic values to tabulate")
+        try:
+            import pandas as pd
+        except ImportError:
+            raise MethodError('to_frame needs pandas: pip install "tealeaves[pandas]"') from None
+        index, columns = cols
+        frame = pd.DataFrame(columns)
+        frame.index.name = index
+        return frame
