@@ -79,8 +79,8 @@ def _library_models(d: Path, texts: list[list[str]]) -> None:
     # MALLET: --output-state from the tomotopy assignments, then weights, keys and doc-topics
     alpha, beta = np.asarray(mdl.alpha, dtype=float), float(mdl.eta)
     vocab = list(mdl.vocabs)
-    lines = ["#doc source pos typeindex type topic", "#alpha : " + " ".join(repr(float(a)) for a in alpha) + " ",
-             f"#beta : {beta}"]
+    lines = ["#doc source pos typeindex type topic",
+             "#alpha : " + " ".join(repr(float(a)) for a in alpha) + " ", f"#beta : {beta}"]
     counts = np.zeros((5, len(vocab)))
     for i, doc in enumerate(mdl.docs):
         for pos, (w, z) in enumerate(zip(doc.words, doc.topics, strict=True)):
