@@ -17,6 +17,7 @@ import numpy as np
 
 from . import __version__, cli_evaluate, cli_intrusion, jsonout, synthetic
 from .atomic import write_text
+from .checks import above, at_least, fraction
 from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
@@ -113,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c, "completion")
     c.add_argument("--method", default=None, help="estimator (default left-to-right)")
     c.add_argument("--methods", default=None, help="comma-separated estimators to compare")
-    c.add_argument("--observed", type=float, default=0.5, help="fraction of each document observed")
+    c.add_argument("--observed", type=fraction(), default=0.5, help="fraction of each document observed")
     c.add_argument("--split", default="first", help="first (default) or random")
     c.set_defaults(func=_cmd_heldout, task="completion")
 
@@ -125,9 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "'' for none)")
     d.add_argument("--synthetic", action="store_true",
                    help="instead: every estimator against the exact value on a small synthetic example")
-    d.add_argument("--runs", type=int, default=5, help="runs per method (--synthetic)")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--workers", type=int, default=1)
+    d.add_argument("--runs", type=at_least(1), default=5, help="runs per method (--synthetic)")
+    d.add_argument("--seed", type=at_least(0), default=0)
+    d.add_argument("--workers", type=at_least(1), default=1)
     d.add_argument("--json", default=None, help="write results as JSON")
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=_cmd_demo)
@@ -141,16 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--method", default="ratio-ais", choices=("ratio-ais", "difference"))
     cp.add_argument("--path", default="convex", choices=("convex", "geometric"))
     cp.add_argument("--direction", default="both", choices=("forward", "reverse", "both"))
-    cp.add_argument("--temperatures", type=int, default=1000)
-    cp.add_argument("--chains", type=int, default=4, help="chains per document and direction")
+    cp.add_argument("--temperatures", type=at_least(1), default=1000)
+    cp.add_argument("--chains", type=at_least(1), default=4, help="chains per document and direction")
     cp.add_argument("--start", default="ais", choices=("ais", "burn-in"))
-    cp.add_argument("--start-temperatures", type=int, default=2000, help="prior -> B (start ais)")
-    cp.add_argument("--burn-in", type=int, default=200)
+    cp.add_argument("--start-temperatures", type=at_least(1), default=2000, help="prior -> B (start ais)")
+    cp.add_argument("--burn-in", type=at_least(0), default=200)
     cp.add_argument("--schedule", default="sigmoid", choices=SCHEDULES)
     cp.add_argument("--no-align-topics", dest="align_topics", action="store_false",
                     help="do not relabel B's topics to match A's")
     cp.add_argument("--estimator", default="left-to-right", help="for --method difference")
-    cp.add_argument("--particles", type=int, default=None, help="for --method difference")
+    cp.add_argument("--particles", type=at_least(1), default=None, help="for --method difference")
     _run_options(cp)
     cp.set_defaults(func=_cmd_compare)
 
@@ -158,9 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("paths", nargs="+", help="MODEL_1 ... MODEL_K DOCS")
     add_model_options(cv)
     _corpus_options(cv)
-    cv.add_argument("--temperatures", type=int, default=500, help="per segment M_{i-1} -> M_i")
-    cv.add_argument("--first-temperatures", type=int, default=2000, help="prior -> M_1")
-    cv.add_argument("--chains", type=int, default=2)
+    cv.add_argument("--temperatures", type=at_least(1), default=500, help="per segment M_{i-1} -> M_i")
+    cv.add_argument("--first-temperatures", type=at_least(1), default=2000, help="prior -> M_1")
+    cv.add_argument("--chains", type=at_least(1), default=2)
     cv.add_argument("--schedule", default="sigmoid", choices=SCHEDULES)
     cv.add_argument("--align-topics", action="store_true", help="relabel each model's topics to match")
     _run_options(cv)
@@ -172,14 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
                                  "with X) or digits:test / digits:train")
     add_model_options(cs)
     _corpus_options(cs)
-    cs.add_argument("--samples", type=int, default=10000,
+    cs.add_argument("--samples", type=at_least(1), default=10000,
                     help="latent states (biased: consecutive states per chain)")
-    cs.add_argument("--thin", type=int, default=1)
-    cs.add_argument("--burn-in", type=int, default=100)
-    cs.add_argument("--chains", type=int, default=10)
+    cs.add_argument("--thin", type=at_least(1), default=1)
+    cs.add_argument("--burn-in", type=at_least(0), default=100)
+    cs.add_argument("--chains", type=at_least(1), default=10)
     cs.add_argument("--biased", action="store_true", help="chains started at each test item")
-    cs.add_argument("--doc-length", type=int, default=50, help="LDA: length of generated documents")
-    cs.add_argument("--sweeps", type=int, default=5, help="LDA: Gibbs sweeps for theta | document")
+    cs.add_argument("--doc-length", type=at_least(1), default=50, help="LDA: length of generated documents")
+    cs.add_argument("--sweeps", type=at_least(1), default=5, help="LDA: Gibbs sweeps for theta | document")
     cs.add_argument("--exact-prior", action="store_true",
                     help="LDA: draw theta from the prior (CSL = is-prior-theta)")
     _run_options(cs)
@@ -191,12 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("reference", help="reference corpus: text, one document per line (streamed)")
     add_model_options(co)
     co.add_argument("--measure", default="umass,npmi,c_v", help="comma-separated: umass,uci,npmi,c_v")
-    co.add_argument("--topn", type=int, default=10)
-    co.add_argument("--window", type=int, default=None, help="sliding window (default 10; c_v 110)")
+    co.add_argument("--topn", type=at_least(1), default=10)
+    co.add_argument("--window", type=at_least(1), default=None, help="sliding window (default 10; c_v 110)")
     co.add_argument("--umass-form", default="gensim", choices=("gensim", "mimno"))
     co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
                     help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
-    co.add_argument("--workers", type=int, default=1)
+    co.add_argument("--workers", type=at_least(1), default=1)
     co.add_argument("--encoding", default="utf-8", help="character encoding of the reference (default utf-8)")
     _dask_option(co)
     co.add_argument("--json", default=None)
@@ -205,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     dv = _sub(sub, "diversity", "topic diversity, and exclusivity (stm) for a model")
     dv.add_argument("model", help="model file (any readable format), or a text file of topics")
     add_model_options(dv)
-    dv.add_argument("--topn", type=int, default=25)
+    dv.add_argument("--topn", type=at_least(1), default=25)
     dv.add_argument("--json", default=None)
     dv.set_defaults(func=_cmd_diversity)
 
@@ -238,14 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = _sub(sub, "synth", "write a random LDA model and documents drawn from it")
     s.add_argument("model_out")
     s.add_argument("docs_out")
-    s.add_argument("--topics", type=int, default=20)
-    s.add_argument("--words", type=int, default=1000)
-    s.add_argument("--docs", type=int, default=50)
-    s.add_argument("--length", type=int, default=100)
-    s.add_argument("--beta", type=float, default=0.01)
-    s.add_argument("--alpha-sum", type=float, default=5.0)
+    s.add_argument("--topics", type=at_least(1), default=20)
+    s.add_argument("--words", type=at_least(1), default=1000)
+    s.add_argument("--docs", type=at_least(1), default=50)
+    s.add_argument("--length", type=at_least(1), default=100)
+    s.add_argument("--beta", type=above(0), default=0.01)
+    s.add_argument("--alpha-sum", type=above(0), default=5.0)
     s.add_argument("--alpha-shape", default="harmonic", choices=synthetic.ALPHA_SHAPES)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=at_least(0), default=0)
     s.set_defaults(func=_cmd_synth)
     return p
 
@@ -268,10 +269,12 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="local processes")
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
     _dask_option(p)
-    p.add_argument("--bootstrap", type=int, default=10000, help="bootstrap resamples for the sd")
+    p.add_argument("--bootstrap", type=at_least(0), default=10000, help="bootstrap resamples for the sd")
+    p.add_argument("--max-hours", type=above(0), default=None, metavar="HOURS",
+                   help="stop before starting a run estimated to take longer (default 24)")
     p.add_argument("--json", default=None, help="write results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -292,15 +295,15 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
                        metavar=name.upper(), help=_param_help(name, task))
     g.add_argument("--no-resample", dest="resample", action="store_true", default=None,
                    help=argparse.SUPPRESS)  # replaced by --variant: a one-line error says so
-    p.add_argument("--runs", type=int, default=1, help="independent runs per document")
+    p.add_argument("--runs", type=at_least(1), default=1, help="independent runs per document")
     a = p.add_argument_group("accuracy")
-    a.add_argument("--target-sd", type=float, default=None, metavar="NATS",
+    a.add_argument("--target-sd", type=above(0), default=None, metavar="NATS",
                    help="nats per token: double each document's budget (particles, temperatures, ...) "
                         "until its run-to-run sd per token is below this and two budgets agree")
-    a.add_argument("--check", type=int, default=0, metavar="K",
+    a.add_argument("--check", type=at_least(0), default=0, metavar="K",
                    help="cross-check on K random documents against an independent reference "
                         "(exact if short enough, else long AIS) and report the bias per token")
-    a.add_argument("--check-temperatures", type=int, default=CHECK_TEMPERATURES, metavar="S",
+    a.add_argument("--check-temperatures", type=at_least(1), default=CHECK_TEMPERATURES, metavar="S",
                    help=f"temperatures of the AIS reference of --check (default {CHECK_TEMPERATURES})")
     _run_options(p)
     p.add_argument("--csv", default=None, help="write per-document results as CSV")
@@ -358,7 +361,8 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     for name, p in zip(names, params, strict=True):
         common = dict(runs=args.runs, seed=args.seed, workers=args.workers,
                       bootstrap=args.bootstrap, progress=progress, target_sd=args.target_sd,
-                      check=args.check, check_temperatures=args.check_temperatures)
+                      check=args.check, check_temperatures=args.check_temperatures,
+                      max_hours=args.max_hours)
         if args.task == "completion":
             res = completion(model, docs, method=name, observed=args.observed, split=args.split,
                              **common, **p)
@@ -525,7 +529,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                   start_temperatures=args.start_temperatures, burn_in=args.burn_in,
                   schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
                   workers=args.workers, bootstrap=args.bootstrap,
-                  progress=None if not args.quiet else False, estimator=args.estimator, **extra)
+                  progress=None if not args.quiet else False, estimator=args.estimator,
+                  max_hours=args.max_hours, **extra)
     _print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))
     if args.json:

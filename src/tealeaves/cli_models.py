@@ -7,6 +7,7 @@ import argparse
 import os
 from typing import Any
 
+from .checks import above
 from .errors import MethodError
 from .io import FORMAT_ALIASES, FORMATS, load_model, sniff_format
 from .model import TopicModel
@@ -25,7 +26,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-pickle", action="store_true",
                    help="load pickle-based files (gensim's save, scikit-learn pickles/joblib): "
                         "unpickling runs code stored in the file, so only for files you trust")
-    g.add_argument("--load-timeout", type=float, default=None, metavar="SECONDS",
+    g.add_argument("--load-timeout", type=above(0), default=None, metavar="SECONDS",
                    help="time limit for tomotopy's loader (default 60 s + 2 s per MB)")
     g.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import atomic_path
 from .errors import InputFileError, InvalidCorpusError
 from .text import TOKENIZERS, whitespace
 
@@ -33,8 +34,17 @@ class Corpus:
     oov_words: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        words = np.ascontiguousarray(self.words, dtype=np.int32)
-        offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
+        raw_words, raw_offsets = np.asarray(self.words), np.asarray(self.offsets)
+        for what, raw in (("words", raw_words), ("offsets", raw_offsets)):
+            if raw.ndim != 1:
+                raise InvalidCorpusError(f"{self.source}: {what} must be a 1-d array, got shape {raw.shape}")
+            if raw.size and raw.dtype.kind not in "iu":
+                raise InvalidCorpusError(f"{self.source}: {what} must be integers, got {raw.dtype}")
+        if raw_words.size and int(raw_words.max()) > np.iinfo(np.int32).max:
+            raise InvalidCorpusError(f"{self.source}: word id {int(raw_words.max())} is too large "
+                                     f"(ids must be below {np.iinfo(np.int32).max})")
+        words = np.ascontiguousarray(raw_words, dtype=np.int32)
+        offsets = np.ascontiguousarray(raw_offsets, dtype=np.int64)
         if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != words.size:
             raise InvalidCorpusError(f"{self.source}: offsets do not describe the word array")
         if np.any(np.diff(offsets) < 0):
@@ -302,7 +312,13 @@ def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:
             if missing:
                 raise InputFileError(f"{path}: corpus file lacks {', '.join(missing)}")
             words, offsets = f["words"], f["offsets"]
-            file_vocab = tuple(str(w) for w in f["vocab"]) if "vocab" in f.files else None
+            file_vocab = None
+            if "vocab" in f.files:
+                v = f["vocab"]
+                if v.ndim != 1 or v.dtype.kind != "U":
+                    raise InputFileError(f"{path}: vocab must be a 1-d array of strings, got {v.dtype} "
+                                         f"of shape {v.shape}")
+                file_vocab = tuple(str(w) for w in v)
     except (OSError, zipfile.BadZipFile, EOFError, ValueError) as exc:
         if isinstance(exc, InputFileError):
             raise
@@ -317,13 +333,17 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike) -> None:
     arrays: dict[str, Any] = {"words": corpus.words, "offsets": corpus.offsets}
     if corpus.vocab is not None:
         arrays["vocab"] = np.array(corpus.vocab, dtype=str)
-    np.savez_compressed(path, **arrays)
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, **arrays)
 
 
 def write_text_corpus(corpus: Corpus, path: str | os.PathLike) -> None:
     """Write one document per line as words (requires a vocabulary)."""
     if corpus.vocab is None:
         raise InvalidCorpusError("cannot write words: the corpus has no vocabulary")
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for doc in corpus:
             fh.write(" ".join(corpus.vocab[i] for i in doc) + "\n")

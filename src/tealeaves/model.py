@@ -98,6 +98,8 @@ class TopicModel:
 
 
 def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
+    if np.iscomplexobj(phi):
+        raise InvalidModelError("phi has complex values; topic-word probabilities are real")
     try:
         arr = np.array(phi, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -128,6 +130,8 @@ def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
 
 
 def _check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
+    if np.iscomplexobj(alpha):
+        raise InvalidModelError("alpha has complex values")
     try:
         arr = np.array(alpha, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import check_budget
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout import as_corpus, heldout
@@ -90,7 +91,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
             start_temperatures: int = 2000, burn_in: int = 200, schedule: str = "sigmoid",
             align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, estimator: str = "left-to-right",
-            **estimator_params: Any) -> CompareResult:
+            max_hours: float | None = None, **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
     Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
@@ -128,6 +129,9 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
             "schedule": schedule}
     shared = ([np.ascontiguousarray(m.phi.T) for m in (model_a, model_b)],
               [np.array(m.alpha) for m in (model_a, model_b)], opts)
+    per_chain = start_temperatures * (start == "ais") + temperatures + burn_in * (start == "burn-in")
+    check_budget(float(corpus.num_tokens * per_chain * chains * len(directions)), workers, max_hours,
+                 "Ratio-AIS")
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
@@ -148,7 +152,6 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     else:
         doc_log_ratio = ests[direction].doc_log_ratio
         sd = ests[direction].sd
-    per_chain = start_temperatures * (start == "ais") + temperatures + burn_in * (start == "burn-in")
     params = {"path": path, "direction": direction, "temperatures": temperatures, "chains": chains,
               "start": start, "start_temperatures": start_temperatures if start == "ais" else None,
               "burn_in": burn_in if start == "burn-in" else None, "schedule": schedule,

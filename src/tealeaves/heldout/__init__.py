@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import check_budget
 from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError
 from ..model import TopicModel
@@ -31,7 +32,8 @@ __all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method
 def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str = "left-to-right",
             runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, target_sd: float | None = None, check: int = 0,
-            check_temperatures: int = CHECK_TEMPERATURES, **params: Any) -> HeldoutResult:
+            check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
+            **params: Any) -> HeldoutResult:
     """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`),
     `runs` independent times; parameters as in table 1 of the paper (`particles`,
     `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...).
@@ -39,18 +41,20 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     `target_sd` (nats per token): each document's budget doubles until its run-to-run sd per
     token is below it and two consecutive budgets agree (`heldout.adaptive`). `check=K`: an
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
-    the estimated bias per token with a 95% interval (`heldout.check`)."""
+    the estimated bias per token with a 95% interval (`heldout.check`). A run estimated to take
+    more than `max_hours` (default 24) stops before it starts."""
     spec = get_method(method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
                      progress, observed=0.0, split="first", target_sd=target_sd, check=check,
-                     check_temperatures=check_temperatures)
+                     check_temperatures=check_temperatures, max_hours=max_hours)
 
 
 def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
                method: str = "left-to-right", observed: float = 0.5, split: str = "first",
                runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
                progress: bool | None = False, target_sd: float | None = None, check: int = 0,
-               check_temperatures: int = CHECK_TEMPERATURES, **params: Any) -> HeldoutResult:
+               check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
+            **params: Any) -> HeldoutResult:
     """Estimate log P(w2 | w1, Phi, alpha m) (section 5): w1 is the first floor(observed N)
     tokens of each document (`split="first"`) or a seeded random subset of that size
     (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`).
@@ -62,7 +66,7 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
         raise MethodError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     return _estimate(model, docs, spec, "completion", params, runs, seed, workers, bootstrap,
                      progress, observed=float(observed), split=split, target_sd=target_sd,
-                     check=check, check_temperatures=check_temperatures)
+                     check=check, check_temperatures=check_temperatures, max_hours=max_hours)
 
 
 def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corpus:
@@ -121,7 +125,7 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
 def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params: dict[str, Any],
               runs: int, seed: int, workers: int, bootstrap: int, progress: bool | None,
               observed: float, split: str, target_sd: float | None = None, check: int = 0,
-              check_temperatures: int = CHECK_TEMPERATURES) -> HeldoutResult:
+              check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None) -> HeldoutResult:
     if not isinstance(model, TopicModel):
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
     resolved = spec.resolve(params, task)
@@ -146,6 +150,10 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if spec.name == "exact":
         for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
+    planned = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
+    check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
+                            max(len(items), 1) if check else 0.0), int(workers), max_hours,
+                 f"{task} by {spec.name}")
     phi_wt = np.ascontiguousarray(model.phi.T)
     shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
@@ -153,7 +161,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     t0 = time.perf_counter()
     if target_sd is None:
         rows = run_tasks(_doc_task, shared, items, int(workers), bar)
-        cost = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
+        cost = planned
     else:
         outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar)
         rows = [o[0] for o in outcomes]

@@ -36,6 +36,17 @@ def save_npz(model: TopicModel, path: str) -> None:
         raise InputFileError(f"{path}: cannot write model ({exc.strerror or exc})") from None
 
 
+def _scalar(f, key: str, path: str, kind: type, default):
+    """A 0-d entry of the archive as `kind` (a one-line error for an array or the wrong type)."""
+    if key not in f.files:
+        return default
+    a = f[key]
+    if a.ndim != 0 or (kind is float and a.dtype.kind not in "iuf") or (kind is str and a.dtype.kind != "U"):
+        raise InputFileError(f"{path}: {key} must be a single {'number' if kind is float else 'string'}, "
+                             f"got {a.dtype} of shape {a.shape}")
+    return kind(a)
+
+
 def load_npz(path: str, normalize: bool = False) -> TopicModel:
     try:
         with np.load(path, allow_pickle=False) as f:
@@ -44,15 +55,23 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
                 raise InputFileError(f"{path}: model file lacks {', '.join(missing)}")
             phi = f["phi"]
             alpha = f["alpha"]
-            beta = float(f["beta"]) if "beta" in f.files else float("nan")
-            vocab = [str(w) for w in f["vocab"]] if "vocab" in f.files else None
-            name = str(f["name"]) if "name" in f.files else path
-            meta = json.loads(str(f["metadata"])) if "metadata" in f.files else {}
+            beta = _scalar(f, "beta", path, float, float("nan"))
+            vocab = None
+            if "vocab" in f.files:
+                v = f["vocab"]
+                if v.ndim != 1 or v.dtype.kind != "U":
+                    raise InputFileError(f"{path}: vocab must be a 1-d array of strings, got {v.dtype} "
+                                         f"of shape {v.shape}")
+                vocab = [str(w) for w in v]
+            name = _scalar(f, "name", path, str, path)
+            meta = json.loads(_scalar(f, "metadata", path, str, "{}"))
+            if not isinstance(meta, dict):
+                raise InputFileError(f"{path}: metadata must be a JSON object, got {type(meta).__name__}")
     except InputFileError:
         raise
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError) as exc:
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InputFileError(f"{path}: cannot read model .npz, truncated or not a model ({exc})") from None
     try:
         return TopicModel(
