@@ -202,6 +202,7 @@ def test_restart_loses_nothing_acknowledged(task_files, backend):
     srv = AppServer(task_files["tasks"], db, key=task_files["key"]).start()
     try:
         with httpx.Client(base_url=srv.url, timeout=30) as c:
+            session = c.cookies
             acked = {}
             for step in range(5):
                 task = c.get("/api/next", params={"participant": "bob"}).json()["task"]
@@ -221,7 +222,7 @@ def test_restart_loses_nothing_acknowledged(task_files, backend):
         srv.stop(kill=True)
     with (
         AppServer(task_files["tasks"], db, key=task_files["key"]) as srv2,
-        httpx.Client(base_url=srv2.url, timeout=30) as c,
+        httpx.Client(base_url=srv2.url, timeout=30, cookies=session) as c,
     ):
         data = c.get("/api/next", params={"participant": "bob"}).json()
         assert data["progress"]["answered"] == 5
@@ -245,15 +246,20 @@ def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
         def post(**change):
             return c.post("/api/answer", json={**good, **change}).status_code
 
-        assert c.post("/api/answer", content=b"{not json").status_code == 400
-        assert c.post("/api/answer", content=b"[1, 2]").status_code == 400
-        assert c.post("/api/answer", content=json.dumps({**good, "pad": "x" * 5000})).status_code == 413
+        as_json = {"Content-Type": "application/json"}
+        assert c.post("/api/answer", content=b"{not json", headers=as_json).status_code == 400
+        assert c.post("/api/answer", content=b"[1, 2]", headers=as_json).status_code == 400
+        padded = json.dumps({**good, "pad": "x" * 5000})
+        assert c.post("/api/answer", content=padded, headers=as_json).status_code == 413
+        # a form on another site can post text/plain without asking; only JSON is taken
+        plain = {"Content-Type": "text/plain"}
+        assert c.post("/api/answer", content=json.dumps(good), headers=plain).status_code == 415
 
         def chunks():
             for _ in range(10):
                 yield b" " * 1000
 
-        assert c.post("/api/answer", content=chunks()).status_code == 413  # no Content-Length
+        assert c.post("/api/answer", content=chunks(), headers=as_json).status_code == 413  # no length
         assert post(item="nope") == 422
         assert post(participant="") == 422
         assert post(participant="a b <script>") == 422
@@ -265,21 +271,19 @@ def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
         assert post(response_ms=-5) == 422
         assert c.get("/api/next").status_code == 400
         assert c.get("/api/admin/summary").status_code == 403
-        assert c.get("/api/admin/summary", params={"token": "wrong"}).status_code == 403
-        assert c.get("/admin").status_code == 403
+        assert c.get("/api/admin/summary", headers={"Authorization": "Bearer wrong"}).status_code == 403
         assert post() == 200
         assert post(choice=1) == 409  # a different answer to an answered item
         assert c.get("/healthz").status_code == 200
         nxt = c.get("/api/next", params={"participant": "carol"}).json()
         assert nxt["progress"]["answered"] == 1
-        _no_key_in(c.get("/").text + c.get("/annotate.js").text, key)
-        assert c.get("/admin", params={"token": server.token}).status_code == 200
+        _no_key_in(c.get("/").text + c.get("/static/annotate.js").text, key)
 
 
 def test_admin_summary_matches_offline_scores(server, task_files, tmp_path):
     with httpx.Client(base_url=server.url, timeout=30) as c:
         run_annotators(server.url, 2, prefix="admin-test")
-        live = c.get("/api/admin/summary", params={"token": server.token}).json()
+        live = c.get("/api/admin/summary", headers={"Authorization": f"Bearer {server.token}"}).json()
     db = server.cmd[server.cmd.index("--db") + 1]
     rows, offline = _export_and_score(db, task_files["key"], tmp_path)
     assert live["responses"] == len(rows)
@@ -320,10 +324,20 @@ def test_serve_and_export_errors_are_one_line(task_files, tmp_path):
         "annotate", "export", "--db", "postgresql+psycopg://u:secretpw@127.0.0.1:1/x", "-o", "o.csv"
     )
     assert code == 2 and "cannot connect" in err and "secretpw" not in err
+    (tmp_path / "empty.sqlite").write_bytes(b"")  # an empty file is an empty SQLite database
     code, err = run(
         "annotate", "export", "--db", str(tmp_path / "empty.sqlite"), "-o", str(tmp_path / "o.csv")
     )
     assert code == 2 and "no annotation tables" in err
+    typo = str(tmp_path / "typo.sqlite")
+    code, err = run("annotate", "export", "--db", typo, "-o", str(tmp_path / "o.csv"))
+    assert code == 2 and "no such file" in err and not (tmp_path / "typo.sqlite").exists()
+    (tmp_path / "garbage.sqlite").write_bytes(os.urandom(5000))
+    for argv in (("export", "--db", str(tmp_path / "garbage.sqlite"), "-o", str(tmp_path / "o.csv")),
+                 ("serve", "--tasks", task_files["tasks"], "--db", str(tmp_path / "garbage.sqlite"))):
+        code, err = run("annotate", *argv)
+        assert code == 2 and "not a usable database" in err and err.count("\n") == 0, err
+    assert not (tmp_path / "o.csv").exists()
     bad = tmp_path / "bad.csv"
     bad.write_text("item,position,option\na,0,x\na,2,y\n")
     code, err = run("annotate", "serve", "--tasks", str(bad), "--db", str(tmp_path / "y.sqlite"))

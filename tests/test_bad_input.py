@@ -164,7 +164,8 @@ CLI_CASES = [
      "does not match the model"),
     (["heldout", "{d}/m.npz", "{d}/d.txt", "--json", "{d}/no/such/dir/out.json"],
      "the folder .* does not exist"),
-    (["completion", "{d}/m.npz", "{d}/d.txt", "--observed", "2"], "observed must be a fraction"),
+    (["completion", "{d}/m.npz", "{d}/d.txt", "--observed", "2"],
+     "--observed: must be a finite number >= 0.0 and < 1.0"),
     (["heldout", "{d}/m.npz", "{d}/empty.txt"], "empty.txt: no documents"),
     (["heldout", "{d}/m.npz", "{d}/allqq.txt"], "no token is in the model's vocabulary (3 dropped)"),
 ]

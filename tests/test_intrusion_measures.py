@@ -216,17 +216,18 @@ def test_responses_by_option_text_checked_options_and_key_checks(tmp_path):
     with pytest.raises(tl.InputFileError, match=r"r.csv:3: the row has a different number of fields"):
         read_responses(bad)
     bad.write_text("who,item,choice\np,w0,1\n")
-    with pytest.raises(tl.InputFileError, match="needs columns"):
+    with pytest.raises(tl.InputFileError, match="lacks column"):
         read_responses(bad)
 
 
 def test_topic_tasks_from_documents_and_task_errors():
     model = tl.synthetic.random_model(8, 200, seed=3)
     docs = tl.synthetic.generate(model, 4, 30, seed=1)
-    from_docs = tl.intrusion.topic_tasks(model, docs, seed=5, samples=50)
+    secret = tl.intrusion.new_secret()
+    from_docs = tl.intrusion.topic_tasks(model, docs, seed=5, samples=50, secret=secret)
     theta = infer_theta(model, docs, samples=50, seed=5)
     texts = [t.text for t in from_docs]
-    from_theta = tl.intrusion.topic_tasks(model, theta, texts=texts, seed=5)
+    from_theta = tl.intrusion.topic_tasks(model, theta, texts=texts, seed=5, secret=secret)
     assert [t.key() for t in from_docs] == [t.key() for t in from_theta]
 
     assert from_docs[0].text.split()[:3] == [model.vocab[w] for w in docs[0][:3]]
@@ -358,7 +359,7 @@ def test_intrusion_cli_round_trip(tmp_path):
     code, out, err = _cli("predictive", m, d, "--samples", 50)
     assert code == 0 and "predictive rank" in out, err
     for args, msg in [
-        (("intrusion", "score", tmp_path / "wk.jsonl", d), "cannot read JSON lines"),
+        (("intrusion", "score", tmp_path / "wk.jsonl", d), "not valid JSON"),
         (("intrusion", "auto", m, d, "--responses", tmp_path / "r.csv"), "needs the key file"),
         (
             (

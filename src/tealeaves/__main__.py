@@ -1,5 +1,7 @@
+"""`python -m tealeaves`: the CLI (Ctrl-C at any point ends with one line)."""
+
 import sys
 
-from .cli import main
+from tealeaves_launch import main
 
 sys.exit(main())

@@ -31,6 +31,14 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[str]:
         raise
 
 
+@contextlib.contextmanager
+def atomic_paths(targets: list[str | os.PathLike]) -> Iterator[list[str]]:
+    """Temporary paths for several files that belong together (tasks and their key): all are
+    renamed into place only after every one was written, so a failure leaves none half-done."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(atomic_path(t)) for t in targets]
+
+
 def write_text(target: str | os.PathLike, text: str) -> None:
     """`text` (UTF-8) to `target`, atomically."""
     with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .errors import MethodError
+from .errors import MethodError, TooLargeError
 
 # Site updates per second per worker assumed for the time estimate: a little below the slowest
 # sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
@@ -90,3 +91,20 @@ def check_budget(site_updates: float, workers: int, max_hours: float | None, wha
             f"{what} would take about {hours:,.1f} hours ({site_updates:.3g} Gibbs site updates at about "
             f"{RATE:.0e} per second per worker, {workers} worker(s)), more than max_hours={limit:g}; "
             "lower the budget, add workers, or raise max_hours (CLI --max-hours)")
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory in bytes (0 when the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def check_memory(what: str, nbytes: float) -> None:
+    """Refuse to build something that needs more than half of this machine's memory (it would
+    swap or be killed part-way) with a one-line TooLargeError saying how much it needs."""
+    total = memory_bytes()
+    if total and nbytes > total / 2:
+        raise TooLargeError(f"{what} needs about {nbytes / 2**30:,.1f} GiB of memory; this machine has "
+                            f"{total / 2**30:,.1f} GiB (the limit is half)")

@@ -18,7 +18,7 @@ import numpy as np
 from . import __version__, cli_evaluate, cli_intrusion, jsonout, synthetic
 from .atomic import write_text
 from .checks import above, at_least, fraction
-from .cli_models import MODEL_HELP, add_model_options, load_model_arg, load_topics_arg
+from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
@@ -70,7 +70,10 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage error (one line, printed) or --help/--version
+        return exc.code if isinstance(exc.code, int) else 2
     jsonout.STDOUT = sys.stdout
     try:
         check_outputs(args)
@@ -395,22 +398,6 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     return lines
 
 
-def check_scorable(docs: Corpus, path: str) -> None:
-    """No document or no known token is an input problem (often the wrong vocabulary); a
-    majority of unknown tokens gets a warning."""
-    if len(docs) == 0:
-        raise InvalidCorpusError(f"{path}: no documents")
-    if docs.num_tokens == 0:
-        raise InvalidCorpusError(
-            f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped); "
-            "is this the model the documents were prepared for?"
-        )
-    share = docs.oov_tokens / (docs.oov_tokens + docs.num_tokens)
-    if share > 0.5:
-        print(f"tealeaves: warning: {share:.0%} of the tokens in {path} are not in the model's "
-              "vocabulary and were dropped", file=sys.stderr)
-
-
 def _print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
     line = (f"{rep['documents']} documents, {rep['tokens']} tokens scored, "
             f"{rep['oov_tokens']} dropped (not among the model's {vocab_size} words), "
@@ -675,6 +662,9 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
     return 0
 
 
+MISSING_LABELS = ("", "nan", "na", "n/a", "none", "null")
+
+
 def _read_labels(path: str):
     import numpy as np
 
@@ -687,9 +677,17 @@ def _read_labels(path: str):
             raise InputFileError(f"{path}: cannot read labels ({exc})") from None
     try:
         with open(path, encoding="utf-8") as fh:
-            return np.array([line.strip() for line in fh if line.strip()])
+            lines = fh.read().split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{path}: cannot read labels ({exc})") from None
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline
+    labels = [line.strip() for line in lines]
+    for i, label in enumerate(labels, 1):
+        if label.lower() in MISSING_LABELS:
+            raise InputFileError(f"{path}:{i}: missing label {label!r} (every item needs one; a blank line "
+                                 "would shift every label after it)")
+    return np.array(labels)
 
 
 def _cmd_bcubed(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import intrusion
 from .checks import at_least, fraction
-from .cli_models import MODEL_HELP, add_model_options, load_model_arg
+from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
 from .corpus import read_corpus
 from .errors import InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
@@ -28,7 +28,7 @@ EXAMPLES = {
     "intrusion auto": "tealeaves intrusion auto key.jsonl reference.txt --responses responses.csv",
     "predictive": "tealeaves predictive model.npz heldout.txt --json predictive.json",
     "annotate serve": "tealeaves annotate serve --tasks tasks.jsonl --key key.jsonl --db annotations.sqlite "
-    "--port 8000 --admin-token SECRET",
+    "--port 8000",
     "annotate export": "tealeaves annotate export --db annotations.sqlite -o responses.csv",
 }
 
@@ -156,8 +156,11 @@ def add_parsers(sub: Any) -> None:
     sv.add_argument(
         "--admin-token",
         default=os.environ.get("TEALEAVES_ADMIN_TOKEN"),
-        help="token for /admin?token=... (default: $TEALEAVES_ADMIN_TOKEN, else random, printed)",
+        help="admin token, at least 16 characters, for logging in on /admin (default: "
+        "$TEALEAVES_ADMIN_TOKEN, else random, printed)",
     )
+    sv.add_argument("--max-new-per-minute", type=at_least(1), default=600,
+                    help="new participants admitted per minute (429 beyond)")
     sv.add_argument(
         "--completion-code", default=None, help="one code for everyone (default: per participant)"
     )
@@ -184,17 +187,20 @@ def _name(args: argparse.Namespace) -> str:
     return f"intrusion {sub}" if sub else "predictive"
 
 
-def _written(tasks: list[intrusion.Task], args: argparse.Namespace) -> int:
-    intrusion.write_tasks(tasks, args.output, args.key)
-    print(f"{len(tasks)} tasks -> {args.output} (for annotators), answers -> {args.key} (keep private)")
+def _written(tasks: list[intrusion.Task], args: argparse.Namespace, secret: str) -> int:
+    intrusion.write_tasks(tasks, args.output, args.key, secret=secret)
+    print(f"{len(tasks)} tasks -> {args.output} (for annotators), answers -> {args.key} and its secret "
+          f"-> {intrusion.secret_path(args.key)} (keep both private)")
     return 0
 
 
 def _cmd_words(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model)
+    secret = intrusion.key_secret(args.key)
     return _written(
         intrusion.word_tasks(
             model,
+            secret=secret,
             n_words=args.n_words,
             low_fraction=args.low_fraction,
             high_top=args.high_top,
@@ -202,6 +208,7 @@ def _cmd_words(args: argparse.Namespace) -> int:
             attention_checks=args.attention_checks,
         ),
         args,
+        secret,
     )
 
 
@@ -234,16 +241,18 @@ def _cmd_topics(args: argparse.Namespace) -> int:
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
+    secret = intrusion.key_secret(args.key)
     tasks = intrusion.topic_tasks(
         model,
         source,
+        secret=secret,
         texts=texts,
         seed=args.seed,
         burn_in=args.burn_in,
         samples=args.samples,
         progress=False if args.quiet else None,
     )
-    return _written(tasks, args)
+    return _written(tasks, args, secret)
 
 
 def _num(s: dict[str, Any], k: str) -> str:
@@ -328,6 +337,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
 def _cmd_predictive(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model)
     docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
+    check_scorable(docs, args.docs)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
     res = intrusion.predictive(
         model,
@@ -353,6 +363,16 @@ def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]],
     tasks = intrusion.read_tasks(args.tasks)
     if not tasks:
         raise InputFileError(f"{args.tasks}: no tasks")
+    seen: set[str] = set()
+    for i, t in enumerate(tasks, 1):
+        item = t["item"]
+        if not isinstance(item, str) or not 1 <= len(item) <= 200:
+            raise InputFileError(f"{args.tasks}: task {i}: the item id must be a string of 1-200 characters")
+        if item in seen:
+            raise InputFileError(f"{args.tasks}: task {i}: item {item!r} appears twice")
+        if t.get("kind") not in ("word", "topic") or not all(isinstance(o, str) for o in t["options"]):
+            raise InputFileError(f"{args.tasks}: task {i}: kind must be word or topic, options strings")
+        seen.add(item)
     leaked = [t["item"] for t in tasks if "intruder" in t or "option_log_theta" in t]
     if leaked:
         raise MethodError(
@@ -370,18 +390,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from . import annotate
 
     tasks, key = _load_tasks_and_key(args)
-    if args.per_annotator is not None and args.per_annotator < 1:
-        raise MethodError("--per-annotator must be >= 1")
-    config = annotate.AppConfig(
-        completion_code=args.completion_code, redirect=args.redirect, per_annotator=args.per_annotator
-    )
+    options = {"completion_code": args.completion_code, "redirect": args.redirect,
+               "per_annotator": args.per_annotator, "new_participants_per_minute": args.max_new_per_minute}
     if args.admin_token:
-        config.admin_token = args.admin_token
-    print(
-        f"serving {len(tasks)} tasks on http://{args.host}:{args.port}/?participant=ID  (database {args.db})"
-    )
-    print(f"admin: http://{args.host}:{args.port}/admin?token={config.admin_token}", flush=True)
-    annotate.serve(tasks, args.db, key=key, host=args.host, port=args.port, config=config)
+        options["admin_token"] = args.admin_token
+    config = annotate.AppConfig(**options)
+
+    def announce() -> None:
+        base = f"http://{args.host}:{args.port}"
+        print(f"serving {len(tasks)} tasks on {base}/?participant=ID  (database {args.db})")
+        token = "" if args.admin_token else f"; admin token {config.admin_token}"
+        print(f"admin: {base}/admin (log in with the admin token{token})", flush=True)
+
+    annotate.serve(tasks, args.db, key=key, host=args.host, port=args.port, config=config, announce=announce)
     return 0
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from .checks import above
-from .errors import MethodError
+from .corpus import Corpus
+from .errors import InvalidCorpusError, MethodError
 from .io import FORMAT_ALIASES, FORMATS, load_model, sniff_format
 from .model import TopicModel
 
@@ -55,3 +57,19 @@ def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:
     if not bundled and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
     return load_model_arg(args, path)
+
+
+def check_scorable(docs: Corpus, path: str) -> None:
+    """No document or no known token is an input problem (often the wrong vocabulary); a
+    majority of unknown tokens gets a warning."""
+    if len(docs) == 0:
+        raise InvalidCorpusError(f"{path}: no documents")
+    if docs.num_tokens == 0:
+        raise InvalidCorpusError(
+            f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped); "
+            "is this the model the documents were prepared for?"
+        )
+    share = docs.oov_tokens / (docs.oov_tokens + docs.num_tokens)
+    if share > 0.5:
+        print(f"tealeaves: warning: {share:.0%} of the tokens in {path} are not in the model's "
+              "vocabulary and were dropped", file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -80,9 +81,31 @@ def _dask_stream(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any
         yield f.result()
 
 
+def _quiet_worker() -> None:
+    """Workers ignore Ctrl-C: the parent stops them, and prints one line instead of a traceback
+    from every process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _init(shared: Any) -> None:
     global _SHARED
+    _quiet_worker()
     _SHARED = shared
+
+
+@contextlib.contextmanager
+def _pool(workers: int, **kw: Any) -> Iterator[ProcessPoolExecutor]:
+    """A process pool that, when the block fails or is interrupted, cancels what is queued and
+    stops its workers at once instead of waiting for them."""
+    ex = ProcessPoolExecutor(max_workers=workers, **kw)
+    try:
+        yield ex
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            proc.terminate()
+        raise
+    ex.shutdown(wait=True)
 
 
 def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
@@ -106,7 +129,7 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
     # chunks of items: fewer round trips, still about 8 per worker to balance the load
     size = max(1, len(items) // (8 * workers))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(shared,)) as ex:
+    with _pool(workers, initializer=_init, initargs=(shared,)) as ex:
         futures = [ex.submit(_call, fn, chunk) for chunk in chunks]
         for f, chunk in zip(futures, chunks, strict=True):
             out.extend(f.result())
@@ -127,7 +150,7 @@ def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any
         for item in items:
             yield fn(shared, item)
         return
-    with ProcessPoolExecutor(max_workers=workers) as ex:
+    with _pool(workers, initializer=_quiet_worker) as ex:
         pending: set = set()
         for item in items:
             pending.add(ex.submit(fn, shared, item))

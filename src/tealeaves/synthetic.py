@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .checks import check_float, check_int, check_memory
 from .corpus import Corpus
-from .errors import InvalidModelError
+from .errors import InvalidModelError, MethodError
 from .model import TopicModel
 
 ALPHA_SHAPES = ("harmonic", "dirichlet", "symmetric")
@@ -43,6 +44,10 @@ def random_model(num_topics: int, num_words: int, beta: float = 0.01, alpha_sum:
                  vocab: Sequence[str] | None = None, name: str = "synthetic") -> TopicModel:
     """phi_t ~ Dir(beta 1) for every topic; alpha = alpha_sum * m (see `base_measure`).
     Rows of phi are floored at the smallest positive double so every word can be scored."""
+    num_topics, num_words = check_int("num_topics", num_topics, 1), check_int("num_words", num_words, 1)
+    check_float("beta", beta, 0, low_open=True)
+    check_float("alpha_sum", alpha_sum, 0, low_open=True)
+    check_memory(f"a {num_topics} x {num_words} model", 3 * 8.0 * num_topics * num_words)
     rng = _rng(seed)
     phi = rng.dirichlet(np.full(num_words, beta), size=num_topics)
     phi = np.maximum(phi, np.finfo(float).tiny)
@@ -61,8 +66,13 @@ def generate(model: TopicModel, num_docs: int, length: int | Sequence[int],
     """Documents from the LDA generative process: theta_d ~ Dir(alpha), z_n ~ theta_d,
     w_n ~ phi_{z_n}. `length` is one length for all or one per document. With
     `return_latents`, also returns the thetas (D x T) and the topic assignments."""
-    rng = _rng(seed)
+    num_docs = check_int("num_docs", num_docs, 0)
     lengths = np.broadcast_to(np.asarray(length, dtype=np.int64), (num_docs,))
+    if lengths.size and lengths.min() < 0:
+        raise MethodError("document lengths must be >= 0")
+    check_memory(f"{num_docs} documents of {int(lengths.sum()) // max(num_docs, 1)} tokens",
+                 24.0 * float(lengths.sum()) + 8.0 * model.phi.size)
+    rng = _rng(seed)
     T, V = model.phi.shape
     cum = np.cumsum(model.phi, axis=1)
     cum /= cum[:, -1:]

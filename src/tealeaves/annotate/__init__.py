@@ -9,8 +9,11 @@ import csv
 import importlib
 import json
 import os
+import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..atomic import atomic_path
 from ..errors import MethodError
 from ..io.common import require
 
@@ -44,28 +47,51 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     config: AppConfig | None = None,
+    announce: Callable[[], None] | None = None,
 ) -> None:
-    """Load `tasks` into the database at `db` and serve them until interrupted."""
+    """Load `tasks` into the database at `db` and serve them until interrupted. The port is bound
+    before `announce` is called, so a busy port is an error, never a false "serving on"."""
     require("uvicorn", "annotate")
     import uvicorn
 
+    if not 1 <= port <= 65535:
+        raise MethodError(f"port {port} is not a TCP port (1-65535)")
     store = __getattr__("open_store")(db)
     store.install(tasks)
     app = __getattr__("create_app")(store, key, config)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    sock = _bind(host, port)
+    if announce:
+        announce()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           limit_concurrency=2000, timeout_keep_alive=30))
+    server.run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        raise MethodError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); is another server "
+                          "using the port?") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def export_responses(db: str, path: str | os.PathLike) -> int:
-    """Write every stored response, one row per response, to `path` (.csv, else JSON lines);
-    return the number written."""
-    store = __getattr__("open_store")(db)
+    """Write every stored response, one row per response, to `path` (.csv, else JSON lines),
+    atomically; return the number written."""
+    store = __getattr__("open_store")(db, create=False)
     if not store.has_tables():
         raise MethodError(
             f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
         )
     rows = store.responses()
     out = os.fspath(path)
-    with open(out, "w", newline="", encoding="utf-8") as fh:
+    with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
         if out.endswith(".csv"):
             w = csv.writer(fh)
             w.writerow(EXPORT_FIELDS)

@@ -2,48 +2,115 @@
 `PROLIFIC_PID`, `workerId`, `participant_id`), see one task at a time, answer by click or by
 the keys 1-9, and get a completion code (or a redirect) at the end.
 
-Annotator-facing routes serve only what is shown: the item id, the kind, the document text and
-the options in shown order. The key stays in this process (for the admin page) and is never
-sent to an annotator. Submissions are JSON of at most `MAX_BODY` bytes; anything malformed is
-answered with a 4xx status and the server keeps serving.
+What an attacker meets:
+- Annotator-facing routes serve only what is shown: the item id (keyed by the task set's secret),
+  the kind, the document text and the options in shown order. The key stays in this process (for
+  the admin page); no annotator route reads it.
+- Knowing a participant id is not enough: the first visit issues a session token in an HttpOnly,
+  SameSite=Strict cookie, and every later request for that id must carry it (a participant goes
+  on in the browser they started in). New participants are capped per minute (429 beyond).
+- Submissions are JSON (`Content-Type: application/json`, so another site's form cannot post
+  them) of at most `MAX_BODY` bytes and `MAX_DEPTH` levels; anything malformed gets a 4xx and the
+  server keeps serving.
+- The admin token (at least 16 characters) travels in an `Authorization: Bearer` header or the
+  cookie set by logging in on /admin, never in a URL; it is compared in constant time.
+- Every response carries a content-security policy (scripts and styles from this server only, no
+  framing, no requests elsewhere) and `X-Frame-Options: DENY`.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
-import json
+import html
 import re
 import secrets
+import threading
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ..errors import MethodError
+from ..errors import InputFileError, MethodError
 from ..intrusion.scoring import score
 from ..jsonout import json_safe
+from ..records import parse_json
 from .store import ConflictError, Store
 
 MAX_BODY = 4096
+MAX_DEPTH = 4  # an answer is a flat object holding one list
+MIN_ADMIN_TOKEN = 16
 PARTICIPANT_PARAMS = ("participant", "PROLIFIC_PID", "workerId", "participant_id")
-PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,200}$")
+PARTICIPANT_RE = re.compile(r"[A-Za-z0-9_.@:-]{1,200}")
 PUBLIC_FIELDS = ("item", "kind", "text", "options")
 PROMPTS = {
     "word": "Which word does not belong with the others?",
     "topic": "Which group of words does not fit this document?",
 }
+ADMIN_COOKIE = "tealeaves_admin"
+SECURITY_HEADERS = [
+    (b"content-security-policy",
+     b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+     b"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+]
+STATIC = {"annotate.js": "text/javascript", "admin.js": "text/javascript", "style.css": "text/css"}
 
 
 @dataclass
 class AppConfig:
-    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     completion_code: str | None = None  # one code for everyone (crowd platforms); else per participant
     redirect: str | None = None  # URL template with {participant} and {code}
     per_annotator: int | None = None  # tasks per annotator (default all)
     title: str = "Word and topic intrusion"
+    new_participants_per_minute: int = 600
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.admin_token, str) or len(self.admin_token) < MIN_ADMIN_TOKEN:
+            raise MethodError(f"the admin token must have at least {MIN_ADMIN_TOKEN} characters "
+                              "(leave it out for a random one)")
+        if self.per_annotator is not None and self.per_annotator < 1:
+            raise MethodError("per_annotator must be at least 1")
+        if self.new_participants_per_minute < 1:
+            raise MethodError("new_participants_per_minute must be at least 1")
+
+
+class SecurityHeaders:
+    """ASGI middleware adding `SECURITY_HEADERS` to every HTTP response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                names = {k for k, _ in SECURITY_HEADERS}
+                message["headers"] = [h for h in message.get("headers", []) if h[0] not in names]
+                message["headers"] += SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class Forbidden(Exception):
+    """A request for a participant without that participant's session token."""
+
+
+class TooManyNew(Exception):
+    """More new participants this minute than the app admits."""
 
 
 def _static(name: str) -> str:
@@ -52,6 +119,38 @@ def _static(name: str) -> str:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def session_cookie(annotator: str) -> str:
+    """The name of `annotator`'s session cookie (one per participant id, so one browser can hold
+    several)."""
+    return "tl_" + hashlib.sha256(annotator.encode()).hexdigest()[:16]
+
+
+async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
+    """The request's JSON object, or the 4xx response that refuses it."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        return _error(415, "submissions must be JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        return _error(413, f"submissions are at most {MAX_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return _error(413, f"submissions are at most {MAX_BODY} bytes")
+    try:
+        data = parse_json(body.decode("utf-8"), "the submission", max_depth=MAX_DEPTH)
+    except (InputFileError, UnicodeDecodeError):
+        return _error(400, "the submission is not JSON (or is nested too deeply)")
+    if not isinstance(data, dict):
+        return _error(400, "the submission must be a JSON object")
+    return data
 
 
 def create_app(
@@ -66,8 +165,12 @@ def create_app(
         p["prompt"] = PROMPTS.get(p["kind"], PROMPTS["word"])
     names = list(public)
     app = FastAPI(title="tealeaves annotate", docs_url=None, redoc_url=None, openapi_url=None)
-    page = _static("annotate.html").replace("{{title}}", config.title)
+    app.add_middleware(SecurityHeaders)
+    page = _static("annotate.html").replace("{{title}}", html.escape(config.title))
     admin_page = _static("admin.html")
+    admin_digest = _digest(config.admin_token)
+    recent_new: collections.deque[float] = collections.deque()
+    new_lock = threading.Lock()
 
     def assigned(annotator: str) -> list[str]:
         """This annotator's items, in an order of their own (hash of id and item) so that order
@@ -75,36 +178,73 @@ def create_app(
         order = sorted(names, key=lambda n: hashlib.sha256(f"{annotator}\x00{n}".encode()).digest())
         return order[: config.per_annotator] if config.per_annotator else order
 
-    def participant_of(params: dict[str, Any]) -> str | None:
+    def participant_of(params: Any) -> str | None:
         for k in PARTICIPANT_PARAMS:
             v = params.get(k)
-            if isinstance(v, str) and PARTICIPANT_RE.match(v):
+            if isinstance(v, str) and PARTICIPANT_RE.fullmatch(v):
                 return v
         return None
 
-    def next_task(annotator: str) -> dict[str, Any]:
-        person = store.participant(annotator)
+    def may_add_participant() -> bool:
+        """At most `new_participants_per_minute` new participants in any 60 s."""
+        now = time.monotonic()
+        with new_lock:
+            while recent_new and recent_new[0] < now - 60:
+                recent_new.popleft()
+            if len(recent_new) >= config.new_participants_per_minute:
+                return False
+            recent_new.append(now)
+            return True
+
+    def session(annotator: str, token: str | None, create: bool) -> tuple[dict[str, Any], str | None]:
+        """The participant's row and, for a new participant, the token to set. Raises Forbidden
+        when the id exists and `token` is not its session token (or, without `create`, when
+        the id does not exist)."""
+        row = store.participant(annotator)
+        if row is None and create:
+            if not may_add_participant():
+                raise TooManyNew
+            fresh = secrets.token_urlsafe(24)
+            row = store.add_participant(annotator, _digest(fresh).hex())
+            if row is not None:
+                return row, fresh
+            row = store.participant(annotator)  # created concurrently by another request
+        if row is None or token is None or not secrets.compare_digest(
+            _digest(token).hex().encode(), row["token_hash"].encode()
+        ):
+            raise Forbidden
+        return row, None
+
+    def next_task(annotator: str, token: str | None) -> tuple[dict[str, Any], str | None]:
+        person, fresh = session(annotator, token, create=True)
         mine = assigned(annotator)
         done = store.answered(annotator)
         todo = [n for n in mine if n not in done]
         progress = {"answered": len(mine) - len(todo), "total": len(mine)}
         if todo:
-            return {"done": False, "progress": progress, "task": public[todo[0]]}
+            return {"done": False, "progress": progress, "task": public[todo[0]]}, fresh
         if person["finished_at"] is None:
             store.finish(annotator)
         code = config.completion_code or person["code"]
         out: dict[str, Any] = {"done": True, "code": code, "progress": progress}
         if config.redirect:
-            out["redirect"] = config.redirect.replace("{participant}", annotator).replace("{code}", code)
-        return out
+            out["redirect"] = (config.redirect.replace("{participant}", quote(annotator, safe=""))
+                               .replace("{code}", quote(code, safe="")))
+        return out, fresh
+
+    def refused(annotator: str) -> JSONResponse:
+        return _error(403, f"participant {annotator!r} is answering in another browser (this one has "
+                           "not got their session); go on where you started")
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:
-        return HTMLResponse(page, headers={"Cache-Control": "no-store"})
+        return HTMLResponse(page)
 
-    @app.get("/annotate.js")
-    def script() -> Response:
-        return Response(_static("annotate.js"), media_type="text/javascript")
+    @app.get("/static/{name}")
+    def static(name: str) -> Response:
+        if name not in STATIC:
+            return _error(404, "not found")
+        return Response(_static(name), media_type=STATIC[name])
 
     @app.get("/healthz")
     def health() -> dict[str, str]:
@@ -112,36 +252,34 @@ def create_app(
 
     @app.get("/api/next")
     async def api_next(request: Request) -> JSONResponse:
-        annotator = participant_of(dict(request.query_params))
+        annotator = participant_of(request.query_params)
         if annotator is None:
-            return _error(400, "a participant id is needed (?participant=ID; letters, digits, _.@:-)")
-        return JSONResponse(await run_in_threadpool(next_task, annotator))
+            return _error(400, "a participant id is needed (?participant=ID: 1-200 letters, digits, _.@:-)")
+        cookie = session_cookie(annotator)
+        try:
+            data, fresh = await run_in_threadpool(next_task, annotator, request.cookies.get(cookie))
+        except Forbidden:
+            return refused(annotator)
+        except TooManyNew:
+            return _error(429, "too many new participants this minute; try again shortly")
+        resp = JSONResponse(data)
+        if fresh:
+            resp.set_cookie(cookie, fresh, httponly=True, samesite="strict", path="/", max_age=30 * 86400)
+        return resp
 
     @app.post("/api/answer")
     async def api_answer(request: Request) -> JSONResponse:
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-            return _error(413, f"submissions are at most {MAX_BODY} bytes")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                return _error(413, f"submissions are at most {MAX_BODY} bytes")
-        try:
-            data = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _error(400, "the submission is not JSON")
-        if not isinstance(data, dict):
-            return _error(400, "the submission must be a JSON object")
+        data = await _json_body(request)
+        if isinstance(data, JSONResponse):
+            return data
         annotator = participant_of(data)
         if annotator is None:
             return _error(422, "participant is missing or not a valid id")
-        item, choice, options, ms = (
-            data.get("item"),
-            data.get("choice"),
-            data.get("options"),
-            data.get("response_ms"),
-        )
+        try:
+            await run_in_threadpool(session, annotator, request.cookies.get(session_cookie(annotator)), False)
+        except Forbidden:
+            return refused(annotator)
+        item, choice, options, ms = (data.get(k) for k in ("item", "choice", "options", "response_ms"))
         if not isinstance(item, str) or item not in public:
             return _error(422, f"unknown item {str(item)[:60]!r}")
         if item not in assigned(annotator):
@@ -160,10 +298,11 @@ def create_app(
         return JSONResponse({"stored": True, "duplicate": duplicate})
 
     def authorised(request: Request) -> bool:
-        given = request.query_params.get("token") or request.headers.get("authorization", "").removeprefix(
-            "Bearer "
-        )
-        return secrets.compare_digest(given.encode(), config.admin_token.encode())
+        """The admin token from the Authorization header or the login cookie (never the URL),
+        compared as SHA-256 digests in constant time."""
+        header = request.headers.get("authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else request.cookies.get(ADMIN_COOKIE, "")
+        return secrets.compare_digest(_digest(given), admin_digest)
 
     def summary() -> dict[str, Any]:
         out: dict[str, Any] = {"tasks": len(names), **store.progress()}
@@ -184,14 +323,27 @@ def create_app(
 
     @app.get("/admin", response_class=HTMLResponse)
     def admin(request: Request) -> Response:
-        if not authorised(request):
-            return HTMLResponse("forbidden: the admin page needs ?token=ADMIN_TOKEN", status_code=403)
-        return HTMLResponse(admin_page, headers={"Cache-Control": "no-store"})
+        if "token" in request.query_params:
+            return HTMLResponse("the admin token is not accepted in a URL (URLs end up in logs and "
+                                "browser history): open /admin and log in", status_code=400)
+        return HTMLResponse(admin_page)  # holds no data: it asks /api/admin/summary, which checks
+
+    @app.post("/api/admin/login")
+    async def admin_login(request: Request) -> JSONResponse:
+        data = await _json_body(request)
+        if isinstance(data, JSONResponse):
+            return data
+        token = data.get("token")
+        if not isinstance(token, str) or not secrets.compare_digest(_digest(token), admin_digest):
+            return _error(403, "wrong admin token")
+        resp = JSONResponse({"ok": True})
+        resp.set_cookie(ADMIN_COOKIE, token, httponly=True, samesite="strict", path="/", max_age=86400)
+        return resp
 
     @app.get("/api/admin/summary")
     async def admin_summary(request: Request) -> JSONResponse:
         if not authorised(request):
-            return _error(403, "forbidden")
+            return _error(403, "forbidden: log in on /admin, or send Authorization: Bearer TOKEN")
         return JSONResponse(json_safe(await run_in_threadpool(summary)))
 
     return app

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -40,7 +41,7 @@ class AppServer:
         db: str,
         *extra: str,
         key: str | None = None,
-        token: str = "admin-secret",
+        token: str = "admin-secret-for-tests",
         log: str | None = None,
     ) -> None:
         self.port = free_port()
@@ -103,12 +104,20 @@ class AppServer:
 
 
 def _request(
-    conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None
+    conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None,
+    cookies: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
+    """One request on a keep-alive connection, sending `cookies` and keeping those set."""
     data = None if body is None else json.dumps(body).encode()
     headers = {"Content-Type": "application/json"} if data else {}
+    if cookies:
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
     conn.request(method, path, body=data, headers=headers)
     resp = conn.getresponse()
+    if cookies is not None:
+        for header in resp.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                cookies[name] = morsel.value
     return resp.status, json.loads(resp.read() or b"null")
 
 
@@ -120,12 +129,14 @@ def annotator(
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     acked: dict[str, int] = {}
+    cookies: dict[str, str] = {}  # the session the server issues on the first visit
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     try:
         for step in range(100_000):
             t0 = time.perf_counter()
-            status, data = _request(conn, "GET", "/api/next?" + urlencode({"participant": who}))
+            path = "/api/next?" + urlencode({"participant": who})
+            status, data = _request(conn, "GET", path, cookies=cookies)
             latencies.append(time.perf_counter() - t0)
             statuses[status] = statuses.get(status, 0) + 1
             if status != 200:
@@ -142,7 +153,7 @@ def annotator(
             }
             for _ in range(2 if retry_every and step % retry_every == 0 else 1):
                 t0 = time.perf_counter()
-                status, _ = _request(conn, "POST", "/api/answer", body)
+                status, _ = _request(conn, "POST", "/api/answer", body, cookies)
                 latencies.append(time.perf_counter() - t0)
                 statuses[status] = statuses.get(status, 0) + 1
                 if status == 200:

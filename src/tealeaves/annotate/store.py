@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 
 from ..errors import InputFileError, MethodError
 
@@ -58,6 +59,7 @@ participants_table = Table(
     Column("started_at", Float, nullable=False),
     Column("finished_at", Float),
     Column("code", String(64), nullable=False),
+    Column("token_hash", String(64), nullable=False),  # SHA-256 of the session token, hex
 )
 responses_table = Table(
     "responses",
@@ -100,10 +102,31 @@ def connect(url: str) -> Engine:
             engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
         with engine.connect():
             pass
+        inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
     except (ArgumentError, OperationalError, ImportError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputFileError(f"database {_shown(url)}: cannot connect ({first})") from None
+        raise InputFileError(f"database {_shown(url)}: cannot connect ({_first_line(exc)})") from None
+    except DatabaseError as exc:
+        raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
     return engine
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _check_schema(engine: Engine) -> None:
+    """Tables this version needs, with their columns (a database from an older tealeaves or
+    another program is refused rather than half-used)."""
+    have = inspect(engine)
+    for table in metadata.sorted_tables:
+        if have.has_table(table.name):
+            cols = {c["name"] for c in have.get_columns(table.name)}
+            missing = [c.name for c in table.columns if c.name not in cols]
+            if missing:
+                raise MethodError(f"database {_shown(str(engine.url))}: table {table.name} lacks "
+                                  f"{', '.join(missing)} (made by an older tealeaves or another program); "
+                                  "use a new database")
 
 
 def _shown(url: str) -> str:
@@ -125,6 +148,7 @@ class Store:
     def install(self, tasks: list[dict[str, Any]]) -> None:
         """Create the tables and load the task set; a database already holding another task set
         is refused (its responses would not match)."""
+        _check_schema(self.engine)
         metadata.create_all(self.engine)
         digest = task_set_hash(tasks)
         with self.engine.begin() as conn:
@@ -142,39 +166,35 @@ class Store:
                 raise MethodError("the database holds responses to another task set; use a new database")
 
     def has_tables(self) -> bool:
-        return inspect(self.engine).has_table("responses")
+        if not inspect(self.engine).has_table("responses"):
+            return False
+        _check_schema(self.engine)
+        return True
 
     def tasks(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(tasks_table.c.public).order_by(tasks_table.c.position)).all()
         return [json.loads(r[0]) for r in rows]
 
-    def participant(self, annotator: str) -> dict[str, Any]:
-        """The participant's row, created (with a fresh completion code) on first visit."""
+    def participant(self, annotator: str) -> dict[str, Any] | None:
+        """The participant's row, or None before their first visit."""
         with self.engine.connect() as conn:
             row = conn.execute(
                 select(participants_table).where(participants_table.c.annotator == annotator)
             ).first()
-        if row is None:
-            try:
-                with self.engine.begin() as conn:
-                    conn.execute(
-                        insert(participants_table),
-                        [
-                            {
-                                "annotator": annotator,
-                                "started_at": time.time(),
-                                "code": secrets.token_hex(6).upper(),
-                            }
-                        ],
-                    )
-            except IntegrityError:
-                pass  # created concurrently
-            with self.engine.connect() as conn:
-                row = conn.execute(
-                    select(participants_table).where(participants_table.c.annotator == annotator)
-                ).first()
-        return dict(row._mapping)
+        return None if row is None else dict(row._mapping)
+
+    def add_participant(self, annotator: str, token_hash: str) -> dict[str, Any] | None:
+        """Create the participant (with a fresh completion code and the hash of their session
+        token); None if the id was created meanwhile by another request."""
+        row = {"annotator": annotator, "started_at": time.time(), "finished_at": None,
+               "code": secrets.token_hex(6).upper(), "token_hash": token_hash}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(participants_table), [row])
+        except IntegrityError:
+            return None
+        return row
 
     def finish(self, annotator: str) -> None:
         with self.engine.begin() as conn:
@@ -236,13 +256,19 @@ class Store:
         with self.engine.connect() as conn:
             n = conn.execute(select(func.count()).select_from(responses_table)).scalar_one()
             people = conn.execute(select(func.count()).select_from(participants_table)).scalar_one()
+            answering = conn.execute(select(func.count(responses_table.c.annotator.distinct()))).scalar_one()
             done = conn.execute(
                 select(func.count())
                 .select_from(participants_table)
                 .where(participants_table.c.finished_at.is_not(None))
             ).scalar_one()
-        return {"responses": int(n), "participants": int(people), "finished": int(done)}
+        return {"responses": int(n), "participants": int(people), "answering": int(answering),
+                "finished": int(done)}
 
 
-def open_store(url: str) -> Store:
+def open_store(url: str, create: bool = True) -> Store:
+    """The store at `url`; without `create`, a SQLite path that does not exist is an error (an
+    export from a mistyped path must not create an empty database)."""
+    if not create and "://" not in url and not os.path.isfile(url):
+        raise InputFileError(f"database {url}: no such file")
     return Store(connect(url))

@@ -18,12 +18,23 @@ __all__ = ["bcubed", "extended_bcubed", "BCubedResult", "purity", "inverse_purit
 
 
 def as_labels(x: Any, name: str) -> np.ndarray:
-    """A label array, or the argmax of a doc-topic matrix."""
+    """A label array, or the argmax of a doc-topic matrix. A missing label (NaN, None) is an
+    error: NaN is not equal to itself, so it would silently form clusters of its own."""
     arr = np.asarray(x)
+    if arr.ndim not in (1, 2):
+        raise MethodError(f"{name} must be a label array or a documents x topics matrix, "
+                          f"got shape {arr.shape}")
+    if arr.dtype.kind == "c" or (arr.ndim == 2 and arr.dtype.kind not in "iuf"):
+        raise MethodError(f"{name}: a documents x topics matrix must be real numbers, got {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        where = tuple(np.argwhere(~np.isfinite(arr))[0])
+        raise MethodError(f"{name}: item {where[0]} has a missing or non-finite label ({float(arr[where])})")
+    if arr.dtype.kind == "O":
+        bad = next((i for i, v in enumerate(arr) if v is None or (isinstance(v, float) and v != v)), None)
+        if bad is not None:
+            raise MethodError(f"{name}: item {bad} has a missing label ({arr[bad]!r})")
     if arr.ndim == 2:
         arr = arr.argmax(axis=1)
-    if arr.ndim != 1:
-        raise MethodError(f"{name} must be a label array or a documents x topics matrix")
     return arr
 
 

@@ -6,13 +6,26 @@ from .auto import AutoResult, auto
 from .plots import plot_scores
 from .predictive import PredictiveResult, infer_theta, predictive
 from .scoring import IntrusionScores, check_key, fleiss_kappa, read_responses, score
-from .tasks import Task, read_key, read_tasks, topic_tasks, word_tasks, write_tasks
+from .tasks import (
+    Task,
+    key_secret,
+    new_secret,
+    read_key,
+    read_tasks,
+    secret_path,
+    topic_tasks,
+    word_tasks,
+    write_tasks,
+)
 
 __all__ = [
     "Task",
     "word_tasks",
     "topic_tasks",
     "write_tasks",
+    "new_secret",
+    "key_secret",
+    "secret_path",
     "read_tasks",
     "read_key",
     "score",

@@ -135,6 +135,8 @@ def predictive(
     """Predictive log likelihood and predictive rank of each document (section 4.2), from `theta`
     (D x T) or from `infer_theta`."""
     corpus = as_corpus(docs, model)
+    if corpus.num_tokens == 0:
+        raise MethodError("no document has a token the model knows: predictive metrics would be nan")
     T, V = model.phi.shape
     params: dict[str, Any] = {"theta": "given"}
     if theta is None:

@@ -10,7 +10,6 @@ annotators is Fleiss' kappa (with varying numbers of raters per item).
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from collections import defaultdict
@@ -23,14 +22,7 @@ import numpy as np
 from ..display import Display
 from ..errors import InputFileError, MethodError
 from ..jsonout import json_safe
-
-
-def read_jsonl(path: str | os.PathLike) -> list[dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{os.fspath(path)}: cannot read JSON lines ({exc})") from None
+from ..records import read_csv, read_json_lines
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -38,17 +30,10 @@ def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
     chosen (the option text); an `options` column (JSON list, shown order) is checked if present."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
-        return read_jsonl(p)
-    try:
-        with open(p, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except (OSError, csv.Error) as exc:
-        raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
-    for i, r in enumerate(rows, 2):
-        if None in r or None in r.values():
-            raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
-        if not {"annotator", "item"} <= set(r) or not {"choice", "chosen"} & set(r):
-            raise InputFileError(f"{p}:{i}: needs columns annotator, item and choice (or chosen)")
+        return read_json_lines(p)
+    header, rows = read_csv(p, ("annotator", "item"))
+    if not {"choice", "chosen"} & set(header):
+        raise InputFileError(f"{p}: the header {header[:8]} lacks a choice (or chosen) column")
     return rows
 
 
@@ -182,10 +167,12 @@ def _choice(r: dict[str, Any], k: dict[str, Any], i: int) -> int:
         if r["chosen"] not in options:
             raise MethodError(f"response {i}: item {item!r} has no option {r['chosen']!r}")
         return options.index(r["chosen"])
-    try:
-        choice = int(r.get("choice"))
-    except (TypeError, ValueError):
-        raise MethodError(f"response {i}: choice {r.get('choice')!r} is not an option position") from None
+    raw = r.get("choice")
+    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+        raw = int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise MethodError(f"response {i}: choice {raw!r} is not an option position (a whole number)")
+    choice = raw
     if not 0 <= choice < len(options):
         raise MethodError(f"response {i}: item {item!r} has no option {choice}")
     return choice
@@ -209,7 +196,12 @@ def score(
     seen: set[tuple[str, str]] = set()
     clean = []
     for i, r in enumerate(responses):
-        ann, item = str(r.get("annotator", "")), str(r.get("item", ""))
+        if not isinstance(r, dict):
+            raise MethodError(f"response {i}: expected a record with annotator, item and choice")
+        ann, item = r.get("annotator"), r.get("item")
+        if not isinstance(ann, str | int) or isinstance(ann, bool) or str(ann).strip() == "":
+            raise MethodError(f"response {i}: no annotator (every response needs one)")
+        ann, item = str(ann), str(item)
         if item not in items:
             raise MethodError(f"response {i}: unknown item {item!r} (not in the key)")
         choice = _choice(r, items[item], i)

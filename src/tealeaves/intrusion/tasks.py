@@ -11,25 +11,32 @@ drawn from its low-probability topics (the bottom `low_fraction` of topics by th
 proportions), each shown by its `words_per_topic` (8) most probable words, shuffled.
 
 Attention checks: word tasks whose intruder is an obvious marker word (`attention_word`).
-Every task has an opaque `item` id; the answer (the intruder's position) lives only in the key.
+Every task has an opaque `item` id, HMAC-SHA256 of (model, kind, index, seed) under a secret of
+the task set: without the secret nobody can tell from an id which topic, document or attention
+check it is. The annotator file holds only item, kind, text and options; the model, topic,
+document and answer (the intruder's position) live only in the key.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import hmac
 import json
 import os
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..atomic import atomic_paths
 from ..corpus import Corpus
 from ..errors import InputFileError, MethodError
 from ..heldout import as_corpus
 from ..model import TopicModel
+from ..records import parse_json, read_csv, read_json_lines
 
 
 @dataclass
@@ -49,27 +56,52 @@ class Task:
     option_log_theta: list[float] = field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
-        return {
-            "item": self.item,
-            "kind": self.kind,
-            "model": self.model,
-            "topic": self.topic,
-            "document": self.document,
-            "text": self.text,
-            "options": list(self.options),
-        }
+        """What an annotator sees: nothing that tells the model, topic, document or answer."""
+        return {"item": self.item, "kind": self.kind, "text": self.text, "options": list(self.options)}
 
     def key(self) -> dict[str, Any]:
         """The public row plus the answer side."""
-        return {**self.public(), "intruder": self.intruder, "attention": self.attention,
-                "relaxed": self.relaxed, "option_topics": self.option_topics,
-                "option_log_theta": self.option_log_theta}
+        return {**self.public(), "model": self.model, "topic": self.topic, "document": self.document,
+                "intruder": self.intruder, "attention": self.attention, "relaxed": self.relaxed,
+                "option_topics": self.option_topics, "option_log_theta": self.option_log_theta}
 
 
-def _item_id(model: str, kind: str, index: int, seed: int) -> str:
-    """An opaque, reproducible item id: annotators see it, so it must not tell the model, the
-    topic or whether the item is an attention check."""
-    return "i" + hashlib.sha256(f"{model}|{kind}|{index}|{seed}".encode()).hexdigest()[:12]
+def new_secret() -> str:
+    """A fresh task-set secret (128 random bits, hex)."""
+    return secrets.token_hex(16)
+
+
+def _item_id(secret: str, model: str, kind: str, index: int, seed: int) -> str:
+    """An opaque item id: annotators see it, so it must not tell the model, the topic or whether
+    the item is an attention check (an unkeyed hash of these could be recomputed)."""
+    mac = hmac.new(secret.encode(), f"{model}|{kind}|{index}|{seed}".encode(), hashlib.sha256)
+    return "i" + mac.hexdigest()[:16]
+
+
+def _secret(secret: str | None) -> str:
+    if secret is None:
+        return new_secret()
+    if not isinstance(secret, str) or len(secret) < 16:
+        raise MethodError("secret must be a string of at least 16 characters (see new_secret())")
+    return secret
+
+
+def secret_path(key_path: str | os.PathLike) -> str:
+    """Where the CLI keeps a task set's secret: beside its key, `KEY.secret`."""
+    return os.fspath(key_path) + ".secret"
+
+
+def key_secret(key_path: str | os.PathLike) -> str:
+    """The secret kept beside `key_path` (so that regenerating tasks gives the same ids), or a
+    new one."""
+    p = secret_path(key_path)
+    if not os.path.exists(p):
+        return new_secret()
+    try:
+        with open(p, encoding="ascii") as fh:
+            return _secret(fh.read().strip())
+    except (OSError, UnicodeDecodeError, MethodError) as exc:
+        raise InputFileError(f"{p}: not a task-set secret ({exc})") from None
 
 
 def _need_vocab(model: TopicModel) -> tuple[str, ...]:
@@ -88,12 +120,16 @@ def word_tasks(
     attention_checks: int = 0,
     attention_word: str = "xxxxx",
     relax: bool = False,
+    secret: str | None = None,
 ) -> list[Task]:
     """One word-intrusion task per topic (all topics unless `topics` is given): the topic's top
     `n_words` words and an intruder from another topic's top `high_top` that lies in this topic's
     bottom `low_fraction` (Chang et al. 2009). A topic with no such word is an error, unless
     `relax`: then the intruder is the least probable of those words under the topic, and the
-    task is marked `relaxed` (a model with few topics shares its frequent words across all)."""
+    task is marked `relaxed` (a model with few topics shares its frequent words across all).
+    Item ids are keyed by `secret` (default a fresh one: pass the same secret and seed to
+    reproduce ids)."""
+    secret = _secret(secret)
     vocab = _need_vocab(model)
     T, V = model.phi.shape
     if T < 2:
@@ -125,7 +161,7 @@ def word_tasks(
         perm = rng.permutation(len(words))
         tasks.append(
             Task(
-                item=_item_id(model.name, "word", k, seed),
+                item=_item_id(secret, model.name, "word", k, seed),
                 kind="word",
                 model=model.name,
                 topic=int(k),
@@ -140,7 +176,7 @@ def word_tasks(
         perm = rng.permutation(len(words))
         tasks.append(
             Task(
-                item=_item_id(model.name, "attention", a, seed),
+                item=_item_id(secret, model.name, "attention", a, seed),
                 kind="word",
                 model=model.name,
                 topic=k,
@@ -164,10 +200,13 @@ def topic_tasks(
     burn_in: int = 100,
     samples: int = 200,
     progress: bool | None = None,
+    secret: str | None = None,
 ) -> list[Task]:
-    """One topic-intrusion task per document. `docs` is either the documents (a Corpus or word-id
-    sequences; their theta is inferred with `infer_theta(burn_in, samples, seed)`) or their topic
-    proportions, a D x T float array. Without `texts`, a document is shown by its first 50 words."""
+    """One topic-intrusion task per document (item ids keyed by `secret`, as in `word_tasks`).
+    `docs` is either the documents (a Corpus or word-id sequences; their theta is inferred with
+    `infer_theta(burn_in, samples, seed)`) or their topic proportions, a D x T float array.
+    Without `texts`, a document is shown by its first 50 words."""
+    secret = _secret(secret)
     vocab = _need_vocab(model)
     T = model.num_topics
     if isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f":
@@ -208,7 +247,7 @@ def topic_tasks(
             log_theta = [float(np.log(th[t])) for t in opts]
         tasks.append(
             Task(
-                item=_item_id(model.name, "topic", d, seed),
+                item=_item_id(secret, model.name, "topic", d, seed),
                 kind="topic",
                 model=model.name,
                 document=int(d),
@@ -222,34 +261,19 @@ def topic_tasks(
     return tasks
 
 
-TASK_FIELDS = ("item", "kind", "model", "topic", "document", "text", "options")
-
-
 def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Annotator-facing tasks written by `write_tasks`: JSON lines, or the long CSV (one row per
     option, with `position`) regrouped into one row per item."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
-        from .scoring import read_jsonl
-
-        rows = read_jsonl(p)
+        rows = read_json_lines(p)
         for i, r in enumerate(rows, 1):
             if not isinstance(r, dict) or "item" not in r or not isinstance(r.get("options"), list):
                 raise InputFileError(f"{p}:{i}: a task needs an item and a list of options")
         return rows
-    try:
-        with open(p, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            rows = list(reader)
-            header = reader.fieldnames or []
-    except (OSError, csv.Error, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
-    if not {"item", "position", "option"} <= set(header):
-        raise InputFileError(f"{p}: a task CSV needs columns item, position, option")
+    header, rows = read_csv(p, ("item", "position", "option"))
     out: dict[str, dict[str, Any]] = {}
     for i, r in enumerate(rows, 2):
-        if None in r or None in r.values():
-            raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
         t = out.setdefault(
             r["item"], {k: r[k] for k in header if k not in ("position", "option")} | {"options": []}
         )
@@ -275,28 +299,44 @@ def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
                 r["attention"] = r.get("attention") == "True"
                 r["relaxed"] = r.get("relaxed") == "True"
                 for k in ("option_topics", "option_log_theta"):
-                    r[k] = json.loads(r[k]) if r.get(k) else []
+                    r[k] = parse_json(r[k], f"{os.fspath(path)}: item {i}: {k}") if r.get(k) else []
             except (KeyError, ValueError) as exc:
                 raise InputFileError(f"{os.fspath(path)}: item {i}: not a key row ({exc})") from None
     return rows
 
 
-def write_tasks(tasks: Sequence[Task], path: str | os.PathLike, key_path: str | os.PathLike) -> None:
+def write_tasks(
+    tasks: Sequence[Task], path: str | os.PathLike, key_path: str | os.PathLike, secret: str | None = None
+) -> None:
     """Annotator file (no answers) and key file, as JSONL (.jsonl) or long-format CSV (.csv:
-    one row per option, in shown order)."""
-    for out, rows in ((path, [t.public() for t in tasks]), (key_path, [t.key() for t in tasks])):
-        out = os.fspath(out)
-        if out.endswith(".csv"):
-            with open(out, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                extra = [k for k in rows[0] if k not in ("options",)] if rows else []
-                w.writerow([*extra, "position", "option"])
-                for r in rows:
-                    for i, o in enumerate(r["options"]):
-                        w.writerow(
-                            [json.dumps(r[k]) if isinstance(r[k], list) else r[k] for k in extra] + [i, o]
-                        )
-        else:
-            with open(out, "w", encoding="utf-8") as fh:
-                for r in rows:
-                    fh.write(json.dumps(r) + "\n")
+    one row per option, in shown order), written together atomically; with `secret`, also the
+    task set's secret beside the key (`secret_path`, owner-only)."""
+    if _same_file(path, key_path):
+        raise MethodError(f"the tasks and the key name the same file {os.fspath(path)!r}")
+    with atomic_paths([path, key_path]) as (tmp_tasks, tmp_key):
+        _write_rows([t.public() for t in tasks], os.fspath(path), tmp_tasks)
+        _write_rows([t.key() for t in tasks], os.fspath(key_path), tmp_key)
+    if secret is not None:
+        p = secret_path(key_path)
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(_secret(secret) + "\n")
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _write_rows(rows: list[dict[str, Any]], name: str, out: str) -> None:
+    """`rows` to `out` as JSON lines, or as long CSV when the target `name` ends in .csv."""
+    if not name.endswith(".csv"):
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in rows)
+        return
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        extra = [k for k in rows[0] if k != "options"] if rows else []
+        w.writerow([*extra, "position", "option"])
+        for r in rows:
+            for i, o in enumerate(r["options"]):
+                w.writerow([json.dumps(r[k]) if isinstance(r[k], list) else r[k] for k in extra] + [i, o])

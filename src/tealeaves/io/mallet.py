@@ -26,6 +26,7 @@ from ..model import TopicModel
 from .common import build_model
 
 STATE_HEADER = "#doc source pos typeindex type topic"
+MAX_TOPICS = 1_000_000  # a topic number beyond this in a doc-topics file is corrupt, not a model
 
 
 def _lines(path: str, opener=open) -> Iterator[tuple[int, str]]:
@@ -98,9 +99,10 @@ def read_state(path: str | os.PathLike) -> TopicModel:
     if arr[:, 1].max() >= T:
         raise InputFileError(f"{path}: topic {arr[:, 1].max()} but #alpha has {T} values")
     V = int(arr[:, 0].max()) + 1
-    missing = [w for w in range(V) if w not in types]
-    if missing:
-        raise InputFileError(f"{path}: word types {missing[:5]} never occur, so their words are unknown")
+    if V > len(types):
+        missing = [w for w in range(min(V, len(types) + 5)) if w not in types]
+        raise InputFileError(f"{path}: type indices reach {V - 1} but only {len(types)} types occur "
+                             f"(types {missing[:5]} never occur, so their words are unknown)")
     counts = np.zeros((T, V))
     np.add.at(counts, (arr[:, 1], arr[:, 0]), 1.0)
     phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + V * beta)
@@ -157,10 +159,18 @@ def read_word_weights(
         raise InputFileError(f"{path}: no topic-word weights")
     arr = np.array(triples)
     T, V = int(arr[:, 0].max()) + 1, len(words)
+    if arr[:, 0].min() < 0:
+        raise InputFileError(f"{path}: negative topic number {int(arr[:, 0].min())}")
     if len(triples) != T * V:
         raise InputFileError(
             f"{path}: {len(triples)} weights for {T} topics x {V} words (expected every pair once)"
         )
+    pairs = arr[:, 0].astype(np.int64) * V + arr[:, 1].astype(np.int64)
+    if np.unique(pairs).size != pairs.size:
+        _, first, counts = np.unique(pairs, return_index=True, return_counts=True)
+        t, w = divmod(int(pairs[first[counts > 1][0]]), V)
+        raise InputFileError(f"{path}: topic {t} and word {list(words)[w]!r} are listed more than once "
+                             f"(and so some other pair is missing)")
     phi = np.zeros((T, V))
     phi[arr[:, 0].astype(int), arr[:, 1].astype(int)] = arr[:, 2]
     if (phi < 0).any():
@@ -190,6 +200,10 @@ def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> t
         if sparse:
             if vals.size % 2:
                 raise InputFileError(f"{path}:{i}: expected 'topic proportion' pairs")
+            if vals.size and (vals[0::2].min() < 0 or vals[0::2].max() >= MAX_TOPICS
+                              or np.any(vals[0::2] != np.floor(vals[0::2]))):
+                raise InputFileError(f"{path}:{i}: topic numbers must be whole numbers in "
+                                     f"0..{MAX_TOPICS - 1}")
             pairs.append([(int(t), p) for t, p in zip(vals[0::2], vals[1::2], strict=True)])
         else:
             rows.append(vals)

@@ -12,6 +12,7 @@ import numpy as np
 from ..atomic import atomic_path
 from ..errors import InputFileError, InvalidModelError
 from ..model import TopicModel
+from ..records import parse_json
 
 FORMAT_VERSION = 1
 
@@ -64,7 +65,7 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
                                          f"of shape {v.shape}")
                 vocab = [str(w) for w in v]
             name = _scalar(f, "name", path, str, path)
-            meta = json.loads(_scalar(f, "metadata", path, str, "{}"))
+            meta = parse_json(_scalar(f, "metadata", path, str, "{}"), f"{path}: metadata")
             if not isinstance(meta, dict):
                 raise InputFileError(f"{path}: metadata must be a JSON object, got {type(meta).__name__}")
     except InputFileError:

@@ -4,7 +4,6 @@ Dirichlet parameter, so alpha must be given (a number for every topic, or a vect
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -12,6 +11,7 @@ import numpy as np
 
 from ..errors import InputFileError, MethodError
 from ..model import TopicModel
+from ..records import read_json
 from .common import build_model
 
 KEYS = ("topic_term_dists", "vocab")
@@ -34,19 +34,19 @@ def from_pyldavis(
         phi = np.asarray(data["topic_term_dists"], dtype=np.float64)
     except (TypeError, ValueError):
         raise InputFileError(f"{where}: topic_term_dists is not a numeric matrix") from None
+    vocab = data["vocab"]
+    if not isinstance(vocab, list) or not all(isinstance(w, str) for w in vocab):
+        bad = next((i for i, w in enumerate(vocab) if not isinstance(w, str)), None) \
+            if isinstance(vocab, list) else None
+        raise InputFileError(f"{where}: vocab must be a list of words (strings)"
+                             + (f"; entry {bad} is {vocab[bad]!r}" if bad is not None else ""))
     meta = {"format": "pyldavis", "source": source}
-    return build_model(phi, alpha, [str(w) for w in data["vocab"]], None, name, source, meta)
+    return build_model(phi, alpha, vocab, None, name, source, meta)
 
 
 def load_pyldavis(path: str | os.PathLike, alpha: Any = None) -> TopicModel:
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: not a JSON file ({exc})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputFileError(f"{path}: expected a JSON object with topic_term_dists and vocab")
     return from_pyldavis(data, alpha, name=os.path.basename(path), source=path)

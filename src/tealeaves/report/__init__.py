@@ -10,7 +10,6 @@ Sections are lists of HTML strings and `svg.Chart`s; `render` draws the charts i
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 from ..atomic import write_text
 from ..errors import InputFileError
 from ..heldout.check import describe as describe_check
+from ..records import read_json
 from . import svg
 from .svg import Chart
 
@@ -402,13 +402,7 @@ def write_report(
     """Read every JSON result file in `paths` and write one HTML report to `out`."""
     docs = []
     for p in paths:
-        try:
-            with open(p, encoding="utf-8") as fh:
-                docs.append(json.load(fh))
-        except FileNotFoundError:
-            raise InputFileError(f"{os.fspath(p)}: no such file") from None
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputFileError(f"{os.fspath(p)}: not a JSON result ({exc})") from None
+        docs.append(read_json(p))
         if not isinstance(docs[-1], dict):
             raise InputFileError(f"{os.fspath(p)}: not a JSON result of a tealeaves command")
     try:

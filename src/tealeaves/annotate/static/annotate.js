@@ -14,7 +14,8 @@
   async function post(body) {
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        const r = await fetch("api/answer", {method: "POST", headers: {"Content-Type": "application/json"},
+        const r = await fetch("api/answer", {method: "POST", credentials: "same-origin",
+                                              headers: {"Content-Type": "application/json"},
                                               body: JSON.stringify(body)});
         if (r.ok || (r.status >= 400 && r.status < 500)) return r;
       } catch (e) { /* network error: retry (the server stores a repeat once) */ }
@@ -56,7 +57,8 @@
   }
 
   async function load() {
-    const r = await fetch("api/next?participant=" + encodeURIComponent(participant));
+    const r = await fetch("api/next?participant=" + encodeURIComponent(participant),
+                          {credentials: "same-origin"});
     const data = await r.json();
     if (!r.ok) { status(data.error || "error"); return; }
     render(data);
