@@ -53,3 +53,19 @@ def example():
     model_path, docs_path = example_paths()
     model = tl.load_model(model_path)
     return model, tl.read_corpus(docs_path, vocab=model.vocab), model_path, docs_path
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def backend(request, tmp_path_factory):
+    """A function making a fresh database URL on this backend (SQLite files, or databases on a
+    throwaway PostgreSQL server started for the module)."""
+    from servers import create_database, postgres_bin, postgres_cluster
+
+    if request.param == "sqlite":
+        d = tmp_path_factory.mktemp("db")
+        yield lambda name: str(d / f"{name}.sqlite")
+        return
+    if postgres_bin() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs Debian's postgresql)")
+    with postgres_cluster() as prefix:
+        yield lambda name: create_database(prefix, name)

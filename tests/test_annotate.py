@@ -13,7 +13,7 @@ import sys
 import httpx
 import numpy as np
 import pytest
-from servers import CHROMIUM, CHROMIUM_ARGS, AppServer, create_database, postgres_bin, postgres_cluster
+from servers import CHROMIUM, CHROMIUM_ARGS, AppServer
 
 import tealeaves as tl
 from tealeaves.annotate import open_store
@@ -41,19 +41,6 @@ def task_files(tmp_path_factory):
         "by_item": key,
         "by_shown": {(t.text, *t.options): t.item for t in tasks},
     }
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def backend(request, tmp_path_factory):
-    """A function making a fresh database URL on this backend."""
-    if request.param == "sqlite":
-        d = tmp_path_factory.mktemp("db")
-        yield lambda name: str(d / f"{name}.sqlite")
-        return
-    if postgres_bin() is None:
-        pytest.skip("PostgreSQL is not installed (.ci/run installs Debian's postgresql)")
-    with postgres_cluster() as prefix:
-        yield lambda name: create_database(prefix, name)
 
 
 @pytest.fixture(scope="module")
@@ -164,35 +151,6 @@ def test_browser_annotator_completes_task_set(task_files, backend, tmp_path):
     )
     assert scores["summary"]["synthetic"]["model_precision"] == pytest.approx(expected_mp)
     assert scores["summary"]["synthetic"]["topics"] == n_word
-
-
-def test_load_many_concurrent_annotators(server, task_files):
-    """60 annotators answer the whole task set at once (every 4th answer sent twice); every
-    acknowledged response is stored exactly once, with the choice sent."""
-    n = 60
-    stats = run_annotators(
-        server.url,
-        n,
-        lambda t, step: (step * 7 + len(t["item"])) % len(t["options"]),
-        retry_every=4,
-        prefix="load",
-    )
-    db = server.cmd[server.cmd.index("--db") + 1]
-    print(
-        f"\nload ({db.split(':')[0] if '://' in db else 'sqlite'}): {n} annotators, {stats['requests']} "
-        f"requests in {stats['seconds']:.1f} s = {stats['requests_per_second']:.0f} requests/s; "
-        f"p50 {stats['p50_ms']:.1f} ms, p95 {stats['p95_ms']:.1f} ms"
-    )
-    acked = stats["acked"]
-    stored = [
-        (r["annotator"], r["item"], r["choice"])
-        for r in open_store(db).responses()
-        if r["annotator"].startswith("load")
-    ]
-    assert len(acked) == n * len(task_files["by_item"])
-    assert len(stored) == len({(a, i) for a, i, _ in stored}) == len(acked)
-    assert {(a, i): c for a, i, c in stored} == acked
-    assert set(stats["statuses"]) == {200}  # retries of the same answer are acknowledged, not refused
 
 
 def test_restart_loses_nothing_acknowledged(task_files, backend):

@@ -101,9 +101,10 @@ def _pool(workers: int, **kw: Any) -> Iterator[ProcessPoolExecutor]:
     try:
         yield ex
     except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        workers_now = list((getattr(ex, "_processes", None) or {}).values())  # shutdown forgets them
+        for proc in workers_now:
             proc.terminate()
+        ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
 

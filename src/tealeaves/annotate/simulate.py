@@ -122,13 +122,15 @@ def _request(
 
 
 def annotator(
-    url: str, who: str, choose: Chooser, retry_every: int = 0, timeout: float = 60.0
+    url: str, who: str, choose: Chooser, retry_every: int = 0, timeout: float = 60.0,
+    acked: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Answer every task as `who`; returns the acknowledged answers {item: choice}, the request
-    latencies (s) and the status codes seen."""
+    latencies (s) and the status codes seen. `acked`, if given, is filled as answers are
+    acknowledged (so a caller keeps them when the server dies part-way)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-    acked: dict[str, int] = {}
+    acked = {} if acked is None else acked
     cookies: dict[str, str] = {}  # the session the server issues on the first visit
     latencies: list[float] = []
     statuses: dict[int, int] = {}
