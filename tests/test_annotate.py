@@ -240,7 +240,13 @@ def test_bad_submissions_get_4xx_and_server_keeps_serving(server, task_files):
 
 def test_admin_summary_matches_offline_scores(server, task_files, tmp_path):
     with httpx.Client(base_url=server.url, timeout=30) as c:
-        run_annotators(server.url, 2, prefix="admin-test")
+        key = task_files["by_item"]
+
+        def choose(task, step):  # attention checks answered right (so nobody is excluded), others vary
+            k = key[task["item"]]
+            return k["intruder"] if k["attention"] else step % len(task["options"])
+
+        run_annotators(server.url, 3, choose, prefix="admin-test")
         live = c.get("/api/admin/summary", headers={"Authorization": f"Bearer {server.token}"}).json()
     db = server.cmd[server.cmd.index("--db") + 1]
     rows, offline = _export_and_score(db, task_files["key"], tmp_path)

@@ -16,14 +16,14 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import __version__, cli_evaluate, cli_intrusion, jsonout, synthetic
-from .atomic import write_text
+from .atomic import atomic_path, write_text
 from .checks import above, at_least, fraction
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
-from .errors import InvalidCorpusError, MethodError, TealeavesError
+from .errors import ARCHIVE_ERRORS, InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
 from .heldout.check import CHECK_TEMPERATURES
@@ -432,10 +432,11 @@ def format_table(results: list[HeldoutResult]) -> str:
 
 
 def _write_outputs(args: argparse.Namespace, results: list[HeldoutResult], meta: dict) -> None:
+    """--json and --csv (each written whole, via a temporary file)."""
     if getattr(args, "json", None):
         write_json(args.json, {**meta, "results": [r.to_dict() for r in results]})
     if getattr(args, "csv", None):
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+        with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             runs = max(r.runs for r in results)
             w.writerow(["method", "label", "document", "tokens", "log_prob",
@@ -673,7 +674,7 @@ def _read_labels(path: str):
     if path.endswith(".npy"):
         try:
             return np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+        except ARCHIVE_ERRORS as exc:
             raise InputFileError(f"{path}: cannot read labels ({exc})") from None
     try:
         with open(path, encoding="utf-8") as fh:
@@ -714,7 +715,7 @@ def _is_rbm(path: str) -> bool:
     try:
         with zipfile.ZipFile(path) as z:
             return "W.npy" in z.namelist()
-    except (OSError, zipfile.BadZipFile):
+    except ARCHIVE_ERRORS:
         return False
 
 
@@ -730,7 +731,7 @@ def _read_binary_rows(path: str, width: int):
         try:
             with np.load(path, allow_pickle=False) as f:
                 X = np.asarray(f["X"], dtype=np.float64)
-        except (OSError, KeyError, ValueError) as exc:
+        except ARCHIVE_ERRORS as exc:
             raise InvalidCorpusError(f"{path}: expected an .npz with a 0/1 array X ({exc})") from None
     else:
         try:

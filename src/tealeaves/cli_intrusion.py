@@ -14,7 +14,7 @@ from . import intrusion
 from .checks import at_least, fraction
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
 from .corpus import read_corpus
-from .errors import InputFileError, MethodError
+from .errors import ARCHIVE_ERRORS, InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .jsonout import write_json
 
@@ -215,7 +215,7 @@ def _cmd_words(args: argparse.Namespace) -> int:
 def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
     try:
         theta = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise InputFileError(f"{path}: cannot read a .npy matrix ({exc})") from None
     if not isinstance(theta, np.ndarray):
         theta.close()

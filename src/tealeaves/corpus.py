@@ -5,7 +5,6 @@ silently lost; `strict=True` turns them into errors."""
 from __future__ import annotations
 
 import os
-import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_path
-from .errors import InputFileError, InvalidCorpusError
+from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError
 from .text import TOKENIZERS, whitespace
 
 
@@ -319,7 +318,7 @@ def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:
                     raise InputFileError(f"{path}: vocab must be a 1-d array of strings, got {v.dtype} "
                                          f"of shape {v.shape}")
                 file_vocab = tuple(str(w) for w in v)
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as exc:
+    except ARCHIVE_ERRORS as exc:
         if isinstance(exc, InputFileError):
             raise
         raise InputFileError(f"{path}: cannot read corpus .npz ({exc})") from None

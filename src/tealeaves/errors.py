@@ -1,6 +1,19 @@
 """Exceptions. Every error a user can cause is a `TealeavesError` with a one-line message
 that names what is wrong and where; the CLI prints it and exits with status 2."""
 
+import struct
+import tokenize
+import zipfile
+import zlib
+
+# What a damaged .npz or .npy file can raise while numpy reads it: a truncated or mutated zip
+# archive (bad headers, bad deflate data, an unknown compression method), a bad array header, a
+# shape too large to allocate, a header numpy's parser (tokenize, ast) rejects. Readers turn these
+# into one-line InputFileErrors.
+ARCHIVE_ERRORS = (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, MemoryError,
+                  OverflowError, NotImplementedError, SyntaxError, zipfile.BadZipFile, zlib.error,
+                  struct.error, tokenize.TokenError)
+
 
 class TealeavesError(ValueError):
     """Base class of all input errors raised by tealeaves."""

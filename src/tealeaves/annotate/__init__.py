@@ -56,9 +56,12 @@ def serve(
 
     if not 1 <= port <= 65535:
         raise MethodError(f"port {port} is not a TCP port (1-65535)")
+    from .store import readable
+
     store = __getattr__("open_store")(db)
-    store.install(tasks)
-    app = __getattr__("create_app")(store, key, config)
+    with readable(db):
+        store.install(tasks)
+        app = __getattr__("create_app")(store, key, config)
     sock = _bind(host, port)
     if announce:
         announce()
@@ -84,12 +87,15 @@ def _bind(host: str, port: int) -> socket.socket:
 def export_responses(db: str, path: str | os.PathLike) -> int:
     """Write every stored response, one row per response, to `path` (.csv, else JSON lines),
     atomically; return the number written."""
+    from .store import readable
+
     store = __getattr__("open_store")(db, create=False)
-    if not store.has_tables():
-        raise MethodError(
-            f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
-        )
-    rows = store.responses()
+    with readable(db):
+        if not store.has_tables():
+            raise MethodError(
+                f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
+            )
+        rows = store.responses()
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
         if out.endswith(".csv"):

@@ -9,11 +9,13 @@ click) returns the stored row; a different answer to an answered item is refused
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +110,16 @@ def connect(url: str) -> Engine:
     except DatabaseError as exc:
         raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
     return engine
+
+
+@contextlib.contextmanager
+def readable(url: str) -> Iterator[None]:
+    """Turn a database that breaks part-way (a damaged SQLite file reads its pages lazily) into
+    a one-line InputFileError."""
+    try:
+        yield
+    except DatabaseError as exc:
+        raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
 
 
 def _first_line(exc: Exception) -> str:

@@ -18,7 +18,7 @@ from importlib import resources
 import numpy as np
 from scipy.special import expit, logsumexp
 
-from ..errors import InputFileError, MethodError, TooLargeError
+from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TooLargeError
 
 MAX_ENUMERATION_BITS = 24
 
@@ -161,7 +161,7 @@ def load_rbm(path: str | os.PathLike) -> BinaryRBM:
     try:
         with np.load(path, allow_pickle=False) as f:
             return BinaryRBM(f["W"], f["b"], f["c"], name=str(f["name"]) if "name" in f.files else "rbm")
-    except (OSError, KeyError, ValueError) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise InputFileError(f"{path}: not an RBM file ({exc})") from None
 
 

@@ -33,7 +33,7 @@ from ..display import Display
 from ..errors import MethodError
 from ..jsonout import json_safe
 from ..model import TopicModel
-from .scoring import bootstrap_ci, score
+from .scoring import bootstrap_ci, check_key, score
 from .tasks import Task, read_key, word_tasks
 
 MEASURES = ("npmi", "pmi")
@@ -88,7 +88,9 @@ def _as_key(
         )
     if isinstance(tasks, str | os.PathLike):
         tasks = read_key(tasks)
-    return [t.key() if isinstance(t, Task) else dict(t) for t in tasks]
+    rows = [t.key() if isinstance(t, Task) else t for t in tasks]
+    check_key(rows)
+    return [dict(r) for r in rows]
 
 
 def auto(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from ..atomic import atomic_path
 from ..errors import MethodError
 from .scoring import IntrusionScores
 
@@ -48,6 +49,7 @@ def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
                 ax.legend(fontsize="small")
         ax.set_title(title, fontsize="medium")
     fig.tight_layout()
-    fig.savefig(os.fspath(path))
+    with atomic_path(path, suffix=os.path.splitext(os.fspath(path))[1]) as tmp:
+        fig.savefig(tmp)
     plt.close(fig)
     return [p[0] for p in panels]

@@ -115,11 +115,20 @@ def check_key(
     annotator-facing `tasks`: the same items with the same options in the same order."""
     items: dict[str, dict[str, Any]] = {}
     for i, k in enumerate(key, 1):
+        if not isinstance(k, dict):
+            raise MethodError(f"{source}, row {i}: expected a record, got {type(k).__name__}")
         missing = [f for f in KEY_FIELDS if f not in k]
         if missing:
             raise MethodError(f"{source}, row {i}: missing field(s) {', '.join(missing)}")
-        if not isinstance(k["options"], list) or len(k["options"]) < 2:
-            raise MethodError(f"{source}, row {i}: options must be a list of at least 2")
+        if not isinstance(k["options"], list) or len(k["options"]) < 2 or \
+                not all(isinstance(o, str) for o in k["options"]):
+            raise MethodError(f"{source}, row {i}: options must be a list of at least 2 strings")
+        if k["kind"] not in ("word", "topic") or not isinstance(k["model"], str) or \
+                not isinstance(k["item"], str):
+            raise MethodError(f"{source}, row {i}: kind must be word or topic; item and model strings")
+        index = "topic" if k["kind"] == "word" else "document"
+        if not isinstance(k.get(index), int) or isinstance(k.get(index), bool):
+            raise MethodError(f"{source}, row {i}: a {k['kind']} item needs an integer {index}")
         if not isinstance(k["intruder"], int) or not 0 <= k["intruder"] < len(k["options"]):
             raise MethodError(f"{source}, row {i}: intruder {k['intruder']!r} is not an option position")
         if k["kind"] == "topic" and len(k.get("option_log_theta") or []) != len(k["options"]):

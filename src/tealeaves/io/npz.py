@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 import json
-import zipfile
 
 import numpy as np
 
 from ..atomic import atomic_path
-from ..errors import InputFileError, InvalidModelError
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
 from ..model import TopicModel
 from ..records import parse_json
 
@@ -72,7 +71,7 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
         raise
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError, TypeError, RecursionError) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise InputFileError(f"{path}: cannot read model .npz, truncated or not a model ({exc})") from None
     try:
         return TopicModel(

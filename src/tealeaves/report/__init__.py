@@ -402,7 +402,13 @@ def write_report(
     """Read every JSON result file in `paths` and write one HTML report to `out`."""
     docs = []
     for p in paths:
-        docs.append(read_json(p))
+        try:
+            docs.append(read_json(p))
+        except InputFileError as exc:
+            if "no such file" in str(exc):
+                raise
+            raise InputFileError(f"{os.fspath(p)}: not a JSON result of a tealeaves command "
+                                 f"({str(exc).removeprefix(os.fspath(p) + ': ')})") from None
         if not isinstance(docs[-1], dict):
             raise InputFileError(f"{os.fspath(p)}: not a JSON result of a tealeaves command")
     try:

@@ -1,0 +1,313 @@
+"""Fuzzing (Hypothesis): every reader and every command's input files get random bytes, truncations
+and mutations of valid files. Each must give a valid result or a one-line tealeaves error: never
+another exception, a crash or a hang (each case runs under a time limit).
+
+The CI budget is `FUZZ_EXAMPLES` cases per target (100 by default, derandomised so CI is
+reproducible); a release runs `TEALEAVES_FUZZ_EXAMPLES=2000 TEALEAVES_FUZZ_RANDOM=1 pytest
+tests/test_fuzz.py` (docs/development.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tealeaves as tl
+from tealeaves.cli import example_paths, main
+from tealeaves.records import read_csv, read_json, read_json_lines
+
+FUZZ_EXAMPLES = int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "100"))
+FUZZ = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,  # a hang is caught by the time limit below, not by timing each case
+    derandomize=not os.environ.get("TEALEAVES_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    database=None,
+)
+LIMIT_S = 30
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int = LIMIT_S):
+    def expired(*_):
+        raise TimeoutError(f"no answer within {seconds} s: a hang")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _seeds() -> dict[str, bytes]:
+    """One valid file of every kind a reader takes."""
+    model_path, docs_path = example_paths()
+    model = tl.load_model(model_path)
+    out: dict[str, bytes] = {"npz": Path(model_path).read_bytes(), "docs": Path(docs_path).read_bytes()}
+    with tempfile.TemporaryDirectory() as d:
+        corpus = tl.read_corpus(docs_path, vocab=model.vocab)
+        tl.save_corpus(corpus, Path(d) / "c.npz")
+        out["corpus_npz"] = (Path(d) / "c.npz").read_bytes()
+        tasks = tl.intrusion.word_tasks(model, seed=0, attention_checks=1)
+        tl.intrusion.write_tasks(tasks, Path(d) / "t.jsonl", Path(d) / "k.jsonl")
+        tl.intrusion.write_tasks(tasks, Path(d) / "t.csv", Path(d) / "k.csv")
+        for name in ("t.jsonl", "k.jsonl", "t.csv", "k.csv"):
+            out[name] = (Path(d) / name).read_bytes()
+        from tealeaves.annotate import open_store
+
+        store = open_store(str(Path(d) / "a.sqlite"))
+        store.install([t.public() for t in tasks])
+        store.add_participant("a0", "0" * 64)
+        store.answer("a0", tasks[0].item, tasks[0].options, 1, 100)
+        store.engine.dispose()
+        out["db"] = (Path(d) / "a.sqlite").read_bytes()
+    small = model.phi[:3, :8] / model.phi[:3, :8].sum(axis=1, keepdims=True)
+    words = model.vocab[:8]
+    state = ["#doc source pos typeindex type topic", "#alpha : 0.1 0.1 0.1", "#beta : 0.01"]
+    state += [
+        f"{d} doc{d} {i} {w} {words[w]} {(d + w) % 3}" for d in range(3) for i, w in enumerate(range(8))
+    ]
+    out["state"] = ("\n".join(state) + "\n").encode()
+    out["weights"] = "".join(
+        f"{t}\t{words[w]}\t{small[t, w] * 100:.4f}\n" for t in range(3) for w in range(8)
+    ).encode()
+    out["keys"] = "".join(f"{t}\t0.1\t{' '.join(words[:3])}\n" for t in range(3)).encode()
+    out["doc_topics"] = "".join(f"{d}\tdoc{d}\t0.2\t0.3\t0.5\n" for d in range(4)).encode()
+    out["ldavis"] = json.dumps(
+        {
+            "topic_term_dists": small.tolist(),
+            "vocab": list(words),
+            "doc_topic_dists": [[0.2, 0.3, 0.5]],
+            "doc_lengths": [8],
+            "term_frequency": [1] * 8,
+        }
+    ).encode()
+    answers = [
+        {"annotator": f"a{i % 3}", "item": t.item, "choice": (t.intruder + i) % 6}
+        for i, t in enumerate(tasks)
+    ]
+    out["responses"] = "".join(json.dumps(r) + "\n" for r in answers).encode()
+    out["responses_csv"] = (
+        "annotator,item,choice\n" + "".join(f"{r['annotator']},{r['item']},{r['choice']}\n" for r in answers)
+    ).encode()
+    out["labels"] = b"".join(f"{i % 3}\n".encode() for i in range(20))
+    with tempfile.TemporaryDirectory() as d:
+        assert main(["diversity", model_path, "--json", str(Path(d) / "r.json")]) == 0
+        out["result_json"] = (Path(d) / "r.json").read_bytes()
+    return out
+
+
+SEEDS = _seeds()
+
+
+@st.composite
+def variants(draw, seed: bytes) -> bytes:
+    """Random bytes, a truncation of `seed`, or `seed` with a few bytes replaced, inserted or
+    deleted (Hypothesis shrinks a failure to a small one)."""
+    kind = draw(st.sampled_from(["random", "truncate", "mutate", "mutate"]))
+    if kind == "random":
+        return draw(st.binary(max_size=2048))
+    if kind == "truncate":
+        return seed[: draw(st.integers(0, max(len(seed) - 1, 0)))]
+    data = bytearray(seed)
+    for _ in range(draw(st.integers(1, 8))):
+        if not data:
+            break
+        pos = draw(st.integers(0, len(data) - 1))
+        op = draw(st.sampled_from(["replace", "insert", "delete"]))
+        byte = draw(st.integers(0, 255))
+        if op == "replace":
+            data[pos] = byte
+        elif op == "insert":
+            data.insert(pos, byte)
+        else:
+            del data[pos]
+    return bytes(data)
+
+
+def _with_file(data: bytes, suffix: str, fn: Callable[[str], object]) -> object:
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "input" + suffix)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        with time_limit():
+            return fn(path)
+
+
+def _valid_model(m) -> None:
+    assert isinstance(m, tl.TopicModel)
+    assert np.all(np.isfinite(m.phi)) and np.allclose(m.phi.sum(axis=1), 1) and np.all(m.alpha > 0)
+
+
+def _reader_ok(data: bytes, suffix: str, read: Callable[[str], object], check=None) -> None:
+    try:
+        result = _with_file(data, suffix, read)
+    except tl.TealeavesError as exc:
+        assert "\n" not in str(exc).strip(), str(exc)
+        return
+    if check:
+        check(result)
+
+
+READERS = {
+    "npz model": ("npz", ".npz", lambda p: tl.load_model(p), _valid_model),
+    "npz model, detected": ("npz", ".bin", lambda p: tl.load_model(p), _valid_model),
+    "MALLET state": ("state", ".txt", lambda p: tl.load_model(p, format="mallet-state"), _valid_model),
+    "MALLET state, detected": ("state", "", lambda p: tl.load_model(p), _valid_model),
+    "MALLET weights": (
+        "weights",
+        ".txt",
+        lambda p: tl.load_model(p, format="mallet-weights", alpha=0.1),
+        _valid_model,
+    ),
+    "MALLET topic keys": ("keys", ".txt", tl.io.read_topic_keys, None),
+    "MALLET doc-topics": ("doc_topics", ".txt", tl.io.read_doc_topics, None),
+    "pyLDAvis": ("ldavis", ".json", lambda p: tl.load_model(p, format="pyldavis", alpha=0.1), _valid_model),
+    "text corpus": ("docs", ".txt", tl.read_corpus, None),
+    "npz corpus": ("corpus_npz", ".npz", tl.read_corpus, None),
+    "tasks JSONL": ("t.jsonl", ".jsonl", tl.intrusion.read_tasks, None),
+    "tasks CSV": ("t.csv", ".csv", tl.intrusion.read_tasks, None),
+    "key JSONL": ("k.jsonl", ".jsonl", tl.intrusion.read_key, None),
+    "key CSV": ("k.csv", ".csv", tl.intrusion.read_key, None),
+    "responses JSONL": ("responses", ".jsonl", tl.intrusion.read_responses, None),
+    "responses CSV": ("responses_csv", ".csv", tl.intrusion.read_responses, None),
+    "JSON": ("result_json", ".json", read_json, None),
+    "JSON lines": ("responses", ".jsonl", read_json_lines, None),
+    "CSV": ("responses_csv", ".csv", read_csv, None),
+}
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_reader(name):
+    seed_name, suffix, read, check = READERS[name]
+
+    @FUZZ
+    @given(data=variants(SEEDS[seed_name]))
+    def run(data):
+        _reader_ok(data, suffix, read, check)
+
+    run()
+
+
+def test_scoring_fuzzed_responses():
+    """A fuzzed responses file scored against a good key: scores or a one-line error."""
+    with tempfile.TemporaryDirectory() as d:
+        key = os.path.join(d, "key.jsonl")
+        Path(key).write_bytes(SEEDS["k.jsonl"])
+
+        @FUZZ
+        @given(data=variants(SEEDS["responses"]))
+        def run(data):
+            _reader_ok(data, ".jsonl", lambda p: tl.intrusion.score(key, p, bootstrap=10))
+
+        run()
+
+
+def _cli_ok(argv: list[str]) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with time_limit(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    text = err.getvalue()
+    assert code in (0, 2), (code, text)
+    assert "Traceback" not in text
+    assert all(line.startswith("tealeaves: ") for line in text.strip().splitlines()), text
+    if code == 2:
+        assert sum(line.startswith("tealeaves: error: ") for line in text.splitlines()) == 1, text
+
+
+CLI = {
+    # command (FUZZED is the fuzzed file, MODEL and DOCS good ones), seed, suffix
+    "model for diversity": (["diversity", "FUZZED"], "npz", ".npz"),
+    "state for diversity": (["diversity", "FUZZED", "--model-format", "mallet-state"], "state", ".gz"),
+    "documents for heldout": (
+        ["heldout", "MODEL", "FUZZED", "--method", "is-prior-theta", "--samples", "20"],
+        "docs",
+        ".txt",
+    ),
+    "npz documents for heldout": (
+        ["heldout", "MODEL", "FUZZED", "--method", "is-prior-theta", "--samples", "20"],
+        "corpus_npz",
+        ".npz",
+    ),
+    "reference for coherence": (["coherence", "MODEL", "FUZZED"], "docs", ".txt"),
+    "responses for intrusion score": (
+        ["intrusion", "score", "KEY", "FUZZED", "--bootstrap", "10"],
+        "responses",
+        ".jsonl",
+    ),
+    "CSV responses for intrusion score": (
+        ["intrusion", "score", "KEY", "FUZZED", "--bootstrap", "10"],
+        "responses_csv",
+        ".csv",
+    ),
+    "key for intrusion score": (
+        ["intrusion", "score", "FUZZED", "RESPONSES", "--bootstrap", "10"],
+        "k.jsonl",
+        ".jsonl",
+    ),
+    "labels for bcubed": (["bcubed", "FUZZED", "LABELS"], "labels", ".txt"),
+    "result for report": (["report", "FUZZED", "-o", "OUT"], "result_json", ".json"),
+    "key for intrusion auto": (["intrusion", "auto", "FUZZED", "DOCS"], "k.jsonl", ".jsonl"),
+    "database for annotate export": (
+        ["annotate", "export", "--db", "FUZZED", "-o", "OUTCSV"],
+        "db",
+        ".sqlite",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CLI))
+def test_cli_input(name):
+    argv, seed_name, suffix = CLI[name]
+    model_path, docs_path = example_paths()
+    with tempfile.TemporaryDirectory() as d:
+        files = {
+            "MODEL": model_path,
+            "DOCS": docs_path,
+            "KEY": os.path.join(d, "key.jsonl"),
+            "RESPONSES": os.path.join(d, "responses.jsonl"),
+            "LABELS": os.path.join(d, "labels.txt"),
+            "OUT": os.path.join(d, "out.html"),
+            "OUTCSV": os.path.join(d, "out.csv"),
+        }
+        Path(files["KEY"]).write_bytes(SEEDS["k.jsonl"])
+        Path(files["RESPONSES"]).write_bytes(SEEDS["responses"])
+        Path(files["LABELS"]).write_bytes(SEEDS["labels"])
+
+        @FUZZ
+        @given(data=variants(SEEDS[seed_name]))
+        def run(data):
+            fuzzed = os.path.join(d, "fuzzed" + suffix)
+            Path(fuzzed).write_bytes(data)
+            _cli_ok([files.get(a, fuzzed if a == "FUZZED" else a) for a in argv])
+
+        run()
+
+
+@settings(
+    max_examples=max(3, FUZZ_EXAMPLES // 8),
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("TEALEAVES_FUZZ_RANDOM"),
+)
+@given(data=st.binary(min_size=0, max_size=512))
+def test_tomotopy_loader_never_takes_the_process_down(data):
+    """tomotopy's native loader runs in a child process: whatever the bytes, a model or a one-line
+    error, in time (the child is stopped after 5 s here)."""
+
+    def load(p):
+        return tl.load_model(p, format="tomotopy", timeout=5)
+
+    _reader_ok(b"LDA\x00" + data, ".bin", load, _valid_model)
