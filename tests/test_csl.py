@@ -114,13 +114,91 @@ def test_lda_with_exact_prior_draws_is_is_prior_theta():
     assert runs.mean() < exact  # Jensen: conservative in log space
 
 
-def test_lda_chain_csl_is_conservative():
-    model, docs = random_tiny(8, T_range=(3, 3), N_range=(8, 10))
-    exact = tl.heldout(model, docs, method="exact").total
-    chain = LdaChain(model, doc_length=20, sweeps=10)
-    runs = np.array([tl.csl(chain, docs, samples=20, chains=4, burn_in=5, seed=s).item_log_prob[0]
-                     for s in range(40)])
-    assert runs.mean() <= exact + 4 * runs.std(ddof=1) / np.sqrt(runs.size)
+def _tiny_cases(n):
+    """n 3-topic models with one 10-token document each and its exact log P (the issue's setting)."""
+    cases = []
+    for seed in range(n):
+        model, docs = random_tiny(100 + seed, T_range=(3, 3), N_range=(10, 10))
+        cases.append((model, docs, tl.heldout(model, docs, method="exact").total))
+    return cases
+
+
+def test_default_lda_chain_converges_to_exact():
+    """Proposition 1 with the default chain: the error falls as samples grow, to within 0.05 nats
+    per document; the chain's states have the prior as their stationary distribution, so the limit
+    is log P(w) itself (the chain before carried z settled 0.10-0.33 nats away)."""
+    cases = _tiny_cases(8)
+    errors = {S: np.array([tl.csl(m, d, samples=S, seed=1).item_log_prob[0] - e for m, d, e in cases])
+              for S in (100, 20000)}
+    assert np.abs(errors[20000]).max() < 0.05, errors[20000]
+    assert np.abs(errors[20000]).mean() < np.abs(errors[100]).mean()
+
+
+def test_default_lda_chain_is_conservative_at_small_samples():
+    """Proposition 2: over independent sample sets the mean CSL estimate is at most log P(w)."""
+    for model, docs, exact in _tiny_cases(3):
+        runs = np.array([tl.csl(model, docs, samples=10, chains=2, burn_in=10, seed=s).item_log_prob[0]
+                         for s in range(300)]) - exact
+        assert runs.mean() <= 3 * runs.std(ddof=1) / np.sqrt(runs.size), runs.mean()
+
+
+def test_lda_chain_keeps_the_prior_for_any_length():
+    """Carrying z makes every step a valid kernel on the joint: theta's long-run mean and variance
+    are the prior's, even with long generated documents and one sweep (which mix slowly)."""
+    from scipy import stats
+
+    model = tl.synthetic.random_model(3, 30, alpha_sum=2.0, alpha_shape="dirichlet", seed=4)
+    a = model.alpha
+    mean = a / a.sum()
+    var = mean * (1 - mean) / (a.sum() + 1)
+    for length, sweeps in ((1, 1), (30, 0), (30, 3)):
+        chain = LdaChain(model, doc_length=length, sweeps=sweeps)
+        H = chain.sample_latents(np.random.default_rng(0), chains=50, samples=100_000, burn_in=50)
+        steps = H.reshape(-1, 50, 3)  # step-major: (steps, chains, topics)
+        # 50 independent chains: their time averages of theta and theta^2 are i.i.d., so a t-test
+        # on them has the right error rate however slowly each chain mixes
+        for stat, want in ((steps, mean), (steps**2, var + mean**2)):
+            per_chain = stat.mean(axis=0)
+            t = (per_chain.mean(axis=0) - want) / (per_chain.std(axis=0, ddof=1) / np.sqrt(50))
+            assert np.all(np.abs(t) < stats.t.ppf(1 - 0.001 / 12, 49)), (length, sweeps, t)
+
+
+def test_mixing_diagnostic_flags_a_slow_chain_and_not_the_default():
+    model, docs, _ = _tiny_cases(1)[0]
+    default = tl.csl(model, docs, samples=5000, seed=2)
+    assert default.mixing["warning"] is None and default.mixing["ess_median"] > 0.3 * 5000
+    slow = tl.csl(LdaChain(model, doc_length=500, sweeps=1), docs, samples=5000, seed=2)
+    assert slow.mixing["warning"] and slow.mixing["ess_median"] < 0.1 * 5000
+    assert "mixed slowly" in slow.mixing["warning"] and slow.to_dict()["mixing"]["warning"]
+    prior = tl.csl(LdaChain(model, exact_prior=True), docs, samples=5000, seed=2)
+    assert prior.mixing["ess_median"] > 0.8 * 5000  # independent draws
+
+
+def test_ess_against_an_ar1_process():
+    """ESS of a stationary AR(1) series with coefficient r is n (1 - r) / (1 + r)."""
+    from tealeaves.csl.mixing import ess
+
+    rng = np.random.default_rng(5)
+    for r in (0.0, 0.5, 0.9):
+        x = np.zeros((20000, 8))
+        x[0] = rng.normal(size=8) / np.sqrt(1 - r * r)
+        for i in range(1, len(x)):
+            x[i] = r * x[i - 1] + rng.normal(size=8)
+        want = x.size * (1 - r) / (1 + r)
+        assert ess(x) == pytest.approx(want, rel=0.15), (r, ess(x), want)
+    assert ess(np.ones((100, 4))) == 400
+
+
+def test_csl_takes_a_topic_model_and_refuses_other_objects():
+    model, docs = random_tiny(3, T_range=(3, 3), N_range=(6, 8))
+    direct = tl.csl(model, docs, samples=200, seed=3)
+    wrapped = tl.csl(LdaChain(model), docs, samples=200, seed=3)
+    assert direct.item_log_prob[0] == wrapped.item_log_prob[0]
+    assert direct.params["doc_length"] == LdaChain(model).doc_length
+    with pytest.raises(tl.MethodError, match="lacks sample_latents"):
+        tl.csl(object(), docs)
+    with pytest.raises(tl.MethodError, match="doc_length must be an integer >= 1"):
+        LdaChain(model, doc_length=0)
 
 
 def test_csl_counts_chain_steps_and_rejects_bad_parameters(digits):

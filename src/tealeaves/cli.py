@@ -23,6 +23,7 @@ from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
+from .csl import lda as csl_lda
 from .errors import ARCHIVE_ERRORS, InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
@@ -182,8 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     cs.add_argument("--burn-in", type=at_least(0), default=100)
     cs.add_argument("--chains", type=at_least(1), default=10)
     cs.add_argument("--biased", action="store_true", help="chains started at each test item")
-    cs.add_argument("--doc-length", type=at_least(1), default=50, help="LDA: length of generated documents")
-    cs.add_argument("--sweeps", type=at_least(1), default=5, help="LDA: Gibbs sweeps for theta | document")
+    cs.add_argument("--doc-length", type=at_least(1), default=csl_lda.DOC_LENGTH,
+                    help="LDA: tokens of each generated document (longer mixes more slowly)")
+    cs.add_argument("--sweeps", type=at_least(0), default=csl_lda.SWEEPS,
+                    help="LDA: collapsed Gibbs sweeps over the generated topics per step")
     cs.add_argument("--exact-prior", action="store_true",
                     help="LDA: draw theta from the prior (CSL = is-prior-theta)")
     _run_options(cs)
@@ -594,6 +597,12 @@ def _cmd_csl(args: argparse.Namespace) -> int:
     kind = "biased CSL (tends to overestimate)" if args.biased else "CSL (a lower bound in expectation)"
     print(f"{kind} on {what}: mean log P(x) = {res.mean:.4f} "
           f"({res.chain_steps} chain steps, {res.seconds:.1f} s)")
+    if res.mixing.get("ess_median") is not None:
+        print(f"chain mixing: median effective sample size {res.mixing['ess_median']:.0f} of "
+              f"{res.mixing['samples']} states (smallest {res.mixing['ess_min']:.0f}, over "
+              f"{res.mixing['items_checked']} items)")
+    if res.mixing.get("warning"):
+        print(f"tealeaves: warning: {res.mixing['warning']}", file=sys.stderr)
     if exact is not None:
         print(f"exact mean log P(x) = {exact:.4f}")
         res.extra["exact_mean"] = exact

@@ -26,10 +26,16 @@ from scipy.special import logsumexp
 
 from ..display import Display
 from ..errors import MethodError
-from ..jsonout import json_float
+from ..jsonout import json_float, json_safe
+from ..model import TopicModel
 from ..parallel import run_tasks
 from .lda import LdaChain
+from .mixing import ess
 from .rbm import BinaryRBM, load_digits_binary, load_rbm, train_rbm
+
+PROTOCOL = ("sample_latents", "log_p_x_given_h", "item_count", "select")
+MIXING_ITEMS = 100  # items whose log P(x | h) series the mixing diagnostic follows
+LOW_ESS = 0.1  # warn when the median effective sample size is below this share of the samples
 
 __all__ = ["csl", "CSLResult", "LdaChain", "BinaryRBM", "train_rbm", "load_rbm", "load_digits_binary"]
 
@@ -43,6 +49,7 @@ class CSLResult(Display):
     seconds: float
     seed: int
     extra: dict[str, Any] = field(default_factory=dict)
+    mixing: dict[str, Any] = field(default_factory=dict)  # effective sample sizes; a warning if low
 
     @property
     def mean(self) -> float:
@@ -55,8 +62,11 @@ class CSLResult(Display):
     _name = "CSLResult"
 
     def _headline(self) -> list[tuple[str, Any]]:
-        return [("kind", "biased CSL" if self.biased else "CSL"), ("mean log P(x)", self.mean),
-                ("items", int(self.item_log_prob.size)), ("chain steps", self.chain_steps)]
+        out = [("kind", "biased CSL" if self.biased else "CSL"), ("mean log P(x)", self.mean),
+               ("items", int(self.item_log_prob.size)), ("chain steps", self.chain_steps)]
+        if self.mixing.get("ess_median") is not None:
+            out.append(("median ESS", self.mixing["ess_median"]))
+        return out
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
         return "item", {"log_prob": self.item_log_prob}
@@ -65,7 +75,8 @@ class CSLResult(Display):
         return {"task": "csl", "biased": self.biased, "params": self.params, "mean": json_float(self.mean),
                 "total": json_float(self.total), "items": int(self.item_log_prob.size),
                 "chain_steps": self.chain_steps, "seconds": self.seconds, "seed": self.seed,
-                "item_log_prob": [json_float(v) for v in self.item_log_prob], **self.extra}
+                "item_log_prob": [json_float(v) for v in self.item_log_prob],
+                "mixing": json_safe(self.mixing), **self.extra}
 
 
 def _log_mean_p(model, items, H, chunk: int = 4096) -> np.ndarray:
@@ -83,17 +94,57 @@ def _biased_item(shared, item):
     return float(_log_mean_p(model, one, H)[0])
 
 
+def as_chain(model: Any, data: Any) -> tuple[Any, Any]:
+    """(a CSL model, its data): a TopicModel is wrapped in `LdaChain` with its defaults and the
+    documents checked against it; anything else must implement the protocol."""
+    if isinstance(model, TopicModel):
+        model = LdaChain(model)
+    missing = [m for m in PROTOCOL if not callable(getattr(model, m, None))]
+    if missing:
+        raise MethodError(f"csl needs a TopicModel, a BinaryRBM, an LdaChain or an object with "
+                          f"{', '.join(PROTOCOL)}; {type(model).__name__} lacks {', '.join(missing)}")
+    if isinstance(model, LdaChain):
+        from ..heldout import as_corpus
+
+        data = as_corpus(data, model.model)
+    return model, data
+
+
+def mixing(model: Any, data: Any, H: np.ndarray, chains: int) -> dict[str, Any]:
+    """Effective sample size of log P(x | h) along the chains, for up to MIXING_ITEMS items spread
+    over `data`, and a warning when its median is below LOW_ESS of the states drawn."""
+    n, samples = model.item_count(data), len(H)
+    steps = samples // chains
+    if n == 0 or steps < 4:
+        return {"ess_median": None, "ess_min": None, "items_checked": 0, "samples": samples, "warning": None}
+    idx = np.unique(np.linspace(0, n - 1, min(n, MIXING_ITEMS)).astype(int))
+    lp = model.log_p_x_given_h(model.select(data, idx), H[: steps * chains])
+    values = np.array([ess(row.reshape(steps, chains)) for row in lp])
+    median = float(np.median(values))
+    warning = None
+    if median < LOW_ESS * samples:
+        warning = (f"the chain mixed slowly: the median effective sample size of log P(x | h) is "
+                   f"{median:.0f} of {samples} states drawn; the estimate is noisier than the number "
+                   "of samples suggests (more samples, --thin, or a faster-mixing chain)")
+    return {"ess_median": median, "ess_min": float(values.min()), "items_checked": int(idx.size),
+            "samples": samples, "warning": warning}
+
+
 def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, biased: bool = False,
         chains: int = 10, seed: int = 0, workers: int = 1, return_latents: bool = False) -> CSLResult:
-    """CSL estimates of log P(x) for every test item in `data` (see the module notes).
+    """CSL estimates of log P(x) for every test item in `data` (see the module notes). `model` is a
+    TopicModel (scored by its own chain, `LdaChain`), a BinaryRBM, or any object implementing the
+    protocol.
 
-    Unbiased: `samples` latent states from `chains` chains after `burn_in` steps, every `thin`-th.
+    Unbiased: `samples` latent states from `chains` chains after `burn_in` steps, every `thin`-th;
+    the result's `mixing` gives the effective sample size of log P(x | h) along the chains.
     Biased: per item, `chains` chains started at the item, `samples` consecutive states each.
     `chain_steps` in the result counts the latent-state draws spent."""
     for name, v, low in (("samples", samples, 1), ("thin", thin, 1), ("burn_in", burn_in, 0),
                          ("chains", chains, 1), ("seed", seed, 0), ("workers", workers, 1)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
             raise MethodError(f"{name} must be an integer >= {low}, got {v!r}")
+    model, data = as_chain(model, data)
     n = model.item_count(data)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
@@ -107,10 +158,14 @@ def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, bi
         H = model.sample_latents(rng, chains, samples, thin=thin, burn_in=burn_in)
         est = _log_mean_p(model, data, H) if n else np.zeros(0)
         steps = chains * burn_in + samples * thin
+        diagnostic = mixing(model, data, H, chains)
         if return_latents:
             extra["latents"] = H
-    params = {"samples": samples, "thin": thin, "burn_in": burn_in, "chains": chains}
+    params = {"samples": samples, "thin": thin, "burn_in": burn_in, "chains": chains,
+              **getattr(model, "params", {})}
     res = CSLResult(np.asarray(est, dtype=np.float64), biased, params, int(steps),
                     time.perf_counter() - t0, seed)
     res.extra.update(extra)
+    if not biased:
+        res.mixing = diagnostic
     return res

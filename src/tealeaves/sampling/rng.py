@@ -42,3 +42,51 @@ def uniform(state: np.ndarray) -> float:
     state[2] = s2
     state[3] = s3
     return ((result >> uint64(11)) + 0.5) * _INV53
+
+
+@njit(cache=True)
+def normal(state: np.ndarray) -> float:
+    """A standard normal draw (Marsaglia's polar method; the second value is discarded so the
+    generator's state stays the only state)."""
+    while True:
+        u = 2.0 * uniform(state) - 1.0
+        v = 2.0 * uniform(state) - 1.0
+        s = u * u + v * v
+        if 0.0 < s < 1.0:
+            return u * np.sqrt(-2.0 * np.log(s) / s)
+
+
+@njit(cache=True)
+def log_gamma(state: np.ndarray, shape: float) -> float:
+    """log of a Gamma(shape, 1) draw, shape > 0: Marsaglia & Tsang (2000) for shape >= 1, and
+    log G(shape + 1) + log(U) / shape below 1 (in logs, so tiny shapes do not underflow)."""
+    boost = 0.0
+    if shape < 1.0:
+        boost = np.log(uniform(state)) / shape
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    while True:
+        x = normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(state)
+        if u < 1.0 - 0.0331 * x * x * x * x or np.log(u) < 0.5 * x * x + d * (1.0 - v + np.log(v)):
+            return np.log(d * v) + boost
+
+
+@njit(cache=True)
+def dirichlet(state: np.ndarray, concentration: np.ndarray, out: np.ndarray) -> None:
+    """`out` ~ Dirichlet(concentration): Gamma draws, normalised in log space."""
+    top = -np.inf
+    for t in range(concentration.size):
+        out[t] = log_gamma(state, concentration[t])
+        top = max(top, out[t])
+    total = 0.0
+    for t in range(concentration.size):
+        out[t] = np.exp(out[t] - top)
+        total += out[t]
+    for t in range(concentration.size):
+        out[t] /= total
