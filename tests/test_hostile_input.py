@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -115,7 +116,26 @@ def folder(tmp_path_factory) -> Path:
     (d / "garbage.sqlite").write_bytes(
         np.random.default_rng(1).integers(0, 256, 8192, dtype=np.uint8).tobytes()
     )
+    _damaged_db(d, tasks, "damaged_options.sqlite", "UPDATE responses SET options = 'not json'")
+    _damaged_db(d, tasks, "damaged_blob.sqlite", "UPDATE responses SET options = x'00ff'")
+    _damaged_db(d, tasks, "damaged_choice.sqlite", "UPDATE responses SET choice = 'two'")
     return d
+
+
+def _damaged_db(d: Path, tasks, name: str, damage: str) -> None:
+    """An annotation database with one answer, then damaged by `damage` (SQL), as another program
+    or a bad disk might leave it (SQLite keeps any value in any column)."""
+    from tealeaves.annotate import open_store
+
+    store = open_store(str(d / name))
+    store.install([t.public() for t in tasks])
+    store.add_participant("a0", "0" * 64)
+    store.answer("a0", tasks[0].item, tasks[0].options, 1, 100)
+    store.engine.dispose()
+    with contextlib.closing(sqlite3.connect(d / name)) as db:
+        db.execute(damage)
+        db.commit()
+        db.execute("PRAGMA journal_mode=DELETE")  # no -wal/-shm files left beside it
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:

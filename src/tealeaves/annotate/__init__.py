@@ -90,12 +90,15 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
     from .store import readable
 
     store = __getattr__("open_store")(db, create=False)
-    with readable(db):
-        if not store.has_tables():
-            raise MethodError(
-                f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
-            )
-        rows = store.responses()
+    try:
+        with readable(db):
+            if not store.has_tables():
+                raise MethodError(
+                    f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
+                )
+            rows = store.responses()
+    finally:
+        store.engine.dispose()  # closing the last connection removes SQLite's -wal and -shm files
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
         if out.endswith(".csv"):

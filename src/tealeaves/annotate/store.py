@@ -107,7 +107,7 @@ def connect(url: str) -> Engine:
         inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
     except (ArgumentError, OperationalError, ImportError) as exc:
         raise InputFileError(f"database {_shown(url)}: cannot connect ({_first_line(exc)})") from None
-    except DatabaseError as exc:
+    except (DatabaseError, UnicodeDecodeError) as exc:
         raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
     return engine
 
@@ -118,7 +118,7 @@ def readable(url: str) -> Iterator[None]:
     a one-line InputFileError."""
     try:
         yield
-    except DatabaseError as exc:
+    except (DatabaseError, UnicodeDecodeError) as exc:  # damaged text in a SQLite page
         raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
 
 
@@ -186,7 +186,7 @@ class Store:
     def tasks(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(tasks_table.c.public).order_by(tasks_table.c.position)).all()
-        return [json.loads(r[0]) for r in rows]
+        return [_json_field(r[0], dict, f"task {i}", self.engine) for i, r in enumerate(rows)]
 
     def participant(self, annotator: str) -> dict[str, Any] | None:
         """The participant's row, or None before their first visit."""
@@ -262,7 +262,7 @@ class Store:
     def responses(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(responses_table).order_by(responses_table.c.id)).all()
-        return [{**dict(r._mapping), "options": json.loads(r.options)} for r in rows]
+        return [_response(dict(r._mapping), self.engine) for r in rows]
 
     def progress(self) -> dict[str, Any]:
         with self.engine.connect() as conn:
@@ -276,6 +276,38 @@ class Store:
             ).scalar_one()
         return {"responses": int(n), "participants": int(people), "answering": int(answering),
                 "finished": int(done)}
+
+
+_RESPONSE_TYPES = {"annotator": str, "item": str, "choice": int, "chosen": str, "response_ms": int,
+                   "received_at": (int, float)}
+
+
+def _damaged(engine: Engine, where: str, what: str) -> InputFileError:
+    url = engine.url.render_as_string(hide_password=True)
+    return InputFileError(f"database {url}: damaged {where}: {what}")
+
+
+def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = "JSON") -> Any:
+    """A JSON column's value, checked (SQLite stores whatever a damaged page holds)."""
+    from ..records import parse_json
+
+    if not isinstance(text, str):
+        raise _damaged(engine, where, f"expected JSON text, found {type(text).__name__}")
+    try:
+        value = parse_json(text, field)
+    except InputFileError as exc:
+        raise _damaged(engine, where, str(exc)) from None
+    if not isinstance(value, kind):
+        raise _damaged(engine, where, f"expected a JSON {kind.__name__}, found {type(value).__name__}")
+    return value
+
+
+def _response(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
+    where = f"response {row.get('id')}"
+    for name, kind in _RESPONSE_TYPES.items():
+        if not isinstance(row[name], kind) or isinstance(row[name], bool):
+            raise _damaged(engine, where, f"{name} is {type(row[name]).__name__}")
+    return {**row, "options": _json_field(row["options"], list, where, engine, "options")}
 
 
 def open_store(url: str, create: bool = True) -> Store:
