@@ -111,6 +111,12 @@ def folder(tmp_path_factory) -> Path:
     (d / "responses_anonymous.jsonl").write_text(json.dumps({"item": tasks[0].item, "choice": 0}) + "\n")
     csv = "annotator,item,choice\r\n" + "".join(f"a,{r['item']},{r['choice']}\r\n" for r in answers)
     (d / "responses_bom.csv").write_bytes(b"\xef\xbb\xbf" + csv.encode())
+    tl.intrusion.write_tasks(tasks, d / "tasks.csv", d / "key.csv")
+    key_rows = (d / "key.csv").read_text().splitlines()
+    topic = key_rows[0].split(",").index("topic")
+    cells = key_rows[1].split(",")
+    cells[topic] = "seven"
+    (d / "key_topic_text.csv").write_text("\n".join([key_rows[0], ",".join(cells), *key_rows[2:]]) + "\n")
     rows = (d / "tasks.jsonl").read_text().splitlines()
     (d / "tasks_dup.jsonl").write_text("\n".join([*rows, rows[0]]) + "\n")
     (d / "garbage.sqlite").write_bytes(

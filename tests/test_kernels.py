@@ -1,10 +1,11 @@
 """The dense Gibbs kernels (tempered sweeps of AIS) against direct computation: the site
 conditional (eq. 7), its tempered form (eq. 16) and invariance of the posterior under a sweep.
-The sparse kernels are checked in test_sparse_kernels.py."""
+The sparse kernels are checked in test_sparse_kernels.py; the per-document preparation here."""
 
 import itertools
 
 import numpy as np
+import pytest
 from scipy.special import gammaln
 
 from tealeaves.sampling import kernels, new_state, prepare_doc
@@ -103,3 +104,30 @@ def test_topic_relabelling_and_row_scaling_change_nothing():
     lb = kernels.exact_log_prob(b.rows, b.alpha) + b.log_scale
     assert np.isclose(la, lb, rtol=1e-12)
     assert not np.array_equal(a.order, np.arange(4))
+
+
+@pytest.mark.parametrize("T,V,N", [(4, 20, 9), (60, 300, 40), (500, 2000, 30)])
+def test_prepared_rows_follow_their_definition(T, V, N):
+    """The fused preparation against the definitions in sampling/prepare.py, computed directly:
+    rows = phi[t, w_n] / max_t phi[t, w_n] (below 1e-300 flushed), topics in order of decreasing
+    expected mass sum_n rows[n, t] alpha_t / sum_t' rows[n, t'] alpha_t', logrows unflushed."""
+    rng = np.random.default_rng(T)
+    phi = rng.dirichlet(np.full(V, 0.01), size=T)
+    phi[0, :5] = 1e-305  # entries that flush
+    phi /= phi.sum(axis=1, keepdims=True)
+    alpha = rng.gamma(0.5, size=T)
+    w = rng.integers(0, V, size=N)
+    doc = prepare_doc(np.ascontiguousarray(phi.T), alpha, w)
+    raw = phi[:, w].T
+    scaled = raw / raw.max(axis=1, keepdims=True)
+    flushed = np.where(scaled < 1e-300, 0.0, scaled)
+    q = flushed * alpha
+    mass = (q / q.sum(axis=1, keepdims=True)).sum(axis=0)
+    assert np.all(np.diff(mass[doc.order]) <= 1e-12)  # decreasing expected mass
+    assert sorted(doc.order) == list(range(T))
+    np.testing.assert_allclose(doc.rows, flushed[:, doc.order], rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(doc.alpha, alpha[doc.order])
+    np.testing.assert_allclose(doc.scales, np.log(raw.max(axis=1)), rtol=1e-15)
+    with np.errstate(divide="ignore"):
+        expected_log = np.log(raw[:, doc.order]) - doc.scales[:, None]
+    np.testing.assert_allclose(doc.logrows, expected_log, rtol=1e-12, atol=1e-12)

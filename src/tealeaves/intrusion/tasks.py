@@ -284,8 +284,15 @@ def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
         t["options"].append(r["option"])
     for t in out.values():
         for k in ("topic", "document"):
-            if k in t:
-                t[k] = int(t[k]) if t[k] not in ("", "None") else None
+            if k in t and t[k] in ("", "None"):
+                t[k] = None
+            elif k in t:
+                try:
+                    t[k] = int(t[k])
+                except ValueError:
+                    raise InputFileError(
+                        f"{p}: item {t['item']!r}: {k} {t[k]!r} is not a whole number"
+                    ) from None
     return list(out.values())
 
 
