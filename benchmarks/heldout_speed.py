@@ -34,17 +34,22 @@ import tealeaves as tl
 from tealeaves.sampling import kernels, new_state, prepare_doc
 from tealeaves.sampling.kernels import FM
 
-V, R = 5000, 20
+V, R, BETA = 5000, 20, 0.01
 TOPICS = (20, 50, 200, 1000)
 LENGTHS = (50, 200, 800, 2000)
 DOCS = {50: 200, 200: 50, 800: 8, 2000: 3}
 
 
-def workload(T: int, N: int, docs: int, seed: int = 0) -> tuple[tl.TopicModel, tl.Corpus]:
+def pseudo_counts(T: int, seed: int = 0) -> np.ndarray:
+    """n_tw (T x V): the counts a count-based sampler (MALLET) holds for this workload."""
     rng = np.random.default_rng(seed)
     s = 1e6 if T <= 200 else 1e4
-    n = np.round(s * rng.dirichlet(np.full(V, 0.01), size=T))
-    phi = (n + 0.01) / (n.sum(axis=1, keepdims=True) + V * 0.01)
+    return np.round(s * rng.dirichlet(np.full(V, 0.01), size=T))
+
+
+def workload(T: int, N: int, docs: int, seed: int = 0) -> tuple[tl.TopicModel, tl.Corpus]:
+    n = pseudo_counts(T, seed)
+    phi = (n + BETA) / (n.sum(axis=1, keepdims=True) + V * BETA)
     alpha = 1.0 / np.arange(1, T + 1)
     alpha *= 5.0 / alpha.sum()
     model = tl.TopicModel(phi, alpha, name=f"T{T}")
