@@ -76,8 +76,8 @@ def _prepare(phi_wt, alpha, words, reorder):
     """rows, alpha and the log scales in the document's topic order, and that order: one pass to
     scale each row and add its share of each topic's expected mass (rows[n, t] alpha_t
     normalised over t, summed over n), a stable sort by decreasing mass, one pass to write the
-    relabelled, flushed rows (the numpy version spent more time here than the sampler on short
-    documents at T = 1000)."""
+    relabelled, flushed rows (in numpy this step was about a fifth of a left-to-right call on
+    50-token documents at T = 1000)."""
     N = words.shape[0]
     T = alpha.shape[0]
     scale = np.empty(N)
