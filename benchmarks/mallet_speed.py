@@ -41,11 +41,10 @@ VAR_STUB = (
 
 def build(src: str, out: str) -> str:
     """Compile MALLET and LtrBench into `out`; return the class path."""
+    # MALLET's lib/ jars; a checkout without Git LFS holds small pointer files in place of some
     jars = [j for j in glob.glob(os.path.join(src, "lib", "*.jar")) if os.path.getsize(j) > 1000]
     classes = os.path.join(out, "classes")
     cp = os.pathsep.join([classes, *jars])
-    if os.path.exists(os.path.join(classes, "LtrBench.class")):
-        return cp
     os.makedirs(classes, exist_ok=True)
     stub = os.path.join(out, "Var.java")  # MALLET's sources import Error Prone's @Var annotation
     with open(stub, "w", encoding="utf-8") as fh:
@@ -100,7 +99,7 @@ def main() -> None:
             model, corpus = write_workload(path, T, N, DOCS[N])
             java = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", cp, "LtrBench", path, str(R),
                                    "true", "1"], check=True, capture_output=True, text=True)
-            mallet_rate, mallet_sec, mallet_total = map(float, java.stdout.split())
+            mallet_rate, _seconds, mallet_total = map(float, java.stdout.split())
             smc = best_of_three(model, corpus, "smc")
             alg3 = best_of_three(model, corpus, "algorithm-3")
             row = {"T": T, "N": N, "docs": len(corpus), "mallet": mallet_rate, "smc": smc[0],

@@ -5,6 +5,7 @@ so); every other row names a test that exists. Plus the cases that need more tha
 from __future__ import annotations
 
 import contextlib
+import csv as csv_module  # `csv` names a response file's text below
 import io
 import json
 import os
@@ -112,11 +113,13 @@ def folder(tmp_path_factory) -> Path:
     csv = "annotator,item,choice\r\n" + "".join(f"a,{r['item']},{r['choice']}\r\n" for r in answers)
     (d / "responses_bom.csv").write_bytes(b"\xef\xbb\xbf" + csv.encode())
     tl.intrusion.write_tasks(tasks, d / "tasks.csv", d / "key.csv")
-    key_rows = (d / "key.csv").read_text().splitlines()
-    topic = key_rows[0].split(",").index("topic")
-    cells = key_rows[1].split(",")
-    cells[topic] = "seven"
-    (d / "key_topic_text.csv").write_text("\n".join([key_rows[0], ",".join(cells), *key_rows[2:]]) + "\n")
+    with open(d / "key.csv", newline="", encoding="utf-8") as fh:
+        key_rows = list(csv_module.DictReader(fh))
+    key_rows[0]["topic"] = "seven"
+    with open(d / "key_topic_text.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv_module.DictWriter(fh, fieldnames=list(key_rows[0]))
+        writer.writeheader()
+        writer.writerows(key_rows)
     rows = (d / "tasks.jsonl").read_text().splitlines()
     (d / "tasks_dup.jsonl").write_text("\n".join([*rows, rows[0]]) + "\n")
     (d / "garbage.sqlite").write_bytes(

@@ -113,14 +113,16 @@ def test_prepared_rows_follow_their_definition(T, V, N):
     expected mass sum_n rows[n, t] alpha_t / sum_t' rows[n, t'] alpha_t', logrows unflushed."""
     rng = np.random.default_rng(T)
     phi = rng.dirichlet(np.full(V, 0.01), size=T)
-    phi[0, :5] = 1e-305  # entries that flush
+    phi[1:, :5] = np.maximum(phi[1:, :5], 1e-3)
     phi /= phi.sum(axis=1, keepdims=True)
+    phi[0, :5] = 1e-305  # flushed (below 1e-300 of the row maximum); words 0-4 are in the document
     alpha = rng.gamma(0.5, size=T)
-    w = rng.integers(0, V, size=N)
+    w = np.concatenate([np.arange(5), rng.integers(0, V, size=N - 5)])
     doc = prepare_doc(np.ascontiguousarray(phi.T), alpha, w)
     raw = phi[:, w].T
     scaled = raw / raw.max(axis=1, keepdims=True)
     flushed = np.where(scaled < 1e-300, 0.0, scaled)
+    assert np.any((flushed == 0) & (raw > 0))  # the case exercises flushing
     q = flushed * alpha
     mass = (q / q.sum(axis=1, keepdims=True)).sum(axis=0)
     assert np.all(np.diff(mass[doc.order]) <= 1e-12)  # decreasing expected mass

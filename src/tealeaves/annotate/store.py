@@ -35,10 +35,11 @@ from sqlalchemy import (
     inspect,
     select,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 
 from ..errors import InputFileError, MethodError
+from ..records import parse_json
 
 metadata = MetaData()
 tasks_table = Table(
@@ -141,7 +142,7 @@ def _check_schema(engine: Engine) -> None:
                                   "use a new database")
 
 
-def _shown(url: str) -> str:
+def _shown(url: str | URL) -> str:
     """The URL without its password, for messages."""
     try:
         return make_url(url).render_as_string(hide_password=True)
@@ -283,14 +284,11 @@ _RESPONSE_TYPES = {"annotator": str, "item": str, "choice": int, "chosen": str, 
 
 
 def _damaged(engine: Engine, where: str, what: str) -> InputFileError:
-    url = engine.url.render_as_string(hide_password=True)
-    return InputFileError(f"database {url}: damaged {where}: {what}")
+    return InputFileError(f"database {_shown(engine.url)}: damaged {where}: {what}")
 
 
 def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = "JSON") -> Any:
     """A JSON column's value, checked (SQLite stores whatever a damaged page holds)."""
-    from ..records import parse_json
-
     if not isinstance(text, str):
         raise _damaged(engine, where, f"expected JSON text, found {type(text).__name__}")
     try:
@@ -305,7 +303,7 @@ def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = 
 def _response(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
     where = f"response {row.get('id')}"
     for name, kind in _RESPONSE_TYPES.items():
-        if not isinstance(row[name], kind) or isinstance(row[name], bool):
+        if not isinstance(row[name], kind):
             raise _damaged(engine, where, f"{name} is {type(row[name]).__name__}")
     return {**row, "options": _json_field(row["options"], list, where, engine, "options")}
 
