@@ -40,8 +40,9 @@ def test_select_trains_evaluates_resumes_and_plots(tmp_path):
     assert first.poll() is None, "the run ended before it could be interrupted"
     first.send_signal(signal.SIGKILL)
     first.wait()
-    done = {p: os.stat(p).st_mtime_ns for p in (out / "evals").iterdir() if p.suffix == ".json"}
-    models = {p: os.stat(p).st_mtime_ns for p in (out / "models").iterdir() if p.suffix == ".npz"}
+    finished = [p for f in ("evals", "models") for p in (out / f).iterdir() if not p.name.startswith(".")]
+    done = {p: os.stat(p).st_mtime_ns for p in finished if p.suffix == ".json"}
+    models = {p: os.stat(p).st_mtime_ns for p in finished if p.suffix == ".npz"}
     assert 2 <= len(done) < 6 and not (out / "selection.json").exists()
     for p in (out / "evals").iterdir():  # no half-written file where a finished one should be
         assert p.suffix == ".json" or p.name.startswith("."), p
@@ -51,6 +52,8 @@ def test_select_trains_evaluates_resumes_and_plots(tmp_path):
     assert r.returncode == 0, r.stderr
     for p, mtime in {**done, **models}.items():
         assert os.stat(p).st_mtime_ns == mtime, f"{p.name} was recomputed"
+    for folder in ("models", "evals"):  # the killed run's temporary files are gone
+        assert not [p for p in os.listdir(out / folder) if p.startswith(".")], folder
     evals = sorted((out / "evals").glob("*.json"))
     assert [p.stem for p in evals] == [f"K{k}-r{r}" for k in (2, 3, 4) for r in (0, 1)]
     for p in evals:

@@ -321,12 +321,16 @@ def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
 
 
 def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The split, from `out/split.json` when resuming (it must match), else drawn and saved."""
+    """The split, from `out/split.json` when resuming (it must match), else drawn and saved; the
+    temporary files of a run killed mid-write are removed from `out/models` and `out/evals`."""
     train_idx, test_idx = split(num_docs, holdout, seed)
     if out is None:
         return train_idx, test_idx
-    os.makedirs(os.path.join(out, "models"), exist_ok=True)
-    os.makedirs(os.path.join(out, "evals"), exist_ok=True)
+    for folder in (os.path.join(out, "models"), os.path.join(out, "evals")):
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(folder):  # a run killed mid-write leaves its temporary files
+            if name.startswith("."):
+                os.unlink(os.path.join(folder, name))
     path = os.path.join(out, "split.json")
     if os.path.exists(path):
         try:
