@@ -170,6 +170,15 @@ def _reader_ok(data: bytes, suffix: str, read: Callable[[str], object], check=No
         check(result)
 
 
+def _app_tasks(path: str) -> list:
+    """A task file read and checked as `annotate serve` installs it."""
+    from tealeaves.annotate.taskset import check_task_set
+
+    tasks = tl.intrusion.read_tasks(path)
+    check_task_set(tasks, path)
+    return tasks
+
+
 READERS = {
     "npz model": ("npz", ".npz", lambda p: tl.load_model(p), _valid_model),
     "npz model, detected": ("npz", ".bin", lambda p: tl.load_model(p), _valid_model),
@@ -190,6 +199,8 @@ READERS = {
     "tasks CSV": ("t.csv", ".csv", tl.intrusion.read_tasks, None),
     "key JSONL": ("k.jsonl", ".jsonl", tl.intrusion.read_key, None),
     "key CSV": ("k.csv", ".csv", tl.intrusion.read_key, None),
+    "tasks JSONL, checked for the app": ("t.jsonl", ".jsonl", lambda p: _app_tasks(p), None),
+    "tasks CSV, checked for the app": ("t.csv", ".csv", lambda p: _app_tasks(p), None),
     "responses JSONL": ("responses", ".jsonl", tl.intrusion.read_responses, None),
     "responses CSV": ("responses_csv", ".csv", tl.intrusion.read_responses, None),
     "JSON": ("result_json", ".json", read_json, None),

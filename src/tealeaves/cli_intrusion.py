@@ -360,25 +360,10 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
 
 
 def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    from .annotate.taskset import check_task_set
+
     tasks = intrusion.read_tasks(args.tasks)
-    if not tasks:
-        raise InputFileError(f"{args.tasks}: no tasks")
-    seen: set[str] = set()
-    for i, t in enumerate(tasks, 1):
-        item = t["item"]
-        if not isinstance(item, str) or not 1 <= len(item) <= 200:
-            raise InputFileError(f"{args.tasks}: task {i}: the item id must be a string of 1-200 characters")
-        if item in seen:
-            raise InputFileError(f"{args.tasks}: task {i}: item {item!r} appears twice")
-        if t.get("kind") not in ("word", "topic") or not all(isinstance(o, str) for o in t["options"]):
-            raise InputFileError(f"{args.tasks}: task {i}: kind must be word or topic, options strings")
-        seen.add(item)
-    leaked = [t["item"] for t in tasks if "intruder" in t or "option_log_theta" in t]
-    if leaked:
-        raise MethodError(
-            f"{args.tasks}: this looks like a key file (item {leaked[0]!r} has its answer); "
-            "serve the annotator-facing tasks"
-        )
+    check_task_set(tasks, args.tasks)
     key = None
     if args.key:
         key = intrusion.read_key(args.key)

@@ -56,8 +56,13 @@ def serve(
 
     if not 1 <= port <= 65535:
         raise MethodError(f"port {port} is not a TCP port (1-65535)")
+    from ..intrusion.scoring import check_key
     from .store import readable
+    from .taskset import check_task_set
 
+    check_task_set(tasks)
+    if key is not None:
+        check_key(key, tasks)
     store = __getattr__("open_store")(db)
     with readable(db):
         store.install(tasks)

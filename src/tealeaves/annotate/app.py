@@ -10,10 +10,15 @@ What an attacker meets:
   SameSite=Strict cookie, and every later request for that id must carry it (a participant goes
   on in the browser they started in). New participants are capped per minute (429 beyond).
 - Submissions are JSON (`Content-Type: application/json`, so another site's form cannot post
-  them) of at most `MAX_BODY` bytes and `MAX_DEPTH` levels; anything malformed gets a 4xx and the
-  server keeps serving.
-- The admin token (at least 16 characters) travels in an `Authorization: Bearer` header or the
-  cookie set by logging in on /admin, never in a URL; it is compared in constant time.
+  them) of at most `MAX_BODY` bytes and `MAX_DEPTH` levels, with no control characters or lone
+  surrogates; anything malformed gets a 4xx and the server keeps serving. A client that hangs up
+  mid-body is dropped without a log line; a database that fails gets a 503 and one log line.
+- The admin token (at least 16 characters) travels in an `Authorization: Bearer` header or, after
+  logging in on /admin, as a session cookie that holds not the token but an expiry and its HMAC
+  under a key derived from the token and a secret of this process (a restart logs admins out);
+  it is never in a URL and is compared in constant time.
+- Cookies are HttpOnly and SameSite=Strict, and Secure when the request came over HTTPS (the
+  ASGI scheme: uvicorn with TLS, or `X-Forwarded-Proto: https` from a proxy uvicorn trusts).
 - Every response carries a content-security policy (scripts and styles from this server only, no
   framing, no requests elsewhere) and `X-Frame-Options: DENY`.
 """
@@ -22,7 +27,9 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import hmac
 import html
+import logging
 import re
 import secrets
 import threading
@@ -34,15 +41,17 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
-from ..errors import InputFileError, MethodError
+from ..errors import MethodError
 from ..intrusion.scoring import score
 from ..jsonout import json_safe
 from ..records import parse_json
 from .store import ConflictError, Store
+from .taskset import MAX_BODY, bad_character, strings
 
-MAX_BODY = 4096
 MAX_DEPTH = 4  # an answer is a flat object holding one list
 MIN_ADMIN_TOKEN = 16
 PARTICIPANT_PARAMS = ("participant", "PROLIFIC_PID", "workerId", "participant_id")
@@ -53,6 +62,9 @@ PROMPTS = {
     "topic": "Which group of words does not fit this document?",
 }
 ADMIN_COOKIE = "tealeaves_admin"
+ADMIN_SESSION_SECONDS = 86400
+ADMIN_SESSION_RE = re.compile(r"([0-9]{1,12})\.([0-9a-f]{64})")
+LOG = logging.getLogger("uvicorn.error")
 SECURITY_HEADERS = [
     (b"content-security-policy",
      b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
@@ -78,6 +90,9 @@ class AppConfig:
         if not isinstance(self.admin_token, str) or len(self.admin_token) < MIN_ADMIN_TOKEN:
             raise MethodError(f"the admin token must have at least {MIN_ADMIN_TOKEN} characters "
                               "(leave it out for a random one)")
+        bad = bad_character(self.admin_token)
+        if bad:
+            raise MethodError(f"the admin token holds {bad}; use printable characters")
         if self.per_annotator is not None and self.per_annotator < 1:
             raise MethodError("per_annotator must be at least 1")
         if self.new_participants_per_minute < 1:
@@ -125,6 +140,22 @@ def _digest(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
+def _https(request: Request) -> bool:
+    """Did the request come over HTTPS? The ASGI scheme, which uvicorn sets from its TLS or from
+    `X-Forwarded-Proto` sent by a proxy it trusts (`FORWARDED_ALLOW_IPS`, default 127.0.0.1)."""
+    return request.scope.get("scheme") == "https"
+
+
+def _set_cookie(resp: Response, request: Request, name: str, value: str, max_age: int) -> None:
+    resp.set_cookie(name, value, max_age=max_age, path="/", httponly=True, samesite="strict",
+                    secure=_https(request))
+
+
+def admin_session(key: bytes, expires: int) -> str:
+    """The admin cookie's value: the expiry (Unix seconds) and its HMAC-SHA256 under `key`."""
+    return f"{expires}.{hmac.new(key, str(expires).encode(), hashlib.sha256).hexdigest()}"
+
+
 def session_cookie(annotator: str) -> str:
     """The name of `annotator`'s session cookie (one per participant id, so one browser can hold
     several)."""
@@ -137,20 +168,35 @@ async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
     if media != "application/json":
         return _error(415, "submissions must be JSON (Content-Type: application/json)")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    if declared is not None and (not re.fullmatch(r"[0-9]{1,9}", declared) or int(declared) > MAX_BODY):
         return _error(413, f"submissions are at most {MAX_BODY} bytes")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            return _error(413, f"submissions are at most {MAX_BODY} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return _error(413, f"submissions are at most {MAX_BODY} bytes")
+    except ClientDisconnect:  # hung up mid-body: nobody to answer, nothing worth a log line
+        return _error(400, "the client went away before the submission ended")
     try:
         data = parse_json(body.decode("utf-8"), "the submission", max_depth=MAX_DEPTH)
-    except (InputFileError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # InputFileError, UnicodeDecodeError, int() digit limit
         return _error(400, "the submission is not JSON (or is nested too deeply)")
     if not isinstance(data, dict):
         return _error(400, "the submission must be a JSON object")
+    for where, text in strings(data):
+        bad = bad_character(text)
+        if bad:
+            return _error(400, f"the submission's {where[:60]!r} holds {bad}")
     return data
+
+
+async def _database_failed(request: Request, exc: Exception) -> JSONResponse:
+    """A database error (server gone, disk full): one log line and a 503, never a traceback per
+    request."""
+    LOG.warning("database error on %s %s: %s", request.method, request.scope.get("path", ""),
+                str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__)
+    return _error(503, "the database is not answering; try again shortly")
 
 
 def create_app(
@@ -166,9 +212,12 @@ def create_app(
     names = list(public)
     app = FastAPI(title="tealeaves annotate", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityHeaders)
+    app.add_exception_handler(SQLAlchemyError, _database_failed)
     page = _static("annotate.html").replace("{{title}}", html.escape(config.title))
     admin_page = _static("admin.html")
     admin_digest = _digest(config.admin_token)
+    # the admin cookie's key: a new process secret, so the cookie never holds or reveals the token
+    admin_key = hmac.new(secrets.token_bytes(32), config.admin_token.encode(), hashlib.sha256).digest()
     recent_new: collections.deque[float] = collections.deque()
     new_lock = threading.Lock()
 
@@ -264,7 +313,7 @@ def create_app(
             return _error(429, "too many new participants this minute; try again shortly")
         resp = JSONResponse(data)
         if fresh:
-            resp.set_cookie(cookie, fresh, httponly=True, samesite="strict", path="/", max_age=30 * 86400)
+            _set_cookie(resp, request, cookie, fresh, 30 * 86400)
         return resp
 
     @app.post("/api/answer")
@@ -281,7 +330,8 @@ def create_app(
             return refused(annotator)
         item, choice, options, ms = (data.get(k) for k in ("item", "choice", "options", "response_ms"))
         if not isinstance(item, str) or item not in public:
-            return _error(422, f"unknown item {str(item)[:60]!r}")
+            return _error(422, f"unknown item {item[:60]!r}" if isinstance(item, str) else
+                          f"item must be a string, not {type(item).__name__}")
         if item not in assigned(annotator):
             return _error(422, f"item {item!r} is not assigned to this participant")
         shown = public[item]["options"]
@@ -298,11 +348,15 @@ def create_app(
         return JSONResponse({"stored": True, "duplicate": duplicate})
 
     def authorised(request: Request) -> bool:
-        """The admin token from the Authorization header or the login cookie (never the URL),
-        compared as SHA-256 digests in constant time."""
+        """The admin token in an `Authorization: Bearer` header, or an unexpired admin cookie."""
         header = request.headers.get("authorization", "")
-        given = header[7:] if header.startswith("Bearer ") else request.cookies.get(ADMIN_COOKIE, "")
-        return secrets.compare_digest(_digest(given), admin_digest)
+        if header.startswith("Bearer "):
+            return secrets.compare_digest(_digest(header[7:]), admin_digest)
+        cookie = request.cookies.get(ADMIN_COOKIE, "")
+        m = ADMIN_SESSION_RE.fullmatch(cookie)
+        expires = int(m[1]) if m else 0  # a malformed cookie is compared too, and fails
+        right = secrets.compare_digest(_digest(cookie), _digest(admin_session(admin_key, expires)))
+        return right and expires >= time.time()
 
     def summary() -> dict[str, Any]:
         out: dict[str, Any] = {"tasks": len(names), **store.progress()}
@@ -337,7 +391,8 @@ def create_app(
         if not isinstance(token, str) or not secrets.compare_digest(_digest(token), admin_digest):
             return _error(403, "wrong admin token")
         resp = JSONResponse({"ok": True})
-        resp.set_cookie(ADMIN_COOKIE, token, httponly=True, samesite="strict", path="/", max_age=86400)
+        expires = int(time.time()) + ADMIN_SESSION_SECONDS
+        _set_cookie(resp, request, ADMIN_COOKIE, admin_session(admin_key, expires), ADMIN_SESSION_SECONDS)
         return resp
 
     @app.get("/api/admin/summary")

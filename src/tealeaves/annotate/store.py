@@ -40,6 +40,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, Operati
 
 from ..errors import InputFileError, MethodError
 from ..records import parse_json
+from .taskset import check_task_set
 
 metadata = MetaData()
 tasks_table = Table(
@@ -159,8 +160,9 @@ class Store:
     engine: Engine
 
     def install(self, tasks: list[dict[str, Any]]) -> None:
-        """Create the tables and load the task set; a database already holding another task set
-        is refused (its responses would not match)."""
+        """Check the task set (`check_task_set`), create the tables and load it; a database
+        already holding another task set is refused (its responses would not match)."""
+        check_task_set(tasks)
         _check_schema(self.engine)
         metadata.create_all(self.engine)
         digest = task_set_hash(tasks)
