@@ -1,42 +1,240 @@
-"""Files that appear whole or not at all: write to a temporary file beside the target, then
-rename it over the target (`os.replace` is atomic on one file system), so Ctrl-C or a crash
-never leaves a half-written result where a good one was."""
+"""Output files: whole or not at all, never a replaced non-file, nothing left by a failed command.
+
+- A regular file is written to a temporary file beside it, then renamed over it (`os.replace`
+  is atomic on one file system): Ctrl-C or a crash never leaves a half-written result where a
+  good one was.
+- A symbolic link is followed: the file it points to is replaced (or created), never the link.
+- A character device (`/dev/null`, a terminal) or a FIFO (named pipe) is written through: the
+  complete output goes into a temporary file first, then is copied into the device or pipe,
+  which stays what it was. A FIFO is opened without blocking; one that no process is reading
+  is a one-line error, never a wait. The CLI opens it before any work (`claim`).
+- Anything else (a block device, a socket, a folder) is refused with a one-line error.
+- Inside `transaction()` (the CLI runs every command in one), outputs are held as temporary files
+  and put in place together when the command succeeds; when it fails, every one is removed, and
+  so are the folders `makedirs` created: a failed command leaves nothing behind.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from .errors import MethodError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
-@contextlib.contextmanager
-def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[str]:
-    """A temporary path in the target's directory (ending in `suffix`, for writers that add an
-    extension otherwise); renamed to `target` when the block succeeds, removed when it fails."""
+@dataclass
+class _Pending:
+    tmp: str
+    path: str
+    through: bool
+
+
+@dataclass
+class _Transaction:
+    pending: list[_Pending] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+
+
+_TX: _Transaction | None = None
+_CLAIMED: dict[tuple[int, int], int] = {}  # (device, inode) of a FIFO -> its open write end
+
+
+def resolve(target: str | os.PathLike) -> tuple[str, bool]:
+    """(the path to write, whether to write through it rather than replace it). A link resolves
+    to the regular file it points to (existing or not); a device or FIFO is written through."""
     target = os.fspath(target)
-    folder = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=suffix or ".tmp", dir=folder)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:  # a new file, or a link to one
+        return (os.path.realpath(target) if os.path.islink(target) else target), False
+    except OSError as exc:
+        if os.path.islink(target):  # a loop of links: replacing the link is not an answer
+            raise MethodError(f"{target!r} is a link that cannot be followed ({exc.strerror})") from None
+        return target, False  # EACCES...: the write will say what is wrong
+    if stat.S_ISREG(st.st_mode):
+        return (os.path.realpath(target) if os.path.islink(target) else target), False
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return target, True
+    raise MethodError(f"{target!r} is {_kind(st.st_mode)}; an output must be a regular file, a character "
+                      "device or a FIFO")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def with_extension(path: str | os.PathLike, ext: str) -> str:
+    """`path` as a writer that adds `ext` to a name without it (numpy's .npz) will write it: the
+    name itself when it ends in `ext` or is a device or FIFO written through."""
+    path = os.fspath(path)
+    if path.endswith(ext) or (os.path.exists(path) and resolve(path)[1]):
+        return path
+    return path + ext
+
+
+def claim(target: str | os.PathLike) -> None:
+    """Open a FIFO output now, without blocking (no reader: a one-line error before any work), and
+    keep it open for the write at the end. Other targets need nothing."""
+    path, through = resolve(target)
+    if through and stat.S_ISFIFO(os.stat(path).st_mode):
+        key = _key(path)
+        if key not in _CLAIMED:
+            _CLAIMED[key] = _open_through(path)
+
+
+def _key(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _open_through(path: str) -> int:
+    """The write end of a device or FIFO, without blocking on a FIFO nobody reads."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise MethodError(f"{path!r} is a FIFO that no process is reading; start the reader first "
+                              "(tealeaves does not wait)") from None
+        raise
+    return fd
+
+
+def _write_through(tmp: str, path: str) -> None:
+    fd = _CLAIMED.pop(_key(path), None)
+    if fd is None:
+        fd = _open_through(path)
+    os.set_blocking(fd, True)
+    with open(fd, "wb") as out, open(tmp, "rb") as src:
+        shutil.copyfileobj(src, out)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _commit(pending: list[_Pending]) -> None:
+    """Put every output in place: renames first, then the copies into devices and FIFOs."""
+    try:
+        for p in pending:
+            if not p.through:
+                os.replace(p.tmp, p.path)
+        for p in pending:
+            if p.through:
+                _write_through(p.tmp, p.path)
+    finally:
+        for p in pending:
+            _remove(p.tmp)
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = None) -> Iterator[str]:
+    """A temporary path to write (ending in `suffix`, for writers that add an extension
+    otherwise); put in place at `target` (see the module docstring) when the block succeeds (or,
+    inside a transaction, when it does), removed when it fails. `mode`: the file's permissions
+    (default: 0666 less the umask)."""
+    path, through = resolve(target)
+    folder = tempfile.gettempdir() if through else os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix or ".tmp", dir=folder)
     os.close(fd)
     try:
         yield tmp
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; a result file gets the usual mode
-        os.replace(tmp, target)
+        os.chmod(tmp, 0o666 & ~_UMASK if mode is None else mode)  # mkstemp makes 0600
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
+    if _TX is not None:
+        _TX.pending.append(_Pending(tmp, path, through))
+    else:
+        _commit([_Pending(tmp, path, through)])
 
 
 @contextlib.contextmanager
 def atomic_paths(targets: list[str | os.PathLike]) -> Iterator[list[str]]:
     """Temporary paths for several files that belong together (tasks and their key): all are
-    renamed into place only after every one was written, so a failure leaves none half-done."""
-    with contextlib.ExitStack() as stack:
+    put in place only after every one was written, so a failure leaves none half-done."""
+    with transaction(), contextlib.ExitStack() as stack:
         yield [stack.enter_context(atomic_path(t)) for t in targets]
+
+
+@contextlib.contextmanager
+def transaction() -> Iterator[None]:
+    """Every output written inside is put in place when the block succeeds, all together; when it
+    fails, none is, and the folders created by `makedirs` are removed again. Nested, the outer
+    transaction decides."""
+    global _TX
+    outer, tx = _TX, _Transaction()
+    _TX = tx
+    try:
+        yield
+    except BaseException:
+        _TX = outer
+        for p in tx.pending:
+            _remove(p.tmp)
+        for folder in reversed(tx.folders):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # only if empty
+        if outer is None:
+            _release()
+        raise
+    _TX = outer
+    if outer is not None:
+        outer.pending += tx.pending
+        outer.folders += tx.folders
+        return
+    try:
+        _commit(tx.pending)
+    finally:
+        _release()
+
+
+@contextlib.contextmanager
+def immediate() -> Iterator[None]:
+    """Outputs written inside are put in place at once even within a transaction (the folder of
+    `tealeaves select --out`, which a later run resumes from)."""
+    global _TX
+    saved, _TX = _TX, None
+    try:
+        yield
+    finally:
+        _TX = saved
+
+
+def makedirs(folder: str | os.PathLike) -> None:
+    """`os.makedirs(folder, exist_ok=True)`; inside a transaction that fails, the folders it
+    created are removed again (when empty)."""
+    folder = os.path.abspath(os.fspath(folder))
+    missing = []
+    f = folder
+    while not os.path.isdir(f) and os.path.dirname(f) != f:
+        missing.append(f)
+        f = os.path.dirname(f)
+    os.makedirs(folder, exist_ok=True)
+    if _TX is not None:
+        _TX.folders += reversed(missing)
+
+
+def _release() -> None:
+    """Close the FIFOs claimed and not written (a failed command: the reader sees end of file)."""
+    for fd in _CLAIMED.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _CLAIMED.clear()
 
 
 def write_text(target: str | os.PathLike, text: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import math
 import os
 import sys
@@ -15,7 +14,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from . import __version__, cli_evaluate, cli_intrusion, jsonout, synthetic
+from . import __version__, atomic, cli_evaluate, cli_intrusion, csvout, jsonout, synthetic
 from .atomic import atomic_path, write_text
 from .checks import above, at_least, fraction
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
@@ -77,12 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     jsonout.STDOUT = sys.stdout
     try:
-        check_outputs(args)
         # with --json - the JSON is the only thing on stdout; the table goes to stderr
         quiet_stdout = contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" \
             else contextlib.nullcontext()
         address = getattr(args, "dask", None) or (os.environ.get(DASK_ENV) if hasattr(args, "dask") else None)
-        with quiet_stdout:
+        # every output is put in place when the command succeeds; a failure leaves none behind
+        with atomic.transaction(), quiet_stdout:
+            check_outputs(args)
             if address:
                 with use_dask(address):
                     return args.func(args)
@@ -440,7 +440,7 @@ def _write_outputs(args: argparse.Namespace, results: list[HeldoutResult], meta:
         write_json(args.json, {**meta, "results": [r.to_dict() for r in results]})
     if getattr(args, "csv", None):
         with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
+            w = csvout.writer(fh)
             runs = max(r.runs for r in results)
             w.writerow(["method", "label", "document", "tokens", "log_prob",
                         *[f"run_{i}" for i in range(runs)]])
@@ -772,7 +772,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model)
     save_model(model, args.model_out)
     vocab = "with its vocabulary" if model.vocab else "without a vocabulary"
-    print(f"{args.model} -> {args.model_out}: {model.num_topics} topics, {model.num_words} words, {vocab}, "
+    out = atomic.with_extension(args.model_out, ".npz")
+    print(f"{args.model} -> {out}: {model.num_topics} topics, {model.num_words} words, {vocab}, "
           f"alpha sum {model.alpha_sum:.4g}" + ("" if model.beta is None else f", beta {model.beta:.4g}"))
     return 0
 
@@ -804,7 +805,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     docs = synthetic.generate(model, args.docs, args.length, seed=args.seed + 1)
     save_model(model, args.model_out)
     write_text_corpus(docs, args.docs_out)
-    print(f"wrote {args.model_out} ({model.num_topics} topics, {model.num_words} words) and "
+    out = atomic.with_extension(args.model_out, ".npz")
+    print(f"wrote {out} ({model.num_topics} topics, {model.num_words} words) and "
           f"{args.docs_out} ({len(docs)} documents of {args.length} tokens)")
     return 0
 

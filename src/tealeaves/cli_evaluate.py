@@ -4,11 +4,11 @@ the model-choice commands, kept apart from cli.py."""
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 from typing import Any
 
-from .atomic import atomic_path
+from . import csvout
+from .atomic import atomic_path, immediate
 from .checks import at_least, fraction
 from .cli_models import add_model_options, load_model_arg
 from .errors import MethodError
@@ -118,9 +118,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             skip = ("coherence", "auto_model_precision_ci")
             frame_rows = [{**{k: v for k, v in r.items() if k not in skip},
                            **{f"coherence_{m}": v for m, v in r["coherence"].items()}} for r in res.rows]
-            w = csv.DictWriter(fh, fieldnames=list(frame_rows[0]))
-            w.writeheader()
-            w.writerows(frame_rows)
+            csvout.write_dicts(fh, frame_rows)
     return 0
 
 
@@ -130,11 +128,12 @@ def _cmd_select(args: argparse.Namespace) -> int:
     except ValueError:
         raise MethodError(f"--topics {args.topics!r}: expected comma-separated integers") from None
     params = {} if args.particles is None else {"particles": args.particles}
-    res = select(args.corpus, topics=topics, restarts=args.restarts, holdout=args.holdout,
-                 out=args.out, trainer=args.trainer, iterations=args.iterations,
-                 coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
-                 progress=False if args.quiet else None, tokenizer=args.tokenize,
-                 encoding=args.encoding, **params)
+    with immediate():  # --out keeps each model as it is trained: a later run resumes from it
+        res = select(args.corpus, topics=topics, restarts=args.restarts, holdout=args.holdout,
+                     out=args.out, trainer=args.trainer, iterations=args.iterations,
+                     coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
+                     progress=False if args.quiet else None, tokenizer=args.tokenize,
+                     encoding=args.encoding, **params)
     p = res.params
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "

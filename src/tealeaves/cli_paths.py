@@ -1,15 +1,21 @@
-"""Output paths are checked before any work starts: each can be written (its folder exists and
-is writable, it is not a folder), none names an input file or another output, and only `--json`
-may be `-` (standard output). A long run is never lost at the end to a typo, and an output never
-overwrites the documents or the model it was computed from. (Writes themselves are atomic:
+"""Output paths are checked before any work starts, as the writers will name them (after any
+extension they add: a model written to `x` goes to `x.npz`, an intrusion key `k` brings its
+secret `k.secret`): each can be written (its folder exists and is writable, it is not a folder,
+a device or FIFO is writable, a FIFO has a reader), none names an input file or another output,
+none lies where a folder output (`--figures`, `select --out`) writes its own files, and only
+`--json` may be `-` (standard output). A long run is never lost at the end to a typo, and an
+output never overwrites the documents or the model it was computed from. (Writes themselves
+are atomic, follow links, write through devices and FIFOs and happen together at the end:
 `tealeaves.atomic`.)"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Iterator
 
+from . import atomic
 from .errors import MethodError
 
 FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output")
@@ -20,17 +26,37 @@ INPUTS = ("model", "docs", "reference", "paths", "model_a", "model_b", "data", "
 
 
 def _outputs(args: argparse.Namespace) -> Iterator[tuple[str, str, bool]]:
-    """(option, path, is a folder) for every output the command will write."""
+    """(option, path as written, is a folder) for every output the command will write."""
     for name in FILE_OUTPUTS:
         value = getattr(args, name, None)
         if isinstance(value, str) and value:
-            yield name, value, False
+            yield name, atomic.with_extension(value, ".npz") if name == "model_out" else value, False
     for name in DIR_OUTPUTS:
         value = getattr(args, name, None)
         if isinstance(value, str) and value:
             yield name, value, True
     if getattr(args, "intrusion_command", None) in ("words", "topics") and getattr(args, "key", None):
+        from .intrusion.tasks import secret_path
+
         yield "key", args.key, False
+        yield "key_secret", secret_path(args.key), False
+
+
+# the files a folder output writes inside its folder: report figures NN-name.svg/.png; select's
+# models/, evals/, split.json and selection.json
+_FIGURE = re.compile(r"\d{2,}-[^/]*\.(svg|png)")
+_SELECT_FILES = ("split.json", "selection.json")
+_SELECT_FOLDERS = ("models", "evals")
+
+
+def _owned_by(option: str, folder: str, path: str) -> bool:
+    """Whether the folder output `option` at `folder` may write a file at `path`."""
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
+    if rel == os.curdir or rel.startswith(os.pardir):
+        return False
+    if option == "figures":
+        return bool(_FIGURE.fullmatch(rel))
+    return rel in _SELECT_FILES or rel.split(os.sep)[0] in _SELECT_FOLDERS
 
 
 def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[str]:
@@ -44,7 +70,8 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[str]:
 
 
 def _flag(name: str) -> str:
-    return {"output": "-o/--output", "model_out": "MODEL_OUT", "docs_out": "DOCS_OUT"}.get(
+    return {"output": "-o/--output", "model_out": "MODEL_OUT", "docs_out": "DOCS_OUT",
+            "key_secret": "the secret of --key"}.get(
         name, "--" + name.replace("_", "-"))
 
 
@@ -61,6 +88,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     names = {n for n, _, _ in outs}
     inputs = list(_inputs(args, names if getattr(args, "intrusion_command", None) in ("words", "topics")
                           else names - {"key"}))
+    folders = [(n, p) for n, p, folder in outs if folder and p != "-"]
     seen: list[tuple[str, str]] = []
     for name, path, folder in outs:
         if path == "-":
@@ -75,14 +103,56 @@ def check_outputs(args: argparse.Namespace) -> None:
                 raise MethodError(f"{_flag(name)} {path!r} is an input of this command; it would be "
                                   "overwritten")
         seen.append((name, path))
-        parent = os.path.dirname(os.path.abspath(path)) or "."
         if folder:
             if os.path.exists(path) and not os.path.isdir(path):
                 raise MethodError(f"{_flag(name)} {path!r} is a file, not a folder")
             continue
-        if os.path.isdir(path):
-            raise MethodError(f"{_flag(name)} {path!r} is a folder, not a file")
-        if not os.path.isdir(parent):
-            raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} is not writable")
+        for folder_name, folder_path in folders:
+            if _owned_by(folder_name, folder_path, path):
+                raise MethodError(f"{_flag(name)} {path!r} is where {_flag(folder_name)} {folder_path!r} "
+                                  "writes its own files")
+        _check_file(name, path)
+        if name == "plot":
+            _check_plot_format(path)
+    for folder_name, folder_path in folders:
+        for inp in inputs:
+            if _owned_by(folder_name, folder_path, inp):
+                raise MethodError(f"{_flag(folder_name)} {folder_path!r} would write over the input {inp!r}")
+
+
+def _check_plot_format(path: str) -> None:
+    """The extension of `--plot` names a format matplotlib writes (when it is installed; without
+    it the command says so before any work)."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        return
+    formats = FigureCanvasBase.get_supported_filetypes()
+    ext = os.path.splitext(path)[1][1:].lower()
+    if ext not in formats:
+        raise MethodError(f"--plot {path!r}: the extension must name an image format "
+                          f"({', '.join(sorted(formats))})")
+
+
+def _check_file(name: str, path: str) -> None:
+    """One file output: a folder, block device or socket is refused; a device or FIFO must be
+    writable (a FIFO is opened now: it needs a reader); a file's folder must exist and be writable."""
+    if os.path.isdir(path):
+        raise MethodError(f"{_flag(name)} {path!r} is a folder, not a file")
+    try:
+        target, through = atomic.resolve(path)
+    except MethodError as exc:
+        raise MethodError(f"{_flag(name)} {exc}") from None
+    if through:
+        if not os.access(path, os.W_OK):
+            raise MethodError(f"{_flag(name)} {path!r} is not writable")
+        try:
+            atomic.claim(path)
+        except MethodError as exc:
+            raise MethodError(f"{_flag(name)} {exc}") from None
+        return
+    parent = os.path.dirname(os.path.abspath(target)) or "."
+    if not os.path.isdir(parent):
+        raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} is not writable")

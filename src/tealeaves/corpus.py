@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .atomic import atomic_path
+from .atomic import atomic_path, with_extension
 from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError
 from .text import TOKENIZERS, whitespace
 
@@ -332,9 +332,7 @@ def save_corpus(corpus: Corpus, path: str | os.PathLike) -> None:
     arrays: dict[str, Any] = {"words": corpus.words, "offsets": corpus.offsets}
     if corpus.vocab is not None:
         arrays["vocab"] = np.array(corpus.vocab, dtype=str)
-    path = os.fspath(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
+    path = with_extension(path, ".npz")
     with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **arrays)
 

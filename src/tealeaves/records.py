@@ -10,6 +10,7 @@ import json
 import os
 from typing import Any
 
+from .csvout import uncell
 from .errors import InputFileError
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects
@@ -100,4 +101,4 @@ def read_csv(
     for i, r in enumerate(rows, 2):
         if None in r or None in r.values():
             raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
-    return header, rows
+    return header, [{k: uncell(v) for k, v in r.items()} for r in rows]  # undo the formula quoting

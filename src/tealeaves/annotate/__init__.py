@@ -5,7 +5,7 @@ imported on first use, so `tealeaves.annotate.simulate` (load testing) works wit
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import importlib
 import json
 import os
@@ -13,6 +13,7 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import csvout
 from ..atomic import atomic_path
 from ..errors import MethodError
 from ..io.common import require
@@ -50,7 +51,8 @@ def serve(
     announce: Callable[[], None] | None = None,
 ) -> None:
     """Load `tasks` into the database at `db` and serve them until interrupted. The port is bound
-    before `announce` is called, so a busy port is an error, never a false "serving on"."""
+    first, before the database is touched, so a busy port is an error, never a false "serving on",
+    and a startup that fails leaves no new database (nor its -wal and -shm files) behind."""
     require("uvicorn", "annotate")
     import uvicorn
 
@@ -63,16 +65,38 @@ def serve(
     check_task_set(tasks)
     if key is not None:
         check_key(key, tasks)
-    store = __getattr__("open_store")(db)
-    with readable(db):
-        store.install(tasks)
-        app = __getattr__("create_app")(store, key, config)
     sock = _bind(host, port)
+    new_files = [f for f in _sqlite_files(db) if not os.path.lexists(f)]
+    store = None
+    try:
+        store = __getattr__("open_store")(db)
+        with readable(db):
+            store.install(tasks)
+            app = __getattr__("create_app")(store, key, config)
+    except BaseException:
+        sock.close()
+        if store is not None:
+            store.engine.dispose()
+        for f in new_files:
+            with contextlib.suppress(OSError):
+                os.unlink(f)
+        raise
     if announce:
         announce()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
                                            limit_concurrency=2000, timeout_keep_alive=30))
     server.run(sockets=[sock])
+
+
+def _sqlite_files(db: str) -> list[str]:
+    """The files SQLite keeps for `db` (a path or a sqlite:/// URL; none for other databases)."""
+    if "://" not in db:
+        path = db
+    elif db.startswith("sqlite:///") and len(db) > len("sqlite:///"):
+        path = db[len("sqlite:///"):].split("?")[0]
+    else:
+        return []
+    return [path + end for end in ("", "-wal", "-shm", "-journal")]
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -107,7 +131,7 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
         if out.endswith(".csv"):
-            w = csv.writer(fh)
+            w = csvout.writer(fh)
             w.writerow(EXPORT_FIELDS)
             for r in rows:
                 w.writerow([json.dumps(r[f]) if f == "options" else r[f] for f in EXPORT_FIELDS])

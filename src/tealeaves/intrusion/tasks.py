@@ -19,7 +19,7 @@ document and answer (the intruder's position) live only in the key.
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import hashlib
 import hmac
 import json
@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import atomic_paths
+from .. import csvout
+from ..atomic import atomic_path, atomic_paths
 from ..corpus import Corpus
 from ..errors import InputFileError, MethodError
 from ..heldout import as_corpus
@@ -320,14 +321,15 @@ def write_tasks(
     task set's secret beside the key (`secret_path`, owner-only)."""
     if _same_file(path, key_path):
         raise MethodError(f"the tasks and the key name the same file {os.fspath(path)!r}")
-    with atomic_paths([path, key_path]) as (tmp_tasks, tmp_key):
+    if secret is not None:
+        secret = _secret(secret)
+    with atomic_paths([path, key_path]) as (tmp_tasks, tmp_key), contextlib.ExitStack() as stack:
         _write_rows([t.public() for t in tasks], os.fspath(path), tmp_tasks)
         _write_rows([t.key() for t in tasks], os.fspath(key_path), tmp_key)
-    if secret is not None:
-        p = secret_path(key_path)
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(_secret(secret) + "\n")
+        if secret is not None:  # owner-only, put in place with the other two
+            tmp = stack.enter_context(atomic_path(secret_path(key_path), mode=0o600))
+            with open(tmp, "w", encoding="ascii") as fh:
+                fh.write(secret + "\n")
 
 
 def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -341,7 +343,7 @@ def _write_rows(rows: list[dict[str, Any]], name: str, out: str) -> None:
             fh.writelines(json.dumps(r) + "\n" for r in rows)
         return
     with open(out, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = csvout.writer(fh)
         extra = [k for k in rows[0] if k != "options"] if rows else []
         w.writerow([*extra, "position", "option"])
         for r in rows:

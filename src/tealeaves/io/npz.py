@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from ..atomic import atomic_path
+from ..atomic import atomic_path, with_extension
 from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
 from ..model import TopicModel
 from ..records import parse_json
@@ -27,8 +27,7 @@ def save_npz(model: TopicModel, path: str) -> None:
     }
     if model.vocab is not None:
         arrays["vocab"] = np.array(model.vocab, dtype=str)
-    if not path.endswith(".npz"):  # numpy's rule for the name
-        path += ".npz"
+    path = with_extension(path, ".npz")  # numpy's rule for the name
     try:
         with atomic_path(path, suffix=".npz") as tmp:
             np.savez_compressed(tmp, **arrays)

@@ -7,7 +7,7 @@ import math
 import os
 import re
 
-from ..atomic import atomic_path, write_text
+from ..atomic import atomic_path, makedirs, write_text
 from .svg import Chart, render
 
 
@@ -81,7 +81,7 @@ def write_png(c: Chart, path: str) -> None:
 
 def write_all(charts: list[Chart], folder: str) -> list[str]:
     """Every chart as NN-name.svg and, when matplotlib is installed, NN-name.png; the paths."""
-    os.makedirs(folder, exist_ok=True)
+    makedirs(folder)  # removed again if the command fails
     try:
         import matplotlib  # noqa: F401
 
