@@ -5,12 +5,17 @@ Model `sotu-20-asym`; documents: 100 random held-out State of the Union paragrap
 300+ tokens) and, separately, every held-out paragraph of 150 tokens or more. Reference: AIS with
 200,000 temperatures (2 runs per paragraph, averaged in probability space; unbiased for P(w), and
 at this length its run-to-run sd is a few hundredths of a nat). Also 30 paragraphs cut to their
-first 7 tokens, where the exact value is computable. Each candidate runs once per paragraph
-(the default call, runs=1) under 5 seeds; reported: the error of the total per token (mean over
-seeds, and its range), the largest error on one paragraph, and the cost in site updates relative
-to today's default (left-to-right algorithm 3, R = 20).
+first 7 tokens, where the exact value is computable. The reference's own noise: three more
+independent references (other seeds) on the same paragraphs, and how far apart their totals per
+token are; and left-to-right with 1,000 and 3,000 particles against the reference (`--only
+reference-spread`, `--only convergence`: compute just that part and add it to the saved JSON).
+Each candidate runs once per paragraph (the default call, runs=1) under 5 seeds; reported: the
+error of the total per token (mean over seeds, and its range), the largest error on one
+paragraph, and the cost in site updates relative to today's default (left-to-right algorithm 3,
+R = 20).
 
     python experiments/default_accuracy.py [--workers 2] [--reference-temperatures 200000]
+    python experiments/default_accuracy.py --only reference-spread --only convergence
 
 Writes experiments/results/default_accuracy.json and docs/default_accuracy.md.
 """
@@ -28,6 +33,7 @@ import tealeaves as tl
 from tealeaves import datasets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results", "default_accuracy.json")
 SEEDS = range(5)
 CANDIDATES = [
     ("left-to-right", {"particles": 20, "variant": "algorithm-3"}),  # the previous default
@@ -43,11 +49,51 @@ CANDIDATES = [
 ]
 
 
-def reference(model, docs, temperatures, workers):
+SPREAD_SEEDS = (1, 2, 3)
+
+
+def reference(model, docs, temperatures, workers, seed=12345):
     t0 = time.perf_counter()
-    res = tl.heldout(model, docs, method="ais", temperatures=temperatures, runs=2, seed=12345,
+    res = tl.heldout(model, docs, method="ais", temperatures=temperatures, runs=2, seed=seed,
                      workers=workers, progress=None)
     return res, time.perf_counter() - t0
+
+
+def reference_spread(model, docs, temperatures, workers) -> dict:
+    """Three independent references (seeds SPREAD_SEEDS, each like the reference: 2 runs) on the
+    same paragraphs: their totals per token and the largest difference between two of them."""
+    per_token = [reference(model, docs, temperatures, workers, seed=s)[0].total / docs.num_tokens
+                 for s in SPREAD_SEEDS]
+    spread = max(per_token) - min(per_token)
+    print(f"  {len(SPREAD_SEEDS)} independent references per token {per_token}: spread {spread:.5f}",
+          flush=True)
+    return {"seeds": list(SPREAD_SEEDS), "per_token": per_token, "largest_difference_per_token": spread}
+
+
+CONVERGENCE = ((1000, range(3)), (3000, range(3)))
+
+
+def convergence(model, docs, reference_total: float) -> list[dict]:
+    """Left-to-right with many particles: the error of the total per token against the reference."""
+    rows = []
+    for particles, seeds in CONVERGENCE:
+        errs = [(tl.heldout(model, docs, particles=particles, seed=s).total - reference_total)
+                / docs.num_tokens for s in seeds]
+        rows.append({"particles": particles, "seeds": len(errs), "error_per_token_mean": float(np.mean(errs)),
+                     "error_per_token_min": float(min(errs)), "error_per_token_max": float(max(errs))})
+        print(f"  left-to-right({particles}) error/token {np.mean(errs):+.5f}", flush=True)
+    return rows
+
+
+def paragraph_sets() -> tuple[tl.TopicModel, dict, np.random.Generator]:
+    model = datasets.sotu_model("sotu-20-asym")
+    held = datasets.sotu().heldout
+    rng = np.random.default_rng(0)
+    sets = {
+        "random": held.subset(np.sort(rng.choice(len(held), 100, replace=False))),
+        "long": held.subset(np.flatnonzero(held.lengths >= 150)),
+    }
+    return model, sets, rng
 
 
 def previous_default_seconds(model, docs) -> float:
@@ -110,14 +156,23 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--reference-temperatures", type=int, default=200_000)
+    ap.add_argument("--only", action="append", choices=["reference-spread", "convergence"],
+                    help="compute only this part and add it to the saved JSON")
     args = ap.parse_args()
-    model = datasets.sotu_model("sotu-20-asym")
+    model, sets, rng = paragraph_sets()
     held = datasets.sotu().heldout
-    rng = np.random.default_rng(0)
-    sets = {
-        "random": held.subset(np.sort(rng.choice(len(held), 100, replace=False))),
-        "long": held.subset(np.flatnonzero(held.lengths >= 150)),
-    }
+    if args.only:
+        with open(RESULTS) as fh:
+            out = json.load(fh)
+        for name, docs in sets.items():
+            s = out["sets"][name]
+            if "reference-spread" in args.only:
+                s["reference_spread"] = reference_spread(model, docs, out["reference_temperatures"],
+                                                         args.workers)
+            if "convergence" in args.only and name == "random":
+                s["convergence"] = convergence(model, docs, s["reference_total"])
+        save(out)
+        return
     out: dict = {"model": model.name, "reference_temperatures": args.reference_temperatures, "sets": {}}
     for name, docs in sets.items():
         print(f"{name}: {len(docs)} paragraphs, {docs.num_tokens} tokens "
@@ -131,7 +186,11 @@ def main() -> None:
                              "reference_paragraph_sd_median": float(np.median(ref_sd)),
                              "reference_paragraph_sd_max": float(ref_sd.max()),
                              "reference_seconds": sec,
+                             "reference_spread": reference_spread(model, docs, args.reference_temperatures,
+                                                                  args.workers),
                              "candidates": evaluate(model, docs, ref.doc_log_prob, args.workers)}
+        if name == "random":
+            out["sets"][name]["convergence"] = convergence(model, docs, ref.total)
     cut = held.subset(np.sort(rng.choice(len(held), 30, replace=False)))
     cut = tl.Corpus.from_word_ids([cut[d][:7] for d in range(len(cut))], vocab=model.vocab)
     exact = tl.heldout(model, cut, method="exact")
@@ -139,13 +198,21 @@ def main() -> None:
     out["sets"]["cut-to-7-exact"] = {"paragraphs": 30, "tokens": int(cut.num_tokens),
                                      "reference_total": exact.total,
                                      "candidates": evaluate(model, cut, exact.doc_log_prob, args.workers)}
+    save(out)
+
+
+def save(out: dict) -> None:
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "default_accuracy.json"), "w") as fh:
+    with open(RESULTS, "w") as fh:
         json.dump(out, fh, indent=1)
-    write_markdown(out)
+    path = os.path.join(HERE, "..", "docs", "default_accuracy.md")
+    with open(path, "w") as fh:
+        fh.write(markdown(out))
+    print(f"wrote {os.path.normpath(path)}")
 
 
-def write_markdown(out: dict) -> None:
+def markdown(out: dict) -> str:
+    """docs/default_accuracy.md from the results."""
     lines = ["# Accuracy of each estimator's default call on real paragraphs", "",
              "`python experiments/default_accuracy.py` (model `sotu-20-asym`; reference AIS with "
              f"{out['reference_temperatures']:,} temperatures, 2 runs per paragraph, or the exact value). "
@@ -160,6 +227,16 @@ def write_markdown(out: dict) -> None:
             lines += [f"Reference total {s['reference_total']:.2f}; its run-to-run sd per paragraph: "
                       f"median {s['reference_paragraph_sd_median']:.3f}, largest "
                       f"{s['reference_paragraph_sd_max']:.3f} nats.", ""]
+            if "reference_spread" in s:
+                sp = s["reference_spread"]
+                lines += [f"The reference's own noise: {len(sp['seeds'])} more independent references "
+                          "(other seeds) on the same paragraphs differ by up to "
+                          f"{sp['largest_difference_per_token']:.4f} nats per token, so errors per token "
+                          "of that size are within the reference's noise.", ""]
+            for c in s.get("convergence", []):
+                lines += [f"Left-to-right with {c['particles']:,} particles ({c['seeds']} seeds): error per "
+                          f"token {c['error_per_token_mean']:+.5f} (range {c['error_per_token_min']:+.5f} to "
+                          f"{c['error_per_token_max']:+.5f}).", ""]
         else:
             lines += [f"Exact total {s['reference_total']:.3f}.", ""]
         lines += ["| estimator | error per token (mean) | range over seeds | worst paragraph | site updates "
@@ -170,10 +247,7 @@ def write_markdown(out: dict) -> None:
                          f"{r['largest_paragraph_error']:.3f} | ×{r['cost_vs_previous_default']:.2f} | "
                          f"×{r['time_vs_previous_default']:.2f} |")
         lines.append("")
-    path = os.path.join(HERE, "..", "docs", "default_accuracy.md")
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines))
-    print(f"wrote {os.path.normpath(path)}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
+import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 from test_report import assert_clean_layout
@@ -27,42 +26,58 @@ def _select_cmd(corpus, out, *extra):
             *map(str, extra)]
 
 
+def _killed_copy(full, out):
+    """`out` as a run of `full`'s settings killed part-way leaves it: the split, the models of
+    K2-r0, K2-r1 and K3-r0, the evaluations of K2-r0 and K2-r1 only (K3-r0 was trained, not yet
+    evaluated), and the temporary files of the writes it was in the middle of."""
+    (out / "models").mkdir(parents=True)
+    (out / "evals").mkdir()
+    shutil.copy2(full / "split.json", out / "split.json")
+    for name in ("K2-r0", "K2-r1", "K3-r0"):
+        shutil.copy2(full / "models" / f"{name}.npz", out / "models" / f"{name}.npz")
+    for name in ("K2-r0", "K2-r1"):
+        shutil.copy2(full / "evals" / f"{name}.json", out / "evals" / f"{name}.json")
+    model = (full / "models" / "K3-r1.npz").read_bytes()
+    (out / "models" / ".K3-r1.npz.k1ll3d.npz").write_bytes(model[: len(model) // 2])
+    (out / "evals" / ".K3-r0.json.k1ll3d.tmp").write_text('{"model": "K3-r0", "row": {"tok')
+
+
 def test_select_trains_evaluates_resumes_and_plots(tmp_path):
+    """A run killed part-way (its `--out` folder prepared by hand, as the kill leaves it) resumes:
+    nothing finished is recomputed, the temporary files are removed, and the result equals an
+    uninterrupted run's."""
     corpus = tmp_path / "corpus.txt"
     write_text_corpus(datasets.sotu().train.subset(range(300)), corpus)
+    full = tmp_path / "full"
+    r = subprocess.run(_select_cmd(corpus, full, "--json", tmp_path / "full.json"), capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
     out = tmp_path / "run"
-    first = subprocess.Popen(_select_cmd(corpus, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 300
-    while time.time() < deadline and first.poll() is None:
-        if (out / "evals").exists() and len(os.listdir(out / "evals")) >= 2:
-            break
-        time.sleep(0.02)
-    assert first.poll() is None, "the run ended before it could be interrupted"
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    finished = [p for f in ("evals", "models") for p in (out / f).iterdir() if not p.name.startswith(".")]
-    done = {p: os.stat(p).st_mtime_ns for p in finished if p.suffix == ".json"}
-    models = {p: os.stat(p).st_mtime_ns for p in finished if p.suffix == ".npz"}
-    assert 2 <= len(done) < 6 and not (out / "selection.json").exists()
-    for p in (out / "evals").iterdir():  # no half-written file where a finished one should be
-        assert p.suffix == ".json" or p.name.startswith("."), p
+    _killed_copy(full, out)
+    kept = {p: (os.stat(p).st_mtime_ns, p.read_bytes()) for f in ("models", "evals")
+            for p in (out / f).iterdir() if not p.name.startswith(".")}
+    os.utime(out / "split.json", ns=(1, 1))  # an old timestamp: rewriting it would show
     r = subprocess.run(_select_cmd(corpus, out, "--json", tmp_path / "sel.json", "--report",
                                    tmp_path / "sel.html", "--figures", tmp_path / "figs"),
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
-    for p, mtime in {**done, **models}.items():
-        assert os.stat(p).st_mtime_ns == mtime, f"{p.name} was recomputed"
+    for p, (mtime, data) in kept.items():
+        assert os.stat(p).st_mtime_ns == mtime and p.read_bytes() == data, f"{p.name} was recomputed"
+    assert os.stat(out / "split.json").st_mtime_ns == 1
     for folder in ("models", "evals"):  # the killed run's temporary files are gone
         assert not [p for p in os.listdir(out / folder) if p.startswith(".")], folder
     evals = sorted((out / "evals").glob("*.json"))
     assert [p.stem for p in evals] == [f"K{k}-r{r}" for k in (2, 3, 4) for r in (0, 1)]
+    assert sorted(p.stem for p in (out / "models").glob("*.npz")) == [p.stem for p in evals]
     for p in evals:
         e = json.loads(p.read_text())
         assert e["row"]["tokens"] > 0 and len(e["doc_log_prob"]) == 75
     for p in sorted((out / "models").glob("*.npz")):
         assert tl.load_model(p).num_topics == int(p.stem[1 : p.stem.index("-")])
     sel = json.loads((tmp_path / "sel.json").read_text())
+    whole = json.loads((tmp_path / "full.json").read_text())
     assert sel["topics"] == [2, 3, 4] and "log-lik/token" in sel["choice"]
+    assert sel["per_k"] == whole["per_k"] and sel["choice"] == whole["choice"]  # same answer as unbroken
     assert sel["choice"]["log-lik/token"]["k"] in (2, 3, 4)
     assert "favours K =" in r.stdout and "significantly" in r.stdout
     figs = sorted(os.listdir(tmp_path / "figs"))

