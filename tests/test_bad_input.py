@@ -142,7 +142,7 @@ def files(tmp_path, model):
     (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 truncated")
     (tmp_path / "nan.npz").write_bytes(b"")
     np.savez(tmp_path / "nan.npz", phi=PHI, alpha=np.array([np.nan, 1.0]))
-    np.savez(tmp_path / "unnorm.npz", phi=PHI * 2, alpha=np.array([1.0, 1.0]))
+    np.savez(tmp_path / "unnorm.npz", phi=PHI * 2, alpha=np.array([1.0, 1.0]), vocab=np.array(model.vocab))
     (tmp_path / "vocab.txt").write_text("a\nb\nx\n", encoding="utf-8")
     (tmp_path / "ids.txt").write_text("0 1 2\n", encoding="utf-8")
     return tmp_path

@@ -400,5 +400,5 @@ def test_plot_format_checked_before_work(tmp_path, capsys, monkeypatch):
     key.write_text("")
     responses.write_text("")
     code, err = run(capsys, "intrusion", "score", key, responses, "--plot", tmp_path / "scores.txt")
-    one_line_error(code, err, "the extension must name an image format")
+    one_line_error(code, err, "has extension .txt; matplotlib writes")
     assert listing(tmp_path) == ["k.jsonl", "r.jsonl"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MethodError, TooLargeError
+from .errors import MethodError, TealeavesError, TooLargeError
 
 # Site updates per second per worker assumed for the time estimate: a little below the slowest
 # sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
@@ -74,6 +74,16 @@ def at_least(low: int, high: int | None = None) -> Callable[[str], int]:
 def above(low: float, high: float | None = None) -> Callable[[str], float]:
     """argparse type: a finite number > low (and <= high)."""
     return _argtype(float, lambda v: check_float("value", v, low, high, low_open=True), "a number")
+
+
+def text_encoding(text: str) -> str:
+    """argparse type of `--encoding`: a text encoding Python knows (not rot13, hex, base64, ...)."""
+    from .corpus import check_encoding
+
+    try:
+        return check_encoding(text)
+    except TealeavesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fraction(open_high: bool = True, open_low: bool = False) -> Callable[[str], float]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import __version__, atomic, cli_evaluate, cli_intrusion, csvout, jsonout, synthetic
 from .atomic import atomic_path, write_text
-from .checks import above, at_least, fraction
+from .checks import above, at_least, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
@@ -204,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
                     help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
     co.add_argument("--workers", type=at_least(1), default=1)
-    co.add_argument("--encoding", default="utf-8", help="character encoding of the reference (default utf-8)")
+    co.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the reference (default utf-8)")
     _dask_option(co)
     co.add_argument("--json", default=None)
     co.set_defaults(func=_cmd_coherence)
@@ -265,13 +266,13 @@ def _sub(sub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
 def _corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default=None, choices=("text", "ids", "npz"),
                    help="documents' format (default: from the extension; text)")
-    p.add_argument("--vocab", default=None, help="vocabulary file of an ids corpus (checked)")
     p.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"),
                    help="text documents: split on whitespace (preprocessed text, the default) or "
                         "'default' = lower-cased runs of letters (raw text)")
     p.add_argument("--strict", action="store_true",
                    help="out-of-vocabulary tokens and empty documents are errors")
-    p.add_argument("--encoding", default="utf-8", help="character encoding of text files (default utf-8)")
+    p.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of text files (default utf-8)")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -352,7 +353,7 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
 
 def _read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
-                       vocab_path=args.vocab, tokenizer=args.tokenize, encoding=args.encoding)
+                       tokenizer=args.tokenize, encoding=args.encoding)  # --vocab is on the model
     check_scorable(docs, path)
     return docs
 
@@ -759,11 +760,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     write_report(args.results, args.output, args.title)
     print(f"report -> {args.output}")
     if args.figures:
-        import json
+        from .report import load_results, write_figures
 
-        from .report import write_figures
-
-        docs = [json.load(open(p, encoding="utf-8")) for p in args.results]
+        docs = load_results(args.results)
         print(f"{len(write_figures(docs, args.figures))} figures -> {args.figures}")
     return 0
 

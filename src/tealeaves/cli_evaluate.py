@@ -9,7 +9,7 @@ from typing import Any
 
 from . import csvout
 from .atomic import atomic_path, immediate
-from .checks import at_least, fraction
+from .checks import at_least, fraction, text_encoding
 from .cli_models import add_model_options, load_model_arg
 from .errors import MethodError
 from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, evaluate
@@ -46,7 +46,8 @@ def add_parsers(sub: Any) -> None:
                    help="pairwise comparisons: Ratio-AIS where topics and words match (auto), the "
                         "difference of estimates, or none")
     e.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
-    e.add_argument("--encoding", default="utf-8", help="character encoding of the text files")
+    e.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the text files")
     add_model_options(e)
     _outputs(e)
     e.add_argument("--csv", default=None, help="write the per-model table as CSV")
@@ -69,7 +70,8 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--particles", type=at_least(1), default=None,
                    help="left-to-right particles (default 100)")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
-    s.add_argument("--encoding", default="utf-8", help="character encoding of the corpus file")
+    s.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the corpus file")
     _outputs(s)
     s.set_defaults(func=_cmd_select)
 

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from . import intrusion
-from .checks import at_least, fraction
+from .checks import at_least, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
-from .corpus import read_corpus
+from .corpus import not_text, read_corpus, text_lines
 from .errors import ARCHIVE_ERRORS, InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .jsonout import write_json
@@ -81,7 +81,8 @@ def add_parsers(sub: Any) -> None:
     t.add_argument("--burn-in", type=at_least(0), default=100)
     t.add_argument("--samples", type=at_least(1), default=200)
     t.add_argument("--quiet", action="store_true", help="no progress bar")
-    t.add_argument("--encoding", default="utf-8", help="character encoding of the text files")
+    t.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the text files")
     t.set_defaults(func=_cmd_topics)
 
     s = parser(
@@ -109,7 +110,8 @@ def add_parsers(sub: Any) -> None:
     a.add_argument("--seed", type=at_least(0), default=0)
     a.add_argument("--workers", type=at_least(1), default=1)
     a.add_argument("--json", default=None)
-    a.add_argument("--encoding", default="utf-8", help="character encoding of the reference")
+    a.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the reference")
     a.set_defaults(func=_cmd_auto)
 
     p = sub.add_parser(
@@ -129,7 +131,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--workers", type=at_least(1), default=1)
     p.add_argument("--json", default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--encoding", default="utf-8", help="character encoding of the documents")
+    p.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the documents")
     p.set_defaults(func=_cmd_predictive)
 
     an = sub.add_parser(
@@ -228,9 +231,11 @@ def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     try:
         with open(path, encoding=encoding) as fh:
-            return [line.rstrip("\n") for line in fh]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: cannot read text ({exc})") from None
+            return [line.rstrip("\n") for line in text_lines(fh)]
+    except UnicodeError as exc:
+        raise not_text(path, encoding, exc) from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read text ({exc.strerror or exc})") from None
 
 
 def _cmd_topics(args: argparse.Namespace) -> int:
@@ -264,10 +269,6 @@ def _ci(s: dict[str, Any], k: str) -> str:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    if args.plot:  # before any work: a missing extra is an error, not a half-done run
-        from .io.common import require
-
-        require("matplotlib", "plot")
     res = intrusion.score(
         args.key,
         args.responses,

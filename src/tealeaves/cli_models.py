@@ -1,5 +1,5 @@
 """The model arguments every command shares: one set of options (`--model-format`, `--alpha`,
-`--allow-pickle`, `--load-timeout`, `--normalize`) and one way to turn a path into a model."""
+`--allow-pickle`, `--load-timeout`, `--normalize`, `--vocab`) and one way to turn a path into a model."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--load-timeout", type=above(0), default=None, metavar="SECONDS",
                    help="time limit for tomotopy's loader (default 60 s + 2 s per MB)")
     g.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+    g.add_argument("--vocab", default=None, metavar="FILE",
+                   help="the model's vocabulary, one word per line in word-id order: gives a model saved "
+                        "without one its words (needed to read text documents); a model that has one "
+                        "must match it (also the check for an ids corpus's vocabulary)")
 
 
 def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
@@ -47,7 +51,8 @@ def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
         raise MethodError(f"--load-timeout must be > 0 seconds, got {timeout}")
     return load_model(path, format=getattr(args, "model_format", None),
                       normalize=getattr(args, "normalize", False), alpha=alpha,
-                      allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout)
+                      allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout,
+                      vocab=getattr(args, "vocab", None))
 
 
 def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:

@@ -112,26 +112,14 @@ def check_outputs(args: argparse.Namespace) -> None:
                 raise MethodError(f"{_flag(name)} {path!r} is where {_flag(folder_name)} {folder_path!r} "
                                   "writes its own files")
         _check_file(name, path)
-        if name == "plot":
-            _check_plot_format(path)
+        if name == "plot":  # matplotlib installed and able to write the extension's format
+            from .intrusion.plots import check_plot_path
+
+            check_plot_path(path)
     for folder_name, folder_path in folders:
         for inp in inputs:
             if _owned_by(folder_name, folder_path, inp):
                 raise MethodError(f"{_flag(folder_name)} {folder_path!r} would write over the input {inp!r}")
-
-
-def _check_plot_format(path: str) -> None:
-    """The extension of `--plot` names a format matplotlib writes (when it is installed; without
-    it the command says so before any work)."""
-    try:
-        from matplotlib.backend_bases import FigureCanvasBase
-    except ImportError:
-        return
-    formats = FigureCanvasBase.get_supported_filetypes()
-    ext = os.path.splitext(path)[1][1:].lower()
-    if ext not in formats:
-        raise MethodError(f"--plot {path!r}: the extension must name an image format "
-                          f"({', '.join(sorted(formats))})")
 
 
 def _check_file(name: str, path: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_path, with_extension
-from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError
+from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError, shorten, shown
 from .text import TOKENIZERS, whitespace
 
 
@@ -23,6 +23,8 @@ class Corpus:
 
     `oov_tokens` counts tokens dropped because their word is not in the vocabulary (the
     most frequent in `oov_words`); `empty_documents` lists documents with no scored token.
+    `built_vocab` is true when the reader made `vocab` itself from text (ids in order of first
+    appearance): such ids mean nothing to a model, and scoring them against one is an error.
     """
 
     words: np.ndarray
@@ -31,6 +33,7 @@ class Corpus:
     source: str = "<memory>"
     oov_tokens: int = 0
     oov_words: dict[str, int] = field(default_factory=dict)
+    built_vocab: bool = False
 
     def __post_init__(self) -> None:
         raw_words, raw_offsets = np.asarray(self.words), np.asarray(self.offsets)
@@ -132,17 +135,20 @@ class Corpus:
         return [int(d) for d in np.flatnonzero(self.lengths == 0)]
 
     def subset(self, indices: Sequence[int]) -> Corpus:
-        return Corpus.from_word_ids([self[d] for d in indices], self.vocab, self.source)
+        c = Corpus.from_word_ids([self[d] for d in indices], self.vocab, self.source)
+        return Corpus(c.words, c.offsets, c.vocab, c.source, built_vocab=self.built_vocab)
 
     def report(self, top: int = 10) -> dict[str, Any]:
         """What was kept and what was dropped, for every result."""
-        top_oov = sorted(self.oov_words.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        top_oov: dict[str, int] = {}
+        for w, n in sorted(self.oov_words.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
+            top_oov[shorten(w)] = top_oov.get(shorten(w), 0) + n  # a huge token is cut
         return {
             "source": self.source,
             "documents": len(self),
             "tokens": self.num_tokens,
             "oov_tokens": int(self.oov_tokens),
-            "oov_top_words": dict(top_oov),
+            "oov_top_words": top_oov,
             "empty_documents": len(self.empty_documents),
             "empty_document_indices": self.empty_documents[:top],
         }
@@ -181,7 +187,7 @@ def read_corpus(
     if fmt == "npz":
         corpus = _read_npz(path, vocab)
     elif fmt == "ids":
-        file_vocab = _read_vocab_file(vocab_path) if vocab_path is not None else None
+        file_vocab = read_vocab_file(vocab_path, encoding) if vocab_path is not None else None
         if file_vocab is not None and vocab is not None:
             check_same_vocab(file_vocab, vocab, f"{vocab_path}", "the model")
         corpus = _read_ids(path, vocab if vocab is not None else file_vocab, encoding)
@@ -194,7 +200,7 @@ def read_corpus(
             word, count = max(corpus.oov_words.items(), key=lambda kv: kv[1])
             raise InvalidCorpusError(
                 f"{path}: {corpus.oov_tokens} tokens are not in the model's vocabulary "
-                f"(most frequent: {word!r} x{count}); --strict forbids dropping them"
+                f"(most frequent: {shown(word)} x{count}); --strict forbids dropping them"
             )
         if corpus.empty_documents:
             d = corpus.empty_documents[0]
@@ -218,32 +224,49 @@ def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: st
     n = sum(x != y for x, y in zip(a, b, strict=True))
     raise InvalidCorpusError(
         f"vocabulary of {name_a} does not match {name_b}: {n} ids differ, first at id {i} "
-        f"({a[i]!r} vs {b[i]!r})"
+        f"({shown(a[i])} vs {shown(b[i])})"
     )
 
 
-def check_encoding(encoding: str) -> None:
-    """A one-line error for an encoding Python does not know."""
+def check_encoding(encoding: str) -> str:
+    """`encoding` if Python can decode text files with it, else a one-line error: an unknown
+    name, or a codec that is not a text encoding (rot13, hex, base64, zlib_codec, uu, ...)."""
     import codecs
 
+    example = "(for example utf-8, latin-1, cp1252, utf-16)"
     try:
-        codecs.lookup(encoding)
-    except (LookupError, TypeError):
-        raise InputFileError(
-            f"unknown text encoding {encoding!r} (for example utf-8, latin-1, cp1252)") from None
+        info = codecs.lookup(encoding)
+    except (LookupError, TypeError, ValueError):
+        raise InputFileError(f"unknown text encoding {shown(encoding)} {example}") from None
+    if not getattr(info, "_is_text_encoding", True) or info.name == "undefined":
+        raise InputFileError(f"{shown(encoding)} is a {info.name} codec, not a text encoding {example}")
+    return encoding
 
 
-def not_text(path: str, encoding: str, exc: UnicodeDecodeError) -> InputFileError:
+def not_text(path: str, encoding: str, exc: UnicodeError) -> InputFileError:
+    """The one-line error for a file that does not decode in `encoding`. UTF-16 and UTF-32
+    without a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order."""
+    if not isinstance(exc, UnicodeDecodeError):
+        size = "16" if "16" in encoding else "32"
+        hint = (f"; without a byte-order mark, name the byte order: --encoding utf-{size}-le or "
+                f"utf-{size}-be" if "BOM" in str(exc) else "")
+        return InputFileError(f"{path}: not {shown(encoding)} text ({shorten(exc, 80)}){hint}")
     hint = "; give its encoding (encoding=..., CLI --encoding latin-1)" if encoding.lower() in (
         "utf-8", "utf8") else ""
     return InputFileError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start}){hint}")
 
 
+def text_lines(fh: Iterable[str]) -> Iterable[str]:
+    """The lines of a text file, less a byte-order mark at its start (any encoding)."""
+    for i, line in enumerate(fh):
+        yield line[1:] if i == 0 and line.startswith("\ufeff") else line
+
+
 def _lines(path: str, encoding: str = "utf-8"):
     try:
         with open(path, encoding=encoding) as fh:
-            yield from enumerate(fh, 1)
-    except UnicodeDecodeError as exc:
+            yield from enumerate(text_lines(fh), 1)
+    except UnicodeError as exc:
         raise not_text(path, encoding, exc) from None
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
@@ -278,7 +301,7 @@ def _read_text(path: str, vocab: Sequence[str] | None,
         offsets.append(len(words))
     out_vocab = tuple(index) if build else tuple(vocab)
     return Corpus(np.array(words, np.int64), np.array(offsets), out_vocab, path,
-                  sum(oov.values()), dict(oov))
+                  sum(oov.values()), dict(oov), built_vocab=build)
 
 
 def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -> Corpus:
@@ -290,7 +313,8 @@ def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -
             try:
                 i = int(tok)
             except ValueError:
-                raise InputFileError(f"{path}:{lineno}: token {tok!r} is not an integer word id") from None
+                raise InputFileError(
+                    f"{path}:{lineno}: token {shown(tok)} is not an integer word id") from None
             if i < 0 or (size is not None and i >= size):
                 raise InvalidCorpusError(
                     f"{path}:{lineno}: word id {i} is outside the vocabulary (size {size})"
@@ -300,8 +324,21 @@ def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -
     return Corpus(np.array(words, np.int64), np.array(offsets), vocab, path)
 
 
-def _read_vocab_file(path: str | os.PathLike) -> tuple[str, ...]:
-    return tuple(line.strip() for _, line in _lines(os.fspath(path)) if line.strip())
+def read_vocab_file(path: str | os.PathLike, encoding: str = "utf-8") -> tuple[str, ...]:
+    """A vocabulary file: one word per line, word id = line number - 1. Blank lines at the end
+    are ignored; a blank line or a line with whitespace inside would shift or merge ids: an error."""
+    path = os.fspath(path)
+    lines = [line.rstrip("\r\n") for _, line in _lines(path, encoding)]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or len(line.split()) != 1:
+            raise InputFileError(f"{path}:{n}: expected one word per line (word id = line number - 1), "
+                                 f"got {shown(line)}")
+    words = tuple(line.strip() for line in lines)
+    if not words:
+        raise InputFileError(f"{path}: the vocabulary file has no words")
+    return words
 
 
 def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:

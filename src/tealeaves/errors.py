@@ -37,3 +37,19 @@ class MethodError(TealeavesError):
 
 class TooLargeError(TealeavesError):
     """An exact computation was asked for a problem past its size limit."""
+
+
+SHOWN_CHARS = 40  # input text longer than this is cut in messages
+
+
+def shorten(text: object, limit: int = SHOWN_CHARS) -> str:
+    """Text from the input as a message may show it: at most `limit` characters, then an
+    ellipsis and the full length (a 200 MB token must not be printed whole)."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def shown(text: object, limit: int = SHOWN_CHARS) -> str:
+    """`shorten`, quoted like `repr` (for a word, token or label named in an error)."""
+    text = str(text)
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"

@@ -28,7 +28,7 @@ from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
 from .corpus import Corpus, read_corpus
 from .errors import InvalidCorpusError, MethodError
-from .heldout import HeldoutResult
+from .heldout import HeldoutResult, check_vocab_fits
 from .heldout import heldout as estimate_heldout
 from .intrusion import auto, predictive
 from .io import load_model
@@ -144,8 +144,10 @@ def common_tokens(models: Sequence[TopicModel], docs: Any, tokenizer: str = "whi
             raise MethodError("models without a vocabulary can be evaluated together only if none has "
                               "one and all have the same number of words")
         corpus = docs if isinstance(docs, Corpus) else (
-            read_corpus(docs, encoding=encoding) if isinstance(docs, str | os.PathLike)
+            read_corpus(docs, tokenizer=tokenizer, encoding=encoding) if isinstance(docs, str | os.PathLike)
             else Corpus.from_word_ids(docs))
+        for m in models:  # text against a model without words: an error before any work
+            check_vocab_fits(corpus, m)
         return [corpus] * len(models), {"rule": "same word ids (no vocabularies)", **corpus.report()}
     shared = set(vocabs[0]).intersection(*vocabs[1:])
     common = tuple(w for w in vocabs[0] if w in shared)

@@ -8,9 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidModelError
+from .errors import InvalidModelError, MethodError, shown
 
 ROW_SUM_TOLERANCE = 1e-6
+
+# How to give a model its words: said by every error about a model without a vocabulary.
+VOCAB_HINT = ("give its vocabulary: --vocab FILE (one word per line, in word-id order), in Python "
+              "load_model(..., vocab=words or the fitted vectorizer), or make a model that has it: "
+              "tealeaves convert MODEL OUT.npz --vocab FILE")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,10 +79,29 @@ class TopicModel:
         """The base measure m = alpha / sum(alpha)."""
         return self.alpha / self.alpha.sum()
 
-    def word_index(self) -> dict[str, int]:
+    def require_vocab(self, why: str) -> tuple[str, ...]:
+        """The vocabulary, or a one-line error saying `why` it is needed and how to give it."""
         if self.vocab is None:
-            raise InvalidModelError(f"model '{self.name}' has no vocabulary")
-        return {w: i for i, w in enumerate(self.vocab)}
+            raise MethodError(f"model {shown(self.name, 120)} has no vocabulary ({why}); {VOCAB_HINT}")
+        return self.vocab
+
+    def word_index(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.require_vocab("its words are needed"))}
+
+    def with_vocab(self, vocab: Sequence[str], source: str = "the vocabulary given") -> TopicModel:
+        """This model with `vocab` (word id = position) if it has none; if it has one, `vocab`
+        must be identical to it."""
+        words = tuple(str(w) for w in vocab)
+        if self.vocab is not None:
+            from .corpus import check_same_vocab
+
+            check_same_vocab(words, self.vocab, source, f"the model {shown(self.name, 120)}")
+            return self
+        if len(words) != self.num_words:
+            raise InvalidModelError(f"{source} has {len(words)} words but model {shown(self.name, 120)} has "
+                                    f"{self.num_words}")
+        return TopicModel(self.phi, self.alpha, vocab=words, beta=self.beta, name=self.name,
+                          metadata=self.metadata)
 
     def with_params(self, phi: Any = None, alpha: Any = None, name: str | None = None) -> TopicModel:
         """A copy with `phi` and/or `alpha` replaced (validated again)."""
@@ -160,9 +184,9 @@ def _check_vocab(vocab: Sequence[str] | None, num_words: int) -> tuple[str, ...]
         seen: set[str] = set()
         for i, w in enumerate(words):
             if w in seen:
-                raise InvalidModelError(f"vocab word {w!r} appears twice (second at index {i})")
+                raise InvalidModelError(f"vocab word {shown(w)} appears twice (second at index {i})")
             seen.add(w)
     for i, w in enumerate(words):
         if not w or any(c.isspace() for c in w):
-            raise InvalidModelError(f"vocab word at index {i} ({w!r}) is empty or has whitespace")
+            raise InvalidModelError(f"vocab word at index {i} ({shown(w)}) is empty or has whitespace")
     return words

@@ -72,8 +72,7 @@ def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike
     if not isinstance(topn, int | np.integer) or topn < 1:
         raise MethodError(f"topn must be a positive integer, got {topn!r}")
     if isinstance(topics, TopicModel):
-        if topics.vocab is None:
-            raise MethodError(f"model {topics.name!r} has no vocabulary: coherence needs words")
+        topics.require_vocab("coherence needs words")
         if topn > topics.num_words:
             raise MethodError(f"topn={topn} is larger than the vocabulary ({topics.num_words} words)")
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
@@ -171,8 +170,7 @@ def exclusivity(model: TopicModel, topn: int = 10, frex_weight: float = 0.7) -> 
 
 def frex(model: TopicModel, topn: int = 10, weight: float = 0.5) -> list[list[str]]:
     """Each topic's `topn` words by FREX score (stm's labelTopics default weight 0.5)."""
-    if model.vocab is None:
-        raise MethodError("frex labels need a vocabulary")
+    model.require_vocab("frex labels show words")
     f = _frex_matrix(model, weight)
     return [[model.vocab[i] for i in row] for row in np.argsort(-f, axis=1, kind="stable")[:, :topn]]
 

@@ -27,7 +27,7 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ..corpus import Corpus, check_encoding, not_text, read_corpus
+from ..corpus import Corpus, check_encoding, not_text, read_corpus, text_lines
 from ..errors import InputFileError, InvalidCorpusError
 from ..parallel import stream_tasks
 
@@ -157,14 +157,14 @@ def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[lis
         try:
             with open(path, encoding=encoding) as fh:
                 chunk: list = []
-                for line in fh:
+                for line in text_lines(fh):
                     chunk.append(line)
                     if len(chunk) >= chunk_docs:
                         yield chunk
                         chunk = []
                 if chunk:
                     yield chunk
-        except UnicodeDecodeError as exc:
+        except UnicodeError as exc:
             raise not_text(path, encoding, exc) from None
         except OSError as exc:
             raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None

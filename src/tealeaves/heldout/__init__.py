@@ -13,8 +13,8 @@ import numpy as np
 
 from ..checks import check_budget
 from ..corpus import Corpus, check_same_vocab
-from ..errors import InvalidCorpusError, MethodError
-from ..model import TopicModel
+from ..errors import InvalidCorpusError, MethodError, shown
+from ..model import VOCAB_HINT, TopicModel
 from ..parallel import Progress, run_tasks
 from ..sampling import child, new_state, prepare_doc
 from .adaptive import MIN_RUNS, adaptive_doc_task
@@ -26,7 +26,8 @@ from .result import HeldoutResult, bootstrap_sd
 
 SPLITS = ("first", "random")
 
-__all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method", "as_corpus"]
+__all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method", "as_corpus",
+           "check_vocab_fits"]
 
 
 def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str = "left-to-right",
@@ -73,8 +74,7 @@ def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corp
     """Check that `docs` fit `model`: same vocabulary, ids < V, no word that every topic gives
     probability zero."""
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
-    if corpus.vocab is not None and model.vocab is not None:
-        check_same_vocab(corpus.vocab, model.vocab, f"corpus {corpus.source}", f"model {model.name!r}")
+    check_vocab_fits(corpus, model)
     if corpus.num_tokens:
         top = int(corpus.words.max())
         if top >= model.num_words:
@@ -89,12 +89,36 @@ def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corp
             i = int(np.argmax(zero))
             d = Corpus.doc_of_token(i, corpus.offsets)
             w = int(corpus.words[i])
-            name = f" ({model.vocab[w]!r})" if model.vocab else ""
+            name = f" ({shown(model.vocab[w])})" if model.vocab else ""
             raise InvalidCorpusError(
                 f"{corpus.source}: document {d} has word {w}{name}, which has probability 0 "
                 "under every topic; the model cannot score it"
             )
     return corpus
+
+
+def check_vocab_fits(corpus: Corpus, model: TopicModel) -> None:
+    """The one place where documents meet a model's word ids: text read without the model's
+    vocabulary (ids the reader made up in order of first appearance) is never scored; a
+    vocabulary the documents carry must be the model's, or as long as it when the model has none."""
+    where = f"model {shown(model.name, 120)}"
+    if corpus.built_vocab and corpus.vocab != model.vocab:
+        if model.vocab is None:
+            raise InvalidCorpusError(
+                f"{corpus.source}: text documents cannot be scored by {where}, which has no vocabulary "
+                f"to map their words to its word ids; {VOCAB_HINT}; or give word-id documents "
+                "(--format ids, or an .npz corpus)")
+        raise InvalidCorpusError(
+            f"{corpus.source}: the documents were read without {where}'s vocabulary (their word ids "
+            "were made up from the text); read them with it: read_corpus(path, vocab=model.vocab)")
+    if corpus.vocab is None:
+        return
+    if model.vocab is not None:
+        check_same_vocab(corpus.vocab, model.vocab, f"corpus {corpus.source}", where)
+    elif len(corpus.vocab) != model.num_words:
+        raise InvalidCorpusError(
+            f"{corpus.source}: the documents' vocabulary has {len(corpus.vocab)} words but {where} has "
+            f"{model.num_words} (and no vocabulary to match them by); {VOCAB_HINT}")
 
 
 def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSequence):

@@ -7,20 +7,34 @@ from __future__ import annotations
 import os
 
 from ..atomic import atomic_path
-from ..errors import MethodError
+from ..errors import MethodError, shorten, shown
 from .scoring import IntrusionScores
+
+
+def check_plot_path(path: str | os.PathLike) -> None:
+    """Before any work: matplotlib is installed and can write the format `path`'s extension names
+    (.png, .svg, .pdf, ...); else a one-line MethodError."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise MethodError('plots need matplotlib: pip install "tealeaves[plot]"') from None
+    ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        what = f"extension .{shorten(ext)}" if ext else "no extension"
+        raise MethodError(f"plot {shown(os.fspath(path), 80)} has {what}; matplotlib writes "
+                          f"{', '.join('.' + f for f in sorted(formats))}")
 
 
 def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
     """Write the figure to `path` (format from its extension: .png, .svg, .pdf); return the titles
     of the panels drawn (panels without data are left out)."""
-    try:
-        import matplotlib
+    check_plot_path(path)
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise MethodError('plots need matplotlib: pip install "tealeaves[plot]"') from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     panels = []
     if scores.model_precision:
         panels += [

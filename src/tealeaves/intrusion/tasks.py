@@ -106,9 +106,7 @@ def key_secret(key_path: str | os.PathLike) -> str:
 
 
 def _need_vocab(model: TopicModel) -> tuple[str, ...]:
-    if model.vocab is None:
-        raise MethodError(f"model {model.name!r} has no vocabulary: intrusion tasks show words")
-    return model.vocab
+    return model.require_vocab("intrusion tasks show words")
 
 
 def word_tasks(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..errors import InputFileError, MethodError
+from ..corpus import read_vocab_file
+from ..errors import InputFileError, InvalidModelError, MethodError
 from ..model import TopicModel
 from . import mallet
 from .gensim import from_gensim, is_gensim_lda, load_gensim
@@ -56,18 +57,22 @@ def load_model(
     Pickle-based files (gensim's `save`; `format="pickle"`: a pickled or joblib-dumped model
     object, e.g. scikit-learn's) run code when loaded and load only with `allow_pickle=True`.
     `timeout` (seconds) limits tomotopy's loader, which runs in a child process (default 60 s
-    + 2 s per MB)."""
+    + 2 s per MB). `vocab` (a word list, a fitted vectorizer or a vocabulary file, one word per
+    line) gives any model saved without its words a vocabulary; a model that has one must match it."""
+    if vocab is not None:
+        vocab = _Vocab(vocab_words(vocab), f"vocabulary {os.fspath(vocab)}"
+                       if isinstance(vocab, str | os.PathLike) else "vocab=")
     if isinstance(source, TopicModel):
-        return source
+        return _finish(source, vocab, None)
     if not isinstance(source, str | os.PathLike):
         model = _from_object(source, vocab, alpha)
-        return model if name is None else model.with_params(name=name)
+        return _finish(model, vocab, name)
     path = os.fspath(source)
     if path.startswith("sotu:") and not os.path.exists(path):  # a bundled model, sotu:sotu-20-asym
         from ..datasets import sotu_model
 
         model = sotu_model(path.split(":", 1)[1])
-        return model if name is None else model.with_params(name=name)
+        return _finish(model, vocab, name)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
     fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
@@ -81,7 +86,7 @@ def load_model(
             model = load_gensim(path)
         else:
             model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha))
-        return model if name is None else model.with_params(name=name)
+        return _finish(model, vocab, name)
     if fmt == "npz":
         model = load_npz(path, normalize=normalize)
     elif fmt == "mallet-state":
@@ -97,7 +102,44 @@ def load_model(
         model = load_tomotopy(path, timeout)
     else:
         model = load_pyldavis(path, alpha)
+    return _finish(model, vocab, name)
+
+
+class _Vocab(tuple):
+    """Words given with `vocab=`, and where they came from (for messages)."""
+
+    source: str
+
+    def __new__(cls, words: tuple[str, ...], source: str) -> _Vocab:
+        out = super().__new__(cls, words)
+        out.source = source
+        return out
+
+
+def _finish(model: TopicModel, vocab: _Vocab | None, name: str | None) -> TopicModel:
+    """`model` with the vocabulary given (if any: attached when it has none, else checked) and
+    its name."""
+    if vocab is not None:
+        model = model.with_vocab(vocab, vocab.source)
     return model if name is None else model.with_params(name=name)
+
+
+def vocab_words(vocab: Any) -> tuple[str, ...]:
+    """Words from a vocabulary file (one per line), a fitted vectorizer
+    (`get_feature_names_out`) or a sequence of words."""
+    if isinstance(vocab, str | os.PathLike):
+        return read_vocab_file(vocab)
+    if hasattr(vocab, "get_feature_names_out"):
+        try:
+            vocab = vocab.get_feature_names_out()
+        except Exception as exc:  # NotFittedError and friends
+            raise InvalidModelError(
+                f"the vectorizer gives no vocabulary ({type(exc).__name__}: {exc})") from None
+    try:
+        return tuple(str(w) for w in vocab)
+    except TypeError:
+        raise MethodError(f"vocab must be a file, a fitted vectorizer or a list of words, got "
+                          f"{type(vocab).__name__}") from None
 
 
 def _from_object(obj: Any, vocab: Any, alpha: Any) -> TopicModel:

@@ -17,10 +17,11 @@ from html import escape
 from typing import Any
 
 from ..atomic import write_text
-from ..errors import InputFileError
+from ..errors import InputFileError, shorten
 from ..heldout.check import describe as describe_check
 from ..records import read_json
 from . import svg
+from .schema import check_result
 from .svg import Chart
 
 Part = str | Chart
@@ -64,6 +65,15 @@ def _sd_interval(values: Sequence[float | None], sds: Sequence[float | None]) ->
     return lo, hi
 
 
+def _unnull(check: dict[str, Any]) -> dict[str, Any]:
+    """A cross-check as JSON wrote it (NaN as null) back to the numbers `describe_check` formats."""
+    nan = float("nan")
+    out = {k: nan if v is None and k in ("bias_per_token", "excess_error", "excess_limit") else v
+           for k, v in check.items()}
+    out["ci95"] = [nan if v is None else v for v in check["ci95"]]
+    return out
+
+
 def _heldout(doc: dict[str, Any]) -> list[Part]:
     results = doc["results"]
     task = results[0].get("task", "heldout") if results else "heldout"
@@ -81,7 +91,7 @@ def _heldout(doc: dict[str, Any]) -> list[Part]:
             out.append(f'<p class="note">{escape(name)}: {escape(r["note"])}</p>')
         if r.get("check"):
             cls = "warn" if r["check"].get("flagged") else "note"
-            out.append(f'<p class="{cls}">{escape(describe_check(r["check"]))}</p>')
+            out.append(f'<p class="{cls}">{escape(describe_check(_unnull(r["check"])))}</p>')
     methods = [r["method"] for r in results]
     labels = models if several else (methods if len(set(methods)) == len(methods) else [r["label"] for r in results])
     totals = [r["total"] for r in results]
@@ -335,7 +345,7 @@ def summary(docs: Sequence[dict[str, Any]]) -> str:
             for m, c in d.get("choice", {}).items():
                 if c.get("k") is None or "runner_up" not in c:
                     continue
-                sure = "significantly" if c["significant"] else "not significantly"
+                sure = "significantly" if c.get("significant") else "not significantly"
                 lines.append(f"{escape(m)} favours <strong>K = {c['k']}</strong>, {sure} better than "
                              f"K = {c['runner_up']} ({escape(c['why'])}).")
         elif kind == "compare" and d.get("verdict"):
@@ -396,25 +406,34 @@ def write_figures(docs: Sequence[dict[str, Any]], folder: str | os.PathLike) -> 
     return write_all(charts(docs), os.fspath(folder))
 
 
-def write_report(
-    paths: Sequence[str | os.PathLike], out: str | os.PathLike, title: str = "tealeaves report"
-) -> None:
-    """Read every JSON result file in `paths` and write one HTML report to `out`."""
+def load_results(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
+    """Every JSON result file in `paths`, each checked against the shape the report reads
+    (`schema`): a forged or mistyped file is a one-line error naming it and the field."""
     docs = []
     for p in paths:
         try:
-            docs.append(read_json(p))
+            doc = read_json(p)
         except InputFileError as exc:
             if "no such file" in str(exc):
                 raise
             raise InputFileError(f"{os.fspath(p)}: not a JSON result of a tealeaves command "
                                  f"({str(exc).removeprefix(os.fspath(p) + ': ')})") from None
-        if not isinstance(docs[-1], dict):
-            raise InputFileError(f"{os.fspath(p)}: not a JSON result of a tealeaves command")
-    try:
-        html = render(docs, title)
-    except (KeyError, TypeError, IndexError) as exc:
-        raise InputFileError(
-            f"a result file lacks a field the report needs ({type(exc).__name__}: {exc})"
-        ) from None
-    write_text(out, html)
+        check_result(doc, p)
+        docs.append(doc)
+    return docs
+
+
+def write_report(
+    paths: Sequence[str | os.PathLike], out: str | os.PathLike, title: str = "tealeaves report"
+) -> None:
+    """Read every JSON result file in `paths` and write one HTML report to `out`."""
+    docs = load_results(paths)
+    pages = []
+    for p, doc in zip(paths, docs, strict=True):
+        try:
+            pages.append(render([doc], title))
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError, ArithmeticError) as exc:
+            raise InputFileError(  # a shape the schema let through: still one line, naming the file
+                f"{os.fspath(p)}: a field the report cannot draw ({type(exc).__name__}: {shorten(exc, 80)})"
+            ) from None
+    write_text(out, pages[0] if len(pages) == 1 else render(docs, title))

@@ -1,0 +1,181 @@
+"""The shape of every result the report reads, checked once when a result file is loaded: a
+forged or mistyped JSON (a missing key, a list where an object belongs, a string where a number
+belongs, an unknown kind) is a one-line `InputFileError` naming the file and the field, never a
+traceback from deep inside the drawing code.
+
+A spec is `NUM` (a number or null), `REAL` (a number), `STR`, `ANY`, `[spec]` (a list of
+those), `Map(spec)` (an object with any keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a
+dict of field specs (a name ending in "?" is optional)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputFileError, shorten
+
+NUM, REAL, STR, ANY = "a number or null", "a number", "a string", "anything"
+PAIR_OR_NULL = "a list of two numbers or null"
+
+
+@dataclass(frozen=True)
+class Map:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Pair:
+    value: Any
+
+
+def _kind(v: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+            type(None): "null"}.get(type(v), "a number")
+
+
+def _fail(where: str, want: str, v: Any) -> InputFileError:
+    return InputFileError(f"field {shorten(where, 80)}: expected {want}, got {_kind(v)}")
+
+
+def _checked(v: Any, spec: Any, where: str) -> None:
+    """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`."""
+    if spec is ANY:
+        return
+    if spec in (NUM, REAL):
+        if not ((v is None and spec is NUM) or (isinstance(v, int | float) and not isinstance(v, bool))):
+            raise _fail(where, spec, v)
+    elif spec is STR:
+        if not isinstance(v, str):
+            raise _fail(where, spec, v)
+    elif spec is PAIR_OR_NULL:
+        if v is not None:
+            _checked(v, Pair(NUM), where)
+    elif isinstance(spec, list | Pair):
+        if not isinstance(v, list) or (isinstance(spec, Pair) and len(v) != 2):
+            raise _fail(where, "a list" if isinstance(spec, list) else "a list of two", v)
+        item = spec[0] if isinstance(spec, list) else spec.value
+        for i, x in enumerate(v):
+            _checked(x, item, f"{where}[{i}]")
+    elif not isinstance(v, dict):
+        raise _fail(where, "an object", v)
+    elif isinstance(spec, Map):
+        for k, x in v.items():
+            _checked(x, spec.value, f"{where}.{k}")
+    else:
+        for name, sub in spec.items():
+            key = name.rstrip("?")
+            path = f"{where}.{key}" if where else key
+            if key in v:
+                _checked(v[key], sub, path)
+            elif not name.endswith("?"):
+                raise InputFileError(f"field {shorten(path, 80)} is missing")
+
+
+CHECK = {"ci95": Pair(NUM), "reference": {"exact": ANY, "ais": ANY, "ais_temperatures?": ANY},
+         "documents": ANY, "bias_per_token": NUM, "excess_error?": NUM, "excess_limit?": NUM,
+         "flagged": ANY, "flags?": [STR]}
+HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "total": NUM, "sd?": NUM,
+                  "per_token": NUM, "perplexity": NUM, "tokens": NUM, "tokens_dropped?": NUM,
+                  "seconds": NUM, "note?": STR, "check?": ANY, "documents?": {"log_prob": [NUM]}}
+
+SPECS: dict[str, dict[str, Any]] = {
+    "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
+    "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
+                "per_token?": NUM, "perplexity_ratio?": NUM, "verdict?": STR, "model_a?": ANY,
+                "model_b?": ANY, "documents?": {"log_ratio?": [NUM]}},
+    "curve": {"models": [ANY], "totals": [NUM], "sd": [NUM], "per_token": [NUM]},
+    "coherence": {"results": [{"measure": STR, "mean": NUM, "params": Map(ANY),
+                               "topics": [{"words": [STR], "score": NUM}]}], "model?": ANY},
+    "diversity": {"exclusivity?": [REAL], "diversity?": NUM, "topn?": NUM, "per_model?": Map(NUM),
+                  "model?": ANY},
+    "bcubed": {"precision?": NUM, "recall?": NUM, "f?": NUM, "f_of_means?": NUM, "purity?": NUM,
+               "inverse_purity?": NUM, "nmi?": NUM, "items?": NUM,
+               "per_class?": [{"class": ANY, "precision": NUM, "recall": NUM, "f": NUM}]},
+    "csl": {"biased?": ANY, "mean?": NUM, "items?": NUM, "chain_steps?": NUM, "seconds?": NUM,
+            "exact_mean?": NUM, "item_log_prob?": [NUM]},
+    "intrusion-score": {"summary": Map({"model_precision?": NUM, "model_precision_ci?": PAIR_OR_NULL,
+                                        "topics?": NUM, "topic_log_odds?": NUM,
+                                        "topic_log_odds_ci?": PAIR_OR_NULL, "documents?": NUM}),
+                        "model_precision?": Map(Map(NUM)), "topic_log_odds?": Map(Map(NUM))},
+    "intrusion-auto": {"summary": Map({"model_precision": NUM, "model_precision_ci": Pair(NUM),
+                                       "topics": NUM}),
+                       "items": [{"options": [STR], "predicted": REAL, "intruder": REAL, "correct": ANY}]},
+    "predictive": {"log_likelihood": NUM, "rank": NUM, "documents": NUM, "tokens": NUM,
+                   "doc_log_lik": [NUM]},
+    "intrusion-tasks": {"tasks": [{"kind": STR, "text?": STR, "options": [STR]}]},
+    "evaluate": {"rows": [{"model": STR, "topics": NUM, "per_token": NUM, "per_token_sd": NUM,
+                           "perplexity": NUM, "coherence": Map(NUM), "diversity": NUM, "exclusivity": NUM,
+                           "predictive_rank": NUM, "auto_model_precision": NUM,
+                           "auto_model_precision_ci?": PAIR_OR_NULL}],
+                 "scoring?": {"documents?": NUM, "tokens?": NUM, "oov_tokens?": NUM, "rule?": ANY},
+                 "comparisons?": [{"a": STR, "b": STR, "method": STR, "per_token": NUM,
+                                   "per_token_interval": Pair(NUM), "verdict": STR}],
+                 "groups?": [[STR]]},
+    "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
+               "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
+                                                 "why?": STR})},
+    "text": {"title": STR, "text": STR},
+}
+SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
+
+
+def _same_lengths(doc: dict[str, Any], kind: str) -> None:
+    """Lists the report reads side by side must be equally long."""
+    groups: list[tuple[str, list[Any]]] = []
+    if kind == "curve":
+        groups = [("models, totals, sd, per_token", [doc["models"], doc["totals"], doc["sd"], doc["per_token"]])]
+    elif kind == "select":
+        groups = [(f"topics, per_k.{m}.mean, per_k.{m}.sd", [doc["topics"], v["mean"], v["sd"]])
+                  for m, v in doc["per_k"].items()]
+    elif kind in ("heldout", "completion", "demo") and len(doc["results"]) >= 2:
+        rs = doc["results"][:2]
+        if any("documents" not in r for r in rs):
+            raise InputFileError("field results[].documents is missing (the per-document chart needs it)")
+        groups = [("results[0].documents.log_prob, results[1].documents.log_prob",
+                   [r["documents"]["log_prob"] for r in rs])]
+    for names, lists in groups:
+        if len({len(x) for x in lists}) > 1:
+            raise InputFileError(f"fields {shorten(names, 120)} differ in length")
+    if kind == "intrusion-auto":
+        for i, it in enumerate(doc["items"]):
+            for k in ("predicted", "intruder"):
+                if not (isinstance(it[k], int) and 0 <= it[k] < len(it["options"])):
+                    raise InputFileError(f"field items[{i}].{k}: expected a position among the options")
+    if kind == "heldout" or kind in ("completion", "demo"):
+        for i, r in enumerate(doc["results"]):
+            if r.get("check"):
+                _checked(r["check"], CHECK, f"results[{i}].check")
+
+
+def _kind_of(doc: dict[str, Any]) -> Any:
+    kind = doc.get("task") or doc.get("command")
+    if not isinstance(kind, str) or kind not in SPECS:
+        raise InputFileError(f"not a result the report knows (kind {shorten(repr(kind), 40)}; known: "
+                             f"{', '.join(sorted(SPECS))})")
+    return kind
+
+
+def check_result(doc: Any, source: str | os.PathLike) -> None:
+    """Raise a one-line InputFileError naming `source` and the field unless `doc` is a result the
+    report can draw (a command's `--json`, or `{"sections": [...]}` of such results)."""
+    source = os.fspath(source)
+    try:
+        if not isinstance(doc, dict):
+            raise InputFileError(f"expected a JSON object, got {_kind(doc)}")
+        parts = doc.get("sections", [doc]) if "sections" in doc else [doc]
+        if not isinstance(parts, list):
+            raise _fail("sections", "a list", parts)
+        for i, part in enumerate(parts):
+            if not isinstance(part, dict):
+                raise _fail(f"sections[{i}]", "an object", part)
+            if isinstance(part.get("result"), dict):  # compare and csl nest their result
+                part = {**part["result"], **{k: v for k, v in part.items() if k != "result"}}
+            kind = _kind_of(part)
+            if kind in ("heldout", "completion", "demo", "coherence") and "results" not in part:
+                raise InputFileError(f"field results is missing (a {kind} result)")
+            _checked(part, SPECS[kind], "")
+            _same_lengths(part, kind)
+    except InputFileError as exc:
+        raise InputFileError(f"{source}: not a result the report can read: {exc}") from None
+
