@@ -37,3 +37,8 @@ class MethodError(TealeavesError):
 
 class TooLargeError(TealeavesError):
     """An exact computation was asked for a problem past its size limit."""
+
+
+class BadValueError(InputFileError, MethodError):
+    """A value in a file or a record is not of its field's type or range (a choice that is not a
+    whole number, a boolean that is not true or false, a NaN proportion)."""
