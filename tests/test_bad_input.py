@@ -85,7 +85,7 @@ def test_unreadable_and_truncated_files(tmp_path, model):
     with pytest.raises(tl.InputFileError, match="not utf-8 text.*--encoding"):
         tl.read_corpus(tmp_path / "latin1.txt", vocab=model.vocab)
     (tmp_path / "ids.txt").write_text("0 1\n2 x\n")
-    with pytest.raises(tl.InputFileError, match=r"ids.txt:2: token 'x' is not an integer word id"):
+    with pytest.raises(tl.InputFileError, match=r"ids.txt:2: token 'x' is not a whole number"):
         tl.read_corpus(tmp_path / "ids.txt", vocab=model.vocab, format="ids")
 
 

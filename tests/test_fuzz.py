@@ -112,6 +112,10 @@ def _seeds() -> dict[str, bytes]:
         "annotator,item,choice\n" + "".join(f"{r['annotator']},{r['item']},{r['choice']}\n" for r in answers)
     ).encode()
     out["labels"] = b"".join(f"{i % 3}\n".encode() for i in range(20))
+    theta = io.BytesIO()  # topic proportions of the 20 example documents
+    np.save(theta, np.random.default_rng(0).dirichlet(np.ones(model.num_topics), size=20))
+    out["theta"] = theta.getvalue()
+    out["ids"] = b"".join(f"{i} {i + 1} {(7 * i) % 300}\n".encode() for i in range(20))
     with tempfile.TemporaryDirectory() as d:
         assert main(["diversity", model_path, "--json", str(Path(d) / "r.json")]) == 0
         out["result_json"] = (Path(d) / "r.json").read_bytes()
@@ -179,6 +183,13 @@ def _app_tasks(path: str) -> list:
     return tasks
 
 
+def _weights_with_keys(keys: str) -> tl.TopicModel:
+    """A MALLET topic-word weights file (good) whose alpha comes from the (fuzzed) keys file."""
+    weights = os.path.join(os.path.dirname(keys), "weights.txt")
+    Path(weights).write_bytes(SEEDS["weights"])
+    return tl.load_model(weights, format="mallet-weights", alpha=keys)
+
+
 READERS = {
     "npz model": ("npz", ".npz", lambda p: tl.load_model(p), _valid_model),
     "npz model, detected": ("npz", ".bin", lambda p: tl.load_model(p), _valid_model),
@@ -192,6 +203,8 @@ READERS = {
     ),
     "MALLET topic keys": ("keys", ".txt", tl.io.read_topic_keys, None),
     "MALLET doc-topics": ("doc_topics", ".txt", tl.io.read_doc_topics, None),
+    "MALLET topic keys as the weights' alpha": ("keys", ".txt", _weights_with_keys, _valid_model),
+    "word-id documents": ("ids", ".txt", lambda p: tl.read_corpus(p, format="ids"), None),
     "pyLDAvis": ("ldavis", ".json", lambda p: tl.load_model(p, format="pyldavis", alpha=0.1), _valid_model),
     "text corpus": ("docs", ".txt", tl.read_corpus, None),
     "npz corpus": ("corpus_npz", ".npz", tl.read_corpus, None),
@@ -278,6 +291,17 @@ CLI = {
         ".jsonl",
     ),
     "labels for bcubed": (["bcubed", "FUZZED", "LABELS"], "labels", ".txt"),
+    "doc-topic matrix for bcubed": (["bcubed", "FUZZED", "LABELS"], "theta", ".npy"),
+    "theta for intrusion topics": (
+        ["intrusion", "topics", "MODEL", "DOCS", "--theta", "FUZZED", "-o", "OUTJSONL", "--key", "OUTKEY"],
+        "theta",
+        ".npy",
+    ),
+    "CSV key for intrusion score": (
+        ["intrusion", "score", "FUZZED", "RESPONSES", "--bootstrap", "10"],
+        "k.csv",
+        ".csv",
+    ),
     "result for report": (["report", "FUZZED", "-o", "OUT"], "result_json", ".json"),
     "key for intrusion auto": (["intrusion", "auto", "FUZZED", "DOCS"], "k.jsonl", ".jsonl"),
     "database for annotate export": (
@@ -301,6 +325,8 @@ def test_cli_input(name):
             "LABELS": os.path.join(d, "labels.txt"),
             "OUT": os.path.join(d, "out.html"),
             "OUTCSV": os.path.join(d, "out.csv"),
+            "OUTJSONL": os.path.join(d, "out.jsonl"),
+            "OUTKEY": os.path.join(d, "out_key.jsonl"),
         }
         Path(files["KEY"]).write_bytes(SEEDS["k.jsonl"])
         Path(files["RESPONSES"]).write_bytes(SEEDS["responses"])

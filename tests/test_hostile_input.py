@@ -199,7 +199,7 @@ def test_api_cases(tmp_path):
         tl.bcubed(np.array([1, None, 2], dtype=object), np.array([1, 1, 2]))
     p = tmp_path / "doc_topics.txt"
     p.write_text("#doc name topic proportion ...\n0\tdoc0\t-1\t0.5\t1\t0.5\n")
-    with pytest.raises(tl.InputFileError, match="topic numbers must be whole numbers"):
+    with pytest.raises(tl.InputFileError, match=r"doc_topics.txt:2: topic -1 is out of range"):
         tl.io.read_doc_topics(p)
     model = tl.synthetic.random_model(3, 20, seed=0)
     with pytest.raises(tl.MethodError, match="no document has a token the model knows"):

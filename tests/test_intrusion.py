@@ -48,7 +48,8 @@ def test_topic_tasks_obey_the_intruder_rules(model, seed):
 
 
 def test_answer_key_never_in_the_annotator_file(model, tmp_path):
-    tasks = word_tasks(model, seed=1) + topic_tasks(model, np.full((2, 12), 1 / 12) + np.eye(2, 12), seed=1)
+    tasks = word_tasks(model, seed=1) + topic_tasks(model, (np.full((2, 12), 1 / 12) + np.eye(2, 12)) / 2,
+                                                      seed=1)
     for ext in ("jsonl", "csv"):
         write_tasks(tasks, tmp_path / f"tasks.{ext}", tmp_path / f"key.{ext}")
         public = (tmp_path / f"tasks.{ext}").read_text()

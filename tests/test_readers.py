@@ -102,7 +102,7 @@ def test_mallet_bad_files(tmp_path):
         tl.load_model(p)
     with gzip.open(p, "wt") as fh:
         fh.write("#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n0 NA 0 x a 1\n")
-    with pytest.raises(tl.InputFileError, match=r"s.gz:4: typeindex and topic must be integers"):
+    with pytest.raises(tl.InputFileError, match=r"s.gz:4: typeindex 'x' is not a whole number"):
         tl.load_model(p)
     with gzip.open(p, "wt") as fh:
         fh.write("#doc source pos typeindex type topic\n0 NA 0 0 a 1\n")

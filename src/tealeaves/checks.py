@@ -54,10 +54,12 @@ def _fail(name: str, value: Any, kind: str, low: Any, high: Any, low_open: bool 
 
 def _argtype(convert: Callable[[str], Any], check: Callable[[Any], Any], kind: str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
-        try:
+        try:  # ASCII only: int() and float() also accept '٣' (an Arabic-Indic 3) and '1_000'
+            if not text.isascii() or "_" in text:
+                raise ValueError(text)
             value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text[:40]!r}") from None
         try:
             return check(value)
         except MethodError as exc:

@@ -682,10 +682,12 @@ def _read_labels(path: str):
     from .errors import InputFileError
 
     if path.endswith(".npy"):
-        try:
-            return np.load(path, allow_pickle=False)
-        except ARCHIVE_ERRORS as exc:
-            raise InputFileError(f"{path}: cannot read labels ({exc})") from None
+        from .records import check_proportions, read_npy
+
+        labels = read_npy(path, "labels")
+        if labels.ndim == 2:  # a doc-topic matrix: its argmax
+            return check_proportions(labels, path, rows_sum_to_one=False)
+        return labels
     try:
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")

@@ -14,9 +14,10 @@ from . import intrusion
 from .checks import at_least, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
 from .corpus import not_text, read_corpus, text_lines
-from .errors import ARCHIVE_ERRORS, InputFileError, MethodError
+from .errors import InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .jsonout import write_json
+from .records import check_proportions, read_npy
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -216,16 +217,10 @@ def _cmd_words(args: argparse.Namespace) -> int:
 
 
 def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
-    try:
-        theta = np.load(path, allow_pickle=False)
-    except ARCHIVE_ERRORS as exc:
-        raise InputFileError(f"{path}: cannot read a .npy matrix ({exc})") from None
-    if not isinstance(theta, np.ndarray):
-        theta.close()
-        raise InputFileError(f"{path}: cannot read a .npy matrix (got an .npz archive)")
+    theta = read_npy(path, "topic proportions (theta)")
     if theta.shape != shape:
         raise InputFileError(f"{path}: theta must have shape {shape}, got {theta.shape}")
-    return theta
+    return check_proportions(theta, path)  # float: an integer matrix is not taken for documents
 
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:

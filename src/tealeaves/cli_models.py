@@ -10,9 +10,10 @@ from typing import Any
 
 from .checks import above
 from .corpus import Corpus
-from .errors import InvalidCorpusError, MethodError
+from .errors import BadValueError, InvalidCorpusError, MethodError
 from .io import FORMAT_ALIASES, FORMATS, load_model, sniff_format
 from .model import TopicModel
+from .records import strict_float
 
 MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, tomotopy, pyLDAvis "
               "JSON; gensim and other pickles with --allow-pickle")
@@ -42,9 +43,10 @@ def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
     alpha: Any = getattr(args, "alpha", None)
     if alpha is not None and not os.path.exists(alpha):
         try:
-            alpha = [float(x) for x in alpha.split(",")]
-        except ValueError:
-            raise MethodError(f"--alpha {alpha!r}: neither a file nor comma-separated numbers") from None
+            alpha = [strict_float(x.strip(), "--alpha", "value") for x in alpha.split(",")]
+        except BadValueError:
+            raise MethodError(f"--alpha {alpha[:60]!r}: neither a file nor comma-separated finite "
+                              "numbers") from None
         alpha = alpha[0] if len(alpha) == 1 else alpha
     timeout = getattr(args, "load_timeout", None)
     if timeout is not None and not timeout > 0:

@@ -53,3 +53,8 @@ def shown(text: object, limit: int = SHOWN_CHARS) -> str:
     """`shorten`, quoted like `repr` (for a word, token or label named in an error)."""
     text = str(text)
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+class BadValueError(InputFileError, MethodError):
+    """A value in a file or a record is not of its field's type or range (a choice that is not a
+    whole number, a boolean that is not true or false, a NaN proportion)."""

@@ -1,19 +1,32 @@
 """Reading records from JSON, JSON-lines and CSV files (and request bodies): every malformed input
 (binary bytes, a byte-order mark, nesting deep enough to exhaust the parser, a line that is not an
-object, a ragged CSV row) becomes one `InputFileError` naming the file and line."""
+object, a ragged CSV row, a repeated CSV column) becomes one `InputFileError` naming the file and line.
+
+The values inside them are typed here too, strictly and in one place, for every reader: whole
+numbers (`strict_int`, `strict_choice`), booleans (`strict_bool`), numbers (`strict_float`,
+`strict_floats`), lists of strings (`strict_strings`) and topic-proportion matrices
+(`check_proportions`). A value they refuse is a one-line error naming where it is and the field.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 import os
+import warnings
+from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from .csvout import uncell
-from .errors import InputFileError
+from .errors import ARCHIVE_ERRORS, BadValueError, InputFileError
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects
+MAX_DIGITS = 18  # a whole number in a file longer than this is damage (and would overflow int64)
+MAX_JSON_NUMBER = 400  # characters; a longer JSON number is not data (and a long integer crashes int())
 
 
 def json_depth(text: str) -> int:
@@ -43,9 +56,15 @@ def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
     if json_depth(text) > max_depth:
         raise InputFileError(f"{where}: JSON nested more than {max_depth} levels deep")
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        return json.loads(text, parse_int=_json_int)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise InputFileError(f"{where}: not valid JSON ({exc})") from None
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_JSON_NUMBER:
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
 
 
 def _text(path: str) -> str:
@@ -71,6 +90,11 @@ def read_json(path: str | os.PathLike) -> Any:
 
 def read_json_lines(path: str | os.PathLike) -> list[dict[str, Any]]:
     """One JSON object per non-blank line."""
+    return [row for _, row in numbered_json_lines(path)]
+
+
+def numbered_json_lines(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
+    """`read_json_lines` with each object's place, "FILE:LINE", for error messages."""
     p = os.fspath(path)
     rows = []
     for i, line in enumerate(_text(p).split("\n"), 1):
@@ -78,7 +102,7 @@ def read_json_lines(path: str | os.PathLike) -> list[dict[str, Any]]:
             row = parse_json(line, f"{p}:{i}")
             if not isinstance(row, dict):
                 raise InputFileError(f"{p}:{i}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
+            rows.append((f"{p}:{i}", row))
     return rows
 
 
@@ -86,19 +110,205 @@ def read_csv(
     path: str | os.PathLike, required: tuple[str, ...] = ()
 ) -> tuple[list[str], list[dict[str, str]]]:
     """Header and rows of a CSV file (a UTF-8 byte-order mark, as Excel writes, is accepted);
-    every row must have the header's number of fields and the `required` columns."""
+    every row must have the header's number of fields and the `required` columns, and no
+    column may be named twice."""
+    header, rows = numbered_csv(path, required)
+    return header, [row for _, row in rows]
+
+
+def numbered_csv(
+    path: str | os.PathLike, required: tuple[str, ...] = ()
+) -> tuple[list[str], list[tuple[str, dict[str, str]]]]:
+    """`read_csv` with each row's place, "FILE:LINE" (the line the row ends on), for error messages."""
     p = os.fspath(path)
     text = _text(p)
+    rows = []
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))
-        rows = list(reader)
         header = list(reader.fieldnames or [])
+        for row in reader:
+            rows.append((f"{p}:{reader.line_num}", row))
     except csv.Error as exc:
         raise InputFileError(f"{p}: cannot read CSV ({exc})") from None
+    repeated = sorted(c for c, n in Counter(header).items() if n > 1)
+    if repeated:
+        raise InputFileError(f"{p}:1: the header names column(s) {', '.join(map(_shown, repeated[:5]))} "
+                             "more than once")
     missing = [c for c in required if c not in header]
     if missing:
         raise InputFileError(f"{p}: the header {header[:8]} lacks column(s) {', '.join(missing)}")
-    for i, r in enumerate(rows, 2):
+    for where, r in rows:
         if None in r or None in r.values():
-            raise InputFileError(f"{p}:{i}: the row has a different number of fields than the header")
-    return header, [{k: uncell(v) for k, v in r.items()} for r in rows]  # undo the formula quoting
+            raise InputFileError(f"{where}: the row has a different number of fields than the header")
+    return header, [(w, {k: uncell(v) for k, v in r.items()}) for w, r in rows]  # undo formula quoting
+
+
+def read_npy(path: str | os.PathLike, what: str) -> np.ndarray:
+    """The array in a .npy file (no pickles; numpy's warnings about odd headers are not printed:
+    the checks that follow say what is wrong)."""
+    p = os.fspath(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arr = np.load(p, allow_pickle=False)
+    except ARCHIVE_ERRORS as exc:
+        raise InputFileError(f"{p}: cannot read a .npy file of {what} ({exc})") from None
+    if not isinstance(arr, np.ndarray):
+        arr.close()
+        raise InputFileError(f"{p}: cannot read a .npy file of {what} (got an .npz archive)")
+    return arr
+
+
+# -- values inside files ---------------------------------------------------------------------------
+
+TRUE_WORDS = ("true", "1", "yes")
+FALSE_WORDS = ("false", "0", "no")
+
+
+def _shown(value: Any) -> str:
+    """`value` for an error message: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _int_text(text: str) -> int | None:
+    """The integer that `text` spells as ASCII digits 0-9 with an optional leading '-' (at most
+    MAX_DIGITS of them), else None: no spaces, '+', '_', '3.0', '1e3', '0x1f', '²' or '٣'."""
+    body = text[1:] if text[:1] == "-" else text
+    if body.isascii() and body.isdigit() and len(body) <= MAX_DIGITS:
+        return int(text)
+    return None
+
+
+def strict_int(value: Any, where: str, field: str, low: int | None = None, high: int | None = None) -> int:
+    """A whole number from a file: a JSON integer (not a boolean, not 3.0) or text of ASCII digits
+    with an optional leading '-'; within `low`..`high` when given."""
+    number: int | None = None
+    if isinstance(value, str):
+        number = _int_text(value)
+    elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        number = int(value) if abs(int(value)) < 10**MAX_DIGITS else None
+    if number is None:
+        raise BadValueError(f"{where}: {field} {_shown(value)} is not a whole number "
+                             f"(digits 0-9, at most {MAX_DIGITS}, optionally after '-')")
+    if (low is not None and number < low) or (high is not None and number > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}" if low is not None else f"<= {high}"
+        raise BadValueError(f"{where}: {field} {number} is out of range ({span})")
+    return number
+
+
+def strict_choice(value: Any, count: int, where: str, field: str = "choice") -> int:
+    """An option position 0..count-1, parsed as `strict_int` parses."""
+    try:
+        number = strict_int(value, where, field)
+    except BadValueError:
+        raise BadValueError(f"{where}: {field} {_shown(value)} is not an option position "
+                            f"(a whole number 0..{count - 1})") from None
+    if not 0 <= number < count:
+        raise BadValueError(f"{where}: {field} {number}: the item has no option {number} "
+                            f"(positions 0..{count - 1})")
+    return number
+
+
+def strict_bool(value: Any, where: str, field: str) -> bool:
+    """A boolean from a file: JSON true/false, the numbers 0/1, or (any case) the text true/false,
+    1/0 or yes/no, as spreadsheets write them. Anything else, the empty cell included, is an error."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in TRUE_WORDS + FALSE_WORDS:
+        return value.lower() in TRUE_WORDS
+    raise BadValueError(f"{where}: {field} {_shown(value)} is not true or false "
+                         "(accepted: true/false, 1/0, yes/no)")
+
+
+def _float_text(text: str, finite: bool) -> float | None:
+    """The number `text` spells in ASCII (decimal or exponent form; 'nan'/'inf' only when not
+    `finite`), else None: no '_', no spaces, no non-ASCII digits."""
+    if not text.isascii() or "_" in text or text != text.strip():
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) or not finite else None
+
+
+def strict_float(
+    value: Any, where: str, field: str, finite: bool = True, low: float | None = None,
+    high: float | None = None,
+) -> float:
+    """A number from a file: a JSON number (not a boolean) or ASCII text; finite unless `finite`
+    is False; within `low`..`high` when given."""
+    number: float | None = None
+    if isinstance(value, str):
+        number = _float_text(value, finite)
+    elif isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = None
+        if number is not None and finite and not math.isfinite(number):
+            number = None
+    if number is None:
+        kind = "a finite number" if finite else "a number"
+        raise BadValueError(f"{where}: {field} {_shown(value)} is not {kind}")
+    if (low is not None and number < low) or (high is not None and number > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}" if low is not None else f"<= {high}"
+        raise BadValueError(f"{where}: {field} {number} is out of range ({span})")
+    return number
+
+
+def strict_floats(text: str, where: str, field: str) -> np.ndarray:
+    """The finite numbers in whitespace-separated `text` (as `strict_float` reads each)."""
+    out = np.empty(len(words := text.split()), dtype=np.float64)
+    ok = text.isascii() and "_" not in text
+    for i, word in enumerate(words):
+        number = _float_text(word, finite=True) if ok else None
+        if number is None:
+            raise BadValueError(f"{where}: {field} must be finite numbers, got {_shown(word)}")
+        out[i] = number
+    return out
+
+
+def strict_strings(value: Any, where: str, field: str) -> list[str]:
+    """A list of strings: a JSON list, or a CSV cell holding one (parsed with the depth limit)."""
+    if isinstance(value, str):
+        value = parse_json(value, f"{where}: {field}")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadValueError(f"{where}: {field} must be a list of strings, got {_shown(value)}")
+    return value
+
+
+ROW_SUM_TOLERANCE = 1e-3
+
+
+def check_proportions(
+    theta: Any, where: str, rows_sum_to_one: bool = True, places: list[str] | None = None
+) -> np.ndarray:
+    """`theta` as a documents x topics float matrix of topic proportions: finite, in 0..1 and (when
+    `rows_sum_to_one`) each row summing to 1 within ROW_SUM_TOLERANCE. Errors name the row's place
+    (`places[d]`, else "WHERE: document d", counting from 0)."""
+    arr = np.asarray(theta)
+    if arr.ndim != 2 or arr.dtype.kind not in "fiu":
+        raise BadValueError(f"{where}: topic proportions must be a 2-d numeric matrix, "
+                            f"got {arr.ndim}-d {arr.dtype}")
+    arr = arr.astype(np.float64)
+
+    def place(d: int) -> str:
+        return places[d] if places is not None else f"{where}: document {d}"
+
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1 + ROW_SUM_TOLERANCE)
+    if bad.any():
+        d, t = (int(i) for i in np.argwhere(bad)[0])
+        raise BadValueError(f"{place(d)}: topic {t}'s proportion {arr[d, t]} is not a number in 0..1 "
+                            f"({int(bad.any(axis=1).sum())} document(s) like it)")
+    if rows_sum_to_one and arr.size:
+        off = np.abs(arr.sum(axis=1) - 1) > ROW_SUM_TOLERANCE
+        if off.any():
+            d = int(np.argmax(off))
+            raise BadValueError(f"{place(d)}: the topic proportions sum to {arr[d].sum():.6g}, not 1 "
+                                f"({int(off.sum())} document(s) like it); save every topic's proportion "
+                                "(gensim: minimum_probability=0)")
+    return arr

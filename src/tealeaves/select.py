@@ -35,6 +35,7 @@ from .io.common import require
 from .jsonout import json_safe
 from .model import TopicModel
 from .parallel import Progress, run_tasks
+from .records import read_json
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 METRICS = {  # name in the table -> (row key, higher is better)
@@ -121,9 +122,10 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     eval_path = os.path.join(out, "evals", f"{name}.json") if out else None
     if eval_path and os.path.exists(eval_path):
         try:
-            with open(eval_path, encoding="utf-8") as fh:
-                return json.load(fh)
-        except (OSError, json.JSONDecodeError):
+            saved = read_json(eval_path)
+            if isinstance(saved, dict):
+                return saved
+        except InputFileError:
             pass  # unreadable: evaluate again
     model_path = os.path.join(out, "models", f"{name}.npz") if out else None
     model = None
@@ -334,10 +336,11 @@ def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[n
     path = os.path.join(out, "split.json")
     if os.path.exists(path):
         try:
-            with open(path, encoding="utf-8") as fh:
-                saved = json.load(fh)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InputFileError(f"{path}: unreadable ({exc}); remove it to start again") from None
+            saved = read_json(path)
+        except InputFileError as exc:
+            raise InputFileError(f"{exc}; remove {path} to start again") from None
+        if not isinstance(saved, dict):
+            raise InputFileError(f"{path}: not a split (a JSON object); remove it to start again")
         if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
             raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
                               "--out directory")

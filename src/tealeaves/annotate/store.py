@@ -305,9 +305,12 @@ def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = 
 def _response(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
     where = f"response {row.get('id')}"
     for name, kind in _RESPONSE_TYPES.items():
-        if not isinstance(row[name], kind):
+        if not isinstance(row[name], kind) or isinstance(row[name], bool):
             raise _damaged(engine, where, f"{name} is {type(row[name]).__name__}")
-    return {**row, "options": _json_field(row["options"], list, where, engine, "options")}
+    options = _json_field(row["options"], list, where, engine, "options")
+    if not all(isinstance(o, str) for o in options):
+        raise _damaged(engine, where, "options: expected a list of strings")
+    return {**row, "options": options}
 
 
 def open_store(url: str, create: bool = True) -> Store:

@@ -89,8 +89,7 @@ def _as_key(
     if isinstance(tasks, str | os.PathLike):
         tasks = read_key(tasks)
     rows = [t.key() if isinstance(t, Task) else t for t in tasks]
-    check_key(rows)
-    return [dict(r) for r in rows]
+    return list(check_key(rows).values())  # typed rows: "attention": "false" is false
 
 
 def auto(

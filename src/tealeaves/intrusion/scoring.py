@@ -10,7 +10,6 @@ annotators is Fleiss' kappa (with varying numbers of raters per item).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -20,18 +19,31 @@ from typing import Any
 import numpy as np
 
 from ..display import Display
-from ..errors import InputFileError, MethodError
+from ..errors import BadValueError, InputFileError, MethodError
 from ..jsonout import json_safe
-from ..records import read_csv, read_json_lines
+from ..records import (
+    numbered_csv,
+    numbered_json_lines,
+    strict_bool,
+    strict_choice,
+    strict_float,
+    strict_int,
+    strict_strings,
+)
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Responses as JSONL or CSV with columns annotator, item and choice (the chosen position) or
     chosen (the option text); an `options` column (JSON list, shown order) is checked if present."""
+    return [r for _, r in numbered_responses(path)]
+
+
+def numbered_responses(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
+    """`read_responses` with each response's place, "FILE:LINE"."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
-        return read_json_lines(p)
-    header, rows = read_csv(p, ("annotator", "item"))
+        return numbered_json_lines(p)
+    header, rows = numbered_csv(p, ("annotator", "item"))
     if not {"choice", "chosen"} & set(header):
         raise InputFileError(f"{p}: the header {header[:8]} lacks a choice (or chosen) column")
     return rows
@@ -108,34 +120,57 @@ def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> floa
 KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
 
 
+def key_row(k: Any, where: str) -> dict[str, Any]:
+    """One key row checked and typed: item, kind and model strings, options a list of at least 2
+    strings, the topic (word item) or document (topic item) a whole number, intruder an option
+    position, attention and relaxed booleans (absent: false), option_topics whole numbers and
+    option_log_theta numbers (a topic item needs one per option; -inf is log 0)."""
+    if not isinstance(k, dict):
+        raise BadValueError(f"{where}: expected a record, got {type(k).__name__}")
+    missing = [f for f in KEY_FIELDS if f not in k]
+    if missing:
+        raise BadValueError(f"{where}: missing field(s) {', '.join(missing)}")
+    options = strict_strings(k["options"], where, "options")
+    if len(options) < 2:
+        raise BadValueError(f"{where}: options must be a list of at least 2 strings")
+    if k["kind"] not in ("word", "topic") or not isinstance(k["model"], str) or \
+            not isinstance(k["item"], str):
+        raise BadValueError(f"{where}: kind must be word or topic; item and model strings")
+    index = "topic" if k["kind"] == "word" else "document"
+    if k.get(index) is None:
+        raise BadValueError(f"{where}: a {k['kind']} item needs an integer {index}")
+    row = {**k, "options": options, index: strict_int(k[index], where, index, low=0),
+           "intruder": strict_choice(k["intruder"], len(options), where, "intruder")}
+    for flag in ("attention", "relaxed"):
+        row[flag] = strict_bool(k[flag], where, flag) if flag in k else False
+    topics, log_theta = k.get("option_topics") or [], k.get("option_log_theta") or []
+    if not isinstance(topics, list) or not isinstance(log_theta, list):
+        raise BadValueError(f"{where}: option_topics and option_log_theta must be lists")
+    row["option_topics"] = [strict_int(t, where, "option_topics", low=0) for t in topics]
+    row["option_log_theta"] = [_log_theta(v, where) for v in log_theta]
+    if k["kind"] == "topic" and len(log_theta) != len(options):
+        raise BadValueError(f"{where}: a topic item needs one option_log_theta per option")
+    return row
+
+
+def _log_theta(value: Any, where: str) -> float:
+    number = strict_float(value, where, "option_log_theta", finite=False)
+    if not number < float("inf"):  # nan or +inf; -inf is the log of a zero proportion
+        raise BadValueError(f"{where}: option_log_theta {number} is not a log proportion")
+    return number
+
+
 def check_key(
     key: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]] | None = None, source: str = "the key"
 ) -> dict[str, dict[str, Any]]:
-    """The key as item -> row, after checking every row and (if given) that it matches the
-    annotator-facing `tasks`: the same items with the same options in the same order."""
+    """The key as item -> row (checked and typed by `key_row`), after checking that it matches the
+    annotator-facing `tasks` if given: the same items with the same options in the same order."""
     items: dict[str, dict[str, Any]] = {}
     for i, k in enumerate(key, 1):
-        if not isinstance(k, dict):
-            raise MethodError(f"{source}, row {i}: expected a record, got {type(k).__name__}")
-        missing = [f for f in KEY_FIELDS if f not in k]
-        if missing:
-            raise MethodError(f"{source}, row {i}: missing field(s) {', '.join(missing)}")
-        if not isinstance(k["options"], list) or len(k["options"]) < 2 or \
-                not all(isinstance(o, str) for o in k["options"]):
-            raise MethodError(f"{source}, row {i}: options must be a list of at least 2 strings")
-        if k["kind"] not in ("word", "topic") or not isinstance(k["model"], str) or \
-                not isinstance(k["item"], str):
-            raise MethodError(f"{source}, row {i}: kind must be word or topic; item and model strings")
-        index = "topic" if k["kind"] == "word" else "document"
-        if not isinstance(k.get(index), int) or isinstance(k.get(index), bool):
-            raise MethodError(f"{source}, row {i}: a {k['kind']} item needs an integer {index}")
-        if not isinstance(k["intruder"], int) or not 0 <= k["intruder"] < len(k["options"]):
-            raise MethodError(f"{source}, row {i}: intruder {k['intruder']!r} is not an option position")
-        if k["kind"] == "topic" and len(k.get("option_log_theta") or []) != len(k["options"]):
-            raise MethodError(f"{source}, row {i}: a topic item needs one option_log_theta per option")
-        if k["item"] in items:
-            raise MethodError(f"{source}, row {i}: item {k['item']!r} appears twice")
-        items[str(k["item"])] = k
+        row = key_row(k, f"{source}, row {i}")
+        if row["item"] in items:
+            raise MethodError(f"{source}, row {i}: item {row['item']!r} appears twice")
+        items[row["item"]] = row
     if tasks is not None:
         names = [str(t.get("item")) for t in tasks]
         if len(set(names)) != len(names):
@@ -158,32 +193,27 @@ def check_key(
     return items
 
 
-def _choice(r: dict[str, Any], k: dict[str, Any], i: int) -> int:
-    """The chosen position of response `i`: its `choice` (a position) or `chosen` (the option
-    text). Options the response says were shown must equal the key's, in order."""
+def _choice(r: dict[str, Any], k: dict[str, Any], where: str) -> int:
+    """The chosen position of a response: its `choice` (a position) or `chosen` (the option
+    text); with both, they must agree. Options the response says were shown (a JSON list, or
+    JSON text in a CSV cell) must equal the key's, in order."""
     item, options = k["item"], list(k["options"])
     shown = r.get("options")
-    if isinstance(shown, str) and shown.strip():
-        try:
-            shown = json.loads(shown)
-        except json.JSONDecodeError:
-            raise MethodError(f"response {i}: options {shown[:40]!r} are not a JSON list") from None
-    if shown and list(shown) != options:
-        raise MethodError(
-            f"response {i}: item {item!r} was shown with options {shown}, the key has {options}"
-        )
-    if r.get("choice") in (None, "") and r.get("chosen") not in (None, ""):
-        if r["chosen"] not in options:
-            raise MethodError(f"response {i}: item {item!r} has no option {r['chosen']!r}")
-        return options.index(r["chosen"])
-    raw = r.get("choice")
-    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
-        raw = int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise MethodError(f"response {i}: choice {raw!r} is not an option position (a whole number)")
-    choice = raw
-    if not 0 <= choice < len(options):
-        raise MethodError(f"response {i}: item {item!r} has no option {choice}")
+    if shown not in (None, "", []):
+        shown = strict_strings(shown, where, "options")
+        if shown != options:
+            raise MethodError(
+                f"{where}: item {item!r} was shown with options {shown}, the key has {options}"
+            )
+    raw, chosen = r.get("choice"), r.get("chosen")
+    if chosen not in (None, ""):
+        if not isinstance(chosen, str) or chosen not in options:
+            raise MethodError(f"{where}: item {item!r} has no option {chosen!r}")
+        if raw in (None, ""):
+            return options.index(chosen)
+    choice = strict_choice(raw, len(options), where, "choice")
+    if chosen not in (None, "") and options[choice] != chosen:
+        raise MethodError(f"{where}: choice {choice} is {options[choice]!r} but chosen is {chosen!r}")
     return choice
 
 
@@ -200,31 +230,33 @@ def score(
 
         key = read_key(key)
     if isinstance(responses, str | os.PathLike):
-        responses = read_responses(responses)
+        placed = numbered_responses(responses)
+    else:
+        placed = [(f"response {i}", r) for i, r in enumerate(responses)]
     items = check_key(key)
     seen: set[tuple[str, str]] = set()
     clean = []
-    for i, r in enumerate(responses):
+    for where, r in placed:
         if not isinstance(r, dict):
-            raise MethodError(f"response {i}: expected a record with annotator, item and choice")
+            raise MethodError(f"{where}: expected a record with annotator, item and choice")
         ann, item = r.get("annotator"), r.get("item")
         if not isinstance(ann, str | int) or isinstance(ann, bool) or str(ann).strip() == "":
-            raise MethodError(f"response {i}: no annotator (every response needs one)")
+            raise MethodError(f"{where}: no annotator (every response needs one)")
         ann, item = str(ann), str(item)
         if item not in items:
-            raise MethodError(f"response {i}: unknown item {item!r} (not in the key)")
-        choice = _choice(r, items[item], i)
+            raise MethodError(f"{where}: unknown item {item!r} (not in the key)")
+        choice = _choice(r, items[item], where)
         if (ann, item) in seen:
-            raise MethodError(f"response {i}: annotator {ann!r} answered item {item!r} twice")
+            raise MethodError(f"{where}: annotator {ann!r} answered item {item!r} twice")
         seen.add((ann, item))
         clean.append((ann, item, choice))
     failures: dict[str, int] = defaultdict(int)
     for ann, item, choice in clean:
         k = items[item]
-        if k.get("attention") and choice != k["intruder"]:
+        if k["attention"] and choice != k["intruder"]:
             failures[ann] += 1
     excluded = sorted(a for a, f in failures.items() if f > max_attention_failures)
-    used = [(a, i, c) for a, i, c in clean if a not in excluded and not items[i].get("attention")]
+    used = [(a, i, c) for a, i, c in clean if a not in excluded and not items[i]["attention"]]
     mp: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     tlo: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     by_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -232,10 +264,12 @@ def score(
         k = items[item]
         by_item[k["kind"]][item].append(choice)
         if k["kind"] == "word":
-            mp[k["model"]][int(k["topic"])].append(int(choice == k["intruder"]))
+            mp[k["model"]][k["topic"]].append(int(choice == k["intruder"]))
         else:
             lt = k["option_log_theta"]
-            tlo[k["model"]][int(k["document"])].append(lt[k["intruder"]] - lt[choice])
+            # 0 when they agree (eq. 2), also when the intruder's proportion is 0 (log -inf)
+            tlo[k["model"]][k["document"]].append(
+                0.0 if choice == k["intruder"] else lt[k["intruder"]] - lt[choice])
     rng = np.random.default_rng(seed)
     model_precision = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in mp.items()}
     log_odds = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in tlo.items()}

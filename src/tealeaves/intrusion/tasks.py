@@ -37,7 +37,14 @@ from ..corpus import Corpus
 from ..errors import InputFileError, MethodError
 from ..heldout import as_corpus
 from ..model import TopicModel
-from ..records import parse_json, read_csv, read_json_lines
+from ..records import (
+    check_proportions,
+    numbered_csv,
+    numbered_json_lines,
+    parse_json,
+    strict_int,
+    strict_strings,
+)
 
 
 @dataclass
@@ -217,9 +224,10 @@ def topic_tasks(
         theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed, progress=progress)
         if texts is None:
             texts = [" ".join(vocab[w] for w in corpus[d][:50]) for d in range(len(corpus))]
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = np.asarray(theta)
     if theta.ndim != 2 or theta.shape[1] != T:
         raise MethodError(f"theta must be documents x {T} topics, got shape {theta.shape}")
+    theta = check_proportions(theta, "theta")
     if texts is not None and len(texts) != len(theta):
         raise MethodError(f"{len(texts)} texts for {len(theta)} documents")
     if T < n_topics + 1:
@@ -262,53 +270,62 @@ def topic_tasks(
 
 def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Annotator-facing tasks written by `write_tasks`: JSON lines, or the long CSV (one row per
-    option, with `position`) regrouped into one row per item."""
+    option, with `position`) regrouped into one row per item. Options are lists of strings; a
+    topic or document is a whole number (or absent)."""
+    return [t for _, t in _numbered_tasks(path)]
+
+
+def _numbered_tasks(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
+    """`read_tasks` with each task's place, "FILE:LINE" (its first line)."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
-        rows = read_json_lines(p)
-        for i, r in enumerate(rows, 1):
-            if not isinstance(r, dict) or "item" not in r or not isinstance(r.get("options"), list):
-                raise InputFileError(f"{p}:{i}: a task needs an item and a list of options")
+        rows = numbered_json_lines(p)
+        for where, r in rows:
+            if "item" not in r or not isinstance(r.get("options"), list):
+                raise InputFileError(f"{where}: a task needs an item and a list of options")
+            r["options"] = strict_strings(r["options"], where, "options")
+            _task_numbers(r, where)
         return rows
-    header, rows = read_csv(p, ("item", "position", "option"))
-    out: dict[str, dict[str, Any]] = {}
-    for i, r in enumerate(rows, 2):
-        t = out.setdefault(
-            r["item"], {k: r[k] for k in header if k not in ("position", "option")} | {"options": []}
-        )
-        if r["position"] != str(len(t["options"])):
-            raise InputFileError(
-                f"{p}:{i}: item {r['item']!r}: expected position {len(t['options'])}, got {r['position']!r}"
-            )
-        t["options"].append(r["option"])
-    for t in out.values():
+    header, lines = numbered_csv(p, ("item", "position", "option"))
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for where, r in lines:
+        fields: dict[str, Any] = {k: r[k] for k in header if k not in ("position", "option")}
         for k in ("topic", "document"):
-            if k in t and t[k] in ("", "None"):
-                t[k] = None
-            elif k in t:
-                try:
-                    t[k] = int(t[k])
-                except ValueError:
-                    raise InputFileError(
-                        f"{p}: item {t['item']!r}: {k} {t[k]!r} is not a whole number"
-                    ) from None
+            if fields.get(k) in ("", "None"):
+                fields[k] = None
+        _task_numbers(fields, where)
+        first, t = out.setdefault(r["item"], (where, fields | {"options": []}))
+        differs = [k for k in fields if fields[k] != t[k]]
+        if differs:
+            k = differs[0]
+            raise InputFileError(f"{where}: item {r['item']!r}: {k} {str(fields[k])[:40]!r} differs from "
+                                 f"{str(t[k])[:40]!r} on the item's first line ({first})")
+        if r["position"] != str(len(t["options"])):
+            raise InputFileError(f"{where}: item {r['item']!r}: expected position {len(t['options'])}, "
+                                 f"got {r['position'][:40]!r}")
+        t["options"].append(r["option"])
     return list(out.values())
 
 
+def _task_numbers(task: dict[str, Any], where: str) -> None:
+    """A task's topic and document, when given, as whole numbers."""
+    for k in ("topic", "document"):
+        if task.get(k) is not None:
+            task[k] = strict_int(task[k], where, k, low=0)
+
+
 def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """A key file written by `write_tasks` (JSON lines or long CSV)."""
-    rows = read_tasks(path)
-    if os.fspath(path).endswith(".csv"):
-        for i, r in enumerate(rows, 1):
-            try:
-                r["intruder"] = int(r["intruder"])
-                r["attention"] = r.get("attention") == "True"
-                r["relaxed"] = r.get("relaxed") == "True"
-                for k in ("option_topics", "option_log_theta"):
-                    r[k] = parse_json(r[k], f"{os.fspath(path)}: item {i}: {k}") if r.get(k) else []
-            except (KeyError, ValueError) as exc:
-                raise InputFileError(f"{os.fspath(path)}: item {i}: not a key row ({exc})") from None
-    return rows
+    """A key file written by `write_tasks` (JSON lines or long CSV), every row checked and typed
+    (`key_row`: an intruder position, attention and relaxed true/false, ...)."""
+    from .scoring import key_row
+
+    rows = _numbered_tasks(path)
+    is_csv = os.fspath(path).endswith(".csv")
+    for where, r in rows:
+        if is_csv:
+            for k in ("option_topics", "option_log_theta"):
+                r[k] = parse_json(r[k], f"{where}: {k}") if r.get(k) else []
+    return [key_row(r, where) for where, r in rows]
 
 
 def write_tasks(

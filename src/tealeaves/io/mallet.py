@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputFileError
 from ..model import TopicModel
+from ..records import check_proportions, strict_float, strict_floats, strict_int
 from .common import build_model
 
 STATE_HEADER = "#doc source pos typeindex type topic"
@@ -41,10 +42,7 @@ def _lines(path: str, opener=open) -> Iterator[tuple[int, str]]:
 
 
 def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
-    try:
-        return np.array([float(x) for x in text.split()], dtype=np.float64)
-    except ValueError:
-        raise InputFileError(f"{path}:{i}: {what} must be numbers, got {text[:60]!r}") from None
+    return strict_floats(text, f"{path}:{i}", what)
 
 
 def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False) -> TopicModel:
@@ -77,14 +75,8 @@ def read_state(path: str | os.PathLike) -> TopicModel:
             raise InputFileError(
                 f"{path}:{i}: expected 'doc source pos typeindex type topic', got {line[:80]!r}"
             )
-        try:
-            typeindex, topic = int(f[-3]), int(f[-1])
-        except ValueError:
-            raise InputFileError(
-                f"{path}:{i}: typeindex and topic must be integers, got {line[:80]!r}"
-            ) from None
-        if typeindex < 0 or topic < 0:
-            raise InputFileError(f"{path}:{i}: negative typeindex or topic")
+        typeindex = strict_int(f[-3], f"{path}:{i}", "typeindex", low=0)
+        topic = strict_int(f[-1], f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1)
         if types.setdefault(typeindex, f[-2]) != f[-2]:
             raise InputFileError(
                 f"{path}:{i}: type {typeindex} is {f[-2]!r} here but {types[typeindex]!r} before"
@@ -110,23 +102,30 @@ def read_state(path: str | os.PathLike) -> TopicModel:
 
 
 def read_topic_keys(path: str | os.PathLike) -> tuple[np.ndarray, list[list[str]]]:
-    """alpha (one value per topic) and each topic's top words from `--output-topic-keys`."""
+    """alpha (one value per topic) and each topic's top words from `--output-topic-keys`: every
+    topic 0..T-1 on exactly one line, alpha a positive number."""
     path = os.fspath(path)
     entries: dict[int, tuple[float, list[str]]] = {}
+    lines: dict[int, int] = {}
     for i, line in _lines(path):
         if not line.strip():
             continue
         f = line.split("\t")
         if len(f) < 2:
             raise InputFileError(f"{path}:{i}: expected 'topic<TAB>alpha<TAB>words', got {line[:80]!r}")
-        try:
-            entries[int(f[0])] = (float(f[1]), f[2].split() if len(f) > 2 else [])
-        except ValueError:
-            raise InputFileError(
-                f"{path}:{i}: expected an integer topic and a number alpha, got {line[:80]!r}"
-            ) from None
-    if sorted(entries) != list(range(len(entries))) or not entries:
-        raise InputFileError(f"{path}: topics must be numbered 0..T-1")
+        t = strict_int(f[0], f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1)
+        if t in lines:
+            raise InputFileError(f"{path}:{i}: topic {t} is listed twice (lines {lines[t]} and {i})")
+        a = strict_float(f[1], f"{path}:{i}", "alpha")
+        if not a > 0:
+            raise InputFileError(f"{path}:{i}: alpha {a} must be positive")
+        entries[t], lines[t] = (a, f[2].split() if len(f) > 2 else []), i
+    if not entries:
+        raise InputFileError(f"{path}: no topics")
+    missing = sorted(set(range(len(entries))) - set(entries))
+    if missing:
+        raise InputFileError(f"{path}: topics must be numbered 0..T-1 (topic {missing[0]} is missing, "
+                             f"topic {max(entries)} is listed)")
     return (
         np.array([entries[t][0] for t in range(len(entries))]),
         [entries[t][1] for t in range(len(entries))],
@@ -138,8 +137,9 @@ def read_word_weights(
 ) -> TopicModel:
     """A model from `--topic-word-weights-file`; `alpha` is a vector or the topic-keys file."""
     path = os.fspath(path)
-    if isinstance(alpha, str | os.PathLike):
-        alpha = read_topic_keys(alpha)[0]
+    keys = os.fspath(alpha) if isinstance(alpha, str | os.PathLike) else None
+    if keys is not None:
+        alpha = read_topic_keys(keys)[0]
     words: dict[str, int] = {}
     triples: list[tuple[int, int, float]] = []
     for i, line in _lines(path):
@@ -148,19 +148,16 @@ def read_word_weights(
         f = line.split("\t")
         if len(f) != 3:
             raise InputFileError(f"{path}:{i}: expected 'topic<TAB>word<TAB>weight', got {line[:80]!r}")
-        try:
-            t, w = int(f[0]), float(f[2])
-        except ValueError:
-            raise InputFileError(
-                f"{path}:{i}: expected an integer topic and a number weight, got {line[:80]!r}"
-            ) from None
+        t = strict_int(f[0], f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1)
+        w = strict_float(f[2], f"{path}:{i}", "weight", low=0)
         triples.append((t, words.setdefault(f[1], len(words)), w))
     if not triples:
         raise InputFileError(f"{path}: no topic-word weights")
     arr = np.array(triples)
     T, V = int(arr[:, 0].max()) + 1, len(words)
-    if arr[:, 0].min() < 0:
-        raise InputFileError(f"{path}: negative topic number {int(arr[:, 0].min())}")
+    if keys is not None and len(alpha) != T:
+        raise InputFileError(f"{keys}: {len(alpha)} topic(s), but {path} has {T} (a keys file must "
+                             "list every topic of the model)")
     if len(triples) != T * V:
         raise InputFileError(
             f"{path}: {len(triples)} weights for {T} topics x {V} words (expected every pair once)"
@@ -180,9 +177,12 @@ def read_word_weights(
 
 
 def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> tuple[list[str], np.ndarray]:
-    """Document names and the documents x topics matrix of `--output-doc-topics` (either layout)."""
+    """Document names and the documents x topics matrix of `--output-doc-topics` (either layout).
+    Proportions must be finite numbers in 0..1; a row of the dense layout must sum to 1 (the sparse
+    layout may leave out topics below MALLET's `--doc-topics-threshold`)."""
     path = os.fspath(path)
     names: list[str] = []
+    places: list[str] = []
     rows: list[np.ndarray] = []
     sparse = False
     pairs: list[list[tuple[int, float]]] = []
@@ -196,35 +196,36 @@ def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> t
         if len(f) < 3:
             raise InputFileError(f"{path}:{i}: expected 'doc name values...', got {line[:80]!r}")
         names.append(f[1])
-        vals = _floats(" ".join(f[2:]), path, i, "topic proportions")
+        places.append(f"{path}:{i}")
         if sparse:
-            if vals.size % 2:
+            words = " ".join(f[2:]).split()
+            if len(words) % 2:
                 raise InputFileError(f"{path}:{i}: expected 'topic proportion' pairs")
-            if vals.size and (vals[0::2].min() < 0 or vals[0::2].max() >= MAX_TOPICS
-                              or np.any(vals[0::2] != np.floor(vals[0::2]))):
-                raise InputFileError(f"{path}:{i}: topic numbers must be whole numbers in "
-                                     f"0..{MAX_TOPICS - 1}")
-            pairs.append([(int(t), p) for t, p in zip(vals[0::2], vals[1::2], strict=True)])
+            topics = [strict_int(t, f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1) for t in words[0::2]]
+            pairs.append(list(zip(topics, _floats(" ".join(words[1::2]), path, i, "topic proportions"),
+                                  strict=True)))
         else:
-            rows.append(vals)
+            rows.append(_floats(" ".join(f[2:]), path, i, "topic proportions"))
     if not names:
         raise InputFileError(f"{path}: no documents")
     if sparse:
-        T = num_topics or 1 + max(t for p in pairs for t, _ in p)
+        T = num_topics or 1 + max((t for p in pairs for t, _ in p), default=0)
         theta = np.zeros((len(pairs), T))
         for d, p in enumerate(pairs):
+            if len({t for t, _ in p}) != len(p):
+                raise InputFileError(f"{places[d]}: a topic is listed twice")
             for t, v in p:
                 if t >= T:
-                    raise InputFileError(f"{path}: document {d} names topic {t}, but there are {T}")
+                    raise InputFileError(f"{places[d]}: topic {t}, but there are {T}")
                 theta[d, t] = v
-        return names, theta
+        return names, check_proportions(theta, path, rows_sum_to_one=False, places=places)
     widths = {r.size for r in rows}
     if len(widths) != 1:
         raise InputFileError(f"{path}: rows have different numbers of topics {sorted(widths)}")
     theta = np.array(rows)
     if num_topics is not None and theta.shape[1] != num_topics:
         raise InputFileError(f"{path}: {theta.shape[1]} topics per row, expected {num_topics}")
-    return names, theta
+    return names, check_proportions(theta, path, places=places)
 
 
 def sniff(path: str, head: bytes) -> str | None:
@@ -240,8 +241,8 @@ def sniff(path: str, head: bytes) -> str | None:
     if text.startswith(STATE_HEADER):
         return "mallet-state"
     f = text.split("\n", 1)[0].split("\t")
-    if len(f) == 3 and f[0].isdigit():
-        try:
+    if len(f) == 3 and f[0].isascii() and f[0].isdigit():
+        try:  # a sniff: the reader checks every value strictly
             float(f[2])
             return "mallet-weights"
         except ValueError:
