@@ -433,7 +433,7 @@ def test_word_id_documents(tmp_path, model, token):
     (tmp_path / "ids.txt").write_text(f"0 1\n2 {token}\n")
     with pytest.raises(tl.InputFileError, match="ids.txt:2: token .* is not a whole number") as exc:
         tl.read_corpus(tmp_path / "ids.txt", vocab=model.vocab, format="ids")
-    assert len(str(exc.value)) < 200
+    assert len(str(exc.value).replace(str(tmp_path), "")) < 200  # the token is cut, not printed whole
 
 
 @pytest.mark.parametrize("option,value", [("--bootstrap", "٣"), ("--bootstrap", "1_000"), ("--seed", "²")])

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .csvout import uncell
-from .errors import ARCHIVE_ERRORS, BadValueError, InputFileError
+from .errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects
 MAX_DIGITS = 18  # a whole number in a file longer than this is damage (and would overflow int64)
@@ -166,9 +166,9 @@ FALSE_WORDS = ("false", "0", "no")
 
 
 def _shown(value: Any) -> str:
-    """`value` for an error message: its repr, cut to 40 characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """`value` for an error message: a string as `errors.shown` quotes it, anything else its repr,
+    cut to 40 characters with the full length."""
+    return shown(value) if isinstance(value, str) else shorten(repr(value))
 
 
 def _int_text(text: str) -> int | None:
