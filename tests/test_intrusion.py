@@ -115,10 +115,11 @@ def test_fleiss_kappa_by_hand():
 
 
 def test_word_tasks_relax_when_no_word_is_in_the_bottom_half():
-    """Two topics ranking the same ten words first: no other-topic top word lies in a topic's
-    bottom half, which is an error unless relax=True (the least probable such word, marked)."""
-    base = np.r_[np.linspace(10, 5, 10), np.full(10, 0.1)]
-    phi = np.stack([base, base + np.r_[np.zeros(10), np.linspace(0, 0.05, 10)]])
+    """Two topics ranking the same ten words first and using every word (no floor): no other-topic
+    top word lies in a topic's bottom half, which is an error unless relax=True (the least
+    probable such word, marked)."""
+    base = np.r_[np.linspace(10, 5, 10), np.linspace(0.1, 0.05, 10)]
+    phi = np.stack([base, base + np.r_[np.zeros(10), np.linspace(0, 0.1, 10)]])
     vocab = [f"w{i}" for i in range(20)]
     model = tl.TopicModel(phi / phi.sum(axis=1, keepdims=True), [0.5, 0.5], vocab=vocab)
     with pytest.raises(tl.MethodError, match="no word is both in another topic's top 10"):

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except TealeavesError as exc:
-        print(f"tealeaves: error: {exc}", file=sys.stderr)
+        print(f"tealeaves: error: {message(exc, parser, args)}", file=sys.stderr)
         return 2
     except OSError as exc:
         name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
@@ -101,6 +102,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tealeaves: interrupted", file=sys.stderr)
         return 130
+
+
+def command_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """The flags of the command `args` ran, by parameter name: {"high_top": "--high-top", ...}."""
+    p: argparse.ArgumentParser | None = parser
+    flags: dict[str, str] = {}
+    while p is not None:
+        sub = None
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action
+            elif action.option_strings and action.dest != "help":
+                flags[action.dest] = max(action.option_strings, key=len)
+        p = sub.choices.get(getattr(args, sub.dest, None)) if sub is not None else None
+    return flags
+
+
+def message(exc: TealeavesError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """`exc`'s message with the parameters it names (`exc.options`) spelled as the command's flags."""
+    text = str(exc)
+    flags = command_flags(parser, args)
+    for name in getattr(exc, "options", ()):
+        if name in flags:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flags[name], text)
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -58,9 +58,12 @@ def add_parsers(sub: Any) -> None:
         "--low-fraction",
         type=fraction(open_high=False, open_low=True),
         default=0.5,
-        help="the intruder is in this bottom fraction of the topic's words",
+        help="the intruder is in this bottom fraction of the words the topic uses (above its floor)",
     )
     w.add_argument("--high-top", type=at_least(1), default=10, help="... and in another topic's top N words")
+    w.add_argument("--relax", action="store_true",
+                   help="a topic with no such word gets the least probable of the other topics' top "
+                        "words (marked relaxed in the key) instead of an error")
     w.add_argument("--attention-checks", type=at_least(0), default=0)
     w.set_defaults(func=_cmd_words)
 
@@ -195,6 +198,11 @@ def _written(tasks: list[intrusion.Task], args: argparse.Namespace, secret: str)
     intrusion.write_tasks(tasks, args.output, args.key, secret=secret)
     print(f"{len(tasks)} tasks -> {args.output} (for annotators), answers -> {args.key} and its secret "
           f"-> {intrusion.secret_path(args.key)} (keep both private)")
+    relaxed = [t.topic for t in tasks if t.relaxed]
+    if relaxed:
+        print(f"relaxed: {len(relaxed)} topic(s) ({', '.join(map(str, relaxed))}) had no intruder in the "
+              f"bottom {args.low_fraction:.0%} of their used words; the least probable of the other "
+              f"topics' top {args.high_top} was used (marked relaxed in the key)")
     return 0
 
 
@@ -210,6 +218,7 @@ def _cmd_words(args: argparse.Namespace) -> int:
             high_top=args.high_top,
             seed=args.seed,
             attention_checks=args.attention_checks,
+            relax=args.relax,
         ),
         args,
         secret,
@@ -307,6 +316,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         encoding=args.encoding,
+        **({} if is_key else {"relax": True}),  # as `evaluate` does; the relaxed topics are listed
     )
     for m, s in res.summary.items():
         lo, hi = s["model_precision_ci"]
@@ -314,6 +324,10 @@ def _cmd_auto(args: argparse.Namespace) -> int:
             f"{m}: automated model precision {s['model_precision']:.3f} [{lo:.3f}, {hi:.3f}] "
             f"over {s['topics']} topics ({args.measure}, window {args.window})"
         )
+    relaxed = [str(it["topic"]) for it in res.items if it.get("relaxed")]
+    if relaxed:
+        print(f"relaxed: {len(relaxed)} topic(s) ({', '.join(relaxed)}) had no intruder in the bottom of "
+              "their used words; the least probable of the other topics' top words was used")
     if res.absent_items:
         n = len(res.absent_items)
         print(f"{n} item(s) have an option absent from the reference (predicted as intruder)")

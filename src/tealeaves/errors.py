@@ -5,6 +5,7 @@ import struct
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Sequence
 
 # What a damaged .npz or .npy file can raise while numpy reads it: a truncated or mutated zip
 # archive (bad headers, bad deflate data, an unknown compression method), a bad array header, a
@@ -16,7 +17,13 @@ ARCHIVE_ERRORS = (OSError, EOFError, ValueError, KeyError, TypeError, RecursionE
 
 
 class TealeavesError(ValueError):
-    """Base class of all input errors raised by tealeaves."""
+    """Base class of all input errors raised by tealeaves. `options` lists the parameters the
+    message names, as the Python API spells them (`high_top`); the CLI shows each as its flag
+    (`--high-top`, `cli.message`)."""
+
+    def __init__(self, *args: object, options: Sequence[str] = ()) -> None:
+        super().__init__(*args)
+        self.options = tuple(options)
 
 
 class InvalidModelError(TealeavesError):

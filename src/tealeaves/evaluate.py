@@ -71,15 +71,20 @@ class EvaluationResult:
             rows.append([r["model"], str(r["topics"]), _f(r["per_token"], 4), _f(r["per_token_sd"], 4),
                          _f(r["perplexity"], 1), *[_f(r["coherence"].get(m), 3) for m in measures],
                          _f(r["diversity"], 3), _f(r["exclusivity"], 2), _f(r["predictive_rank"], 1),
-                         _f(r["auto_model_precision"], 2)])
+                         _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
 
+    def notes(self) -> list[str]:
+        """Every fallback a row took, one line each (marked * in the table)."""
+        return [f"* {r['model']}: automated intrusion: {r['auto_note']}"
+                for r in self.rows if r.get("auto_note")]
+
     def summary(self) -> str:
-        """The ranking and the comparisons, in words."""
+        """The ranking and the comparisons, in words, then the notes."""
         lines = []
         for i, g in enumerate(self.groups, 1):
             tie = " (not separated by the evidence)" if len(g) > 1 else ""
@@ -88,7 +93,7 @@ class EvaluationResult:
             lo, hi = c["per_token_interval"]
             lines.append(f"{c['a']} vs {c['b']} ({c['method']}): {c['per_token']:+.5f} nats per token, "
                          f"95% [{lo:+.5f}, {hi:+.5f}]: {c['verdict']}")
-        return "\n".join(lines)
+        return "\n".join(lines + self.notes())
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
@@ -262,10 +267,11 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 auto_mp = a.summary[m.name]
                 relaxed = sum(1 for k in a.items if k.get("relaxed"))
                 if relaxed:
-                    auto_note = (f"{relaxed} topic(s) had no intruder in their bottom half; the least "
-                                 "probable of the other topics' top words was used")
+                    auto_note = (f"{relaxed} of {m.num_topics} topic(s) had no intruder in the bottom half "
+                                 "of their used words; the least probable of the other topics' top words "
+                                 "was used")
             except MethodError as exc:  # e.g. no word qualifies as an intruder in a tiny model
-                auto_note = str(exc)
+                auto_note = f"not computed: {exc}"
         pred = predictive(m, c, seed=seed, workers=workers, progress=False)
         rows.append({
             "model": m.name, "topics": m.num_topics, "words": m.num_words,

@@ -193,6 +193,8 @@ class SelectionResult(Display):
                 continue
             sig = "significantly" if c["significant"] else "not significantly"
             lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: {c['why']})")
+        lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
+                  if e["row"].get("auto_note")]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

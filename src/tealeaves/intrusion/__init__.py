@@ -9,6 +9,8 @@ from .scoring import IntrusionScores, check_key, fleiss_kappa, read_responses, s
 from .tasks import (
     Task,
     key_secret,
+    low_words,
+    most_repeated_guess,
     new_secret,
     read_key,
     read_tasks,
@@ -21,6 +23,8 @@ from .tasks import (
 __all__ = [
     "Task",
     "word_tasks",
+    "low_words",
+    "most_repeated_guess",
     "topic_tasks",
     "write_tasks",
     "new_secret",

@@ -257,6 +257,12 @@ EVAL_METRICS = [  # row key, label, digits, interval
 ]
 
 
+def _notes(rows: Sequence[dict[str, Any]]) -> list[Part]:
+    """Every fallback a model's row took (`auto_note`), marked * in its table."""
+    return [f'<p class="warn">* {escape(str(r.get("model")))}: automated intrusion: '
+            f"{escape(str(r['auto_note']))}</p>" for r in rows if isinstance(r, dict) and r.get("auto_note")]
+
+
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
     rows = doc["rows"]
     names = [r["model"] for r in rows]
@@ -272,7 +278,9 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     out.append(_table(head, [[escape(r["model"]), r["topics"], _num(r["per_token"], 4), _num(r["per_token_sd"], 4),
                               _num(r["perplexity"], 1), *[_num(r["coherence"].get(m), 3) for m in measures],
                               _num(r["diversity"], 3), _num(r["exclusivity"], 2), _num(r["predictive_rank"], 1),
-                              _num(r["auto_model_precision"], 2)] for r in rows]))
+                              _num(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")]
+                             for r in rows]))
+    out.extend(_notes(rows))
     if doc.get("comparisons"):
         out.append("<h3>Pairwise comparisons</h3>")
         out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "verdict"],
@@ -315,6 +323,8 @@ def _select(doc: dict[str, Any]) -> list[Part]:
             cells.append(f"{_num(mean, 4)} ± {_num(sd, 4)}" if sd is not None else _num(mean, 4))
         rows.append(cells)
     out.append(_table(head, rows))
+    out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
+                       if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
     for m in metrics:
         mean, sd = doc["per_k"][m]["mean"], doc["per_k"][m]["sd"]
