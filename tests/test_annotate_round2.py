@@ -67,7 +67,7 @@ UNANSWERABLE = [
 
 
 # rows the task file's reader already refuses (in its own words) before the app's check
-READER_REFUSES = {"options-not-list", "options-number", "task-not-object"}
+READER_REFUSES = {"options-not-list", "options-number", "task-not-object", "non-string", "null-option"}
 
 
 @pytest.mark.parametrize("case,tasks,message", UNANSWERABLE, ids=[c[0] for c in UNANSWERABLE])
@@ -360,3 +360,16 @@ def test_database_failure_is_one_line_and_503(tasks_file, tmp_path, caplog):
     records = [rec for rec in caplog.records if rec.name == "uvicorn.error"]
     assert len(records) == 1 and records[0].exc_info is None
     assert "\n" not in records[0].getMessage()
+
+
+def test_topic_tasks_from_documents_with_control_characters_can_be_served(tmp_path):
+    """A document's text is shown as it is, except characters the app refuses (a form feed from a
+    paginated text, a NUL): those become spaces, so `intrusion topics` never writes tasks that
+    `serve` then refuses."""
+    model = tl.synthetic.random_model(6, 100, seed=1)
+    docs = [[i % 100 for i in range(d, d + 20)] for d in range(4)]
+    texts = ["page one\fpage two", "nul\x00here", "bell\x07 and tab\tkept", "plain"]
+    made = tl.intrusion.topic_tasks(model, docs, texts=texts, n_topics=2, seed=1, burn_in=5, samples=5)
+    assert [t.text for t in made] == ["page one page two", "nul here", "bell  and tab\tkept", "plain"]
+    tl.intrusion.write_tasks(made, tmp_path / "t.jsonl", tmp_path / "k.jsonl")
+    open_store(str(tmp_path / "made.sqlite")).install(tl.intrusion.read_tasks(tmp_path / "t.jsonl"))

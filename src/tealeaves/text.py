@@ -16,6 +16,16 @@ WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
 Tokenizer = Callable[[str], list[str]]
 
+# C0 controls but tab, newline and carriage return; DEL and the C1 controls; lone surrogates: text
+# that a database (PostgreSQL text holds no NUL) or a web page cannot carry
+UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def showable(text: str) -> str:
+    """`text` with every character in UNSHOWABLE replaced by a space (a form feed in a document
+    shown to annotators)."""
+    return UNSHOWABLE.sub(" ", text)
+
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased runs of letters of length >= 2 (see the module docstring)."""

@@ -6,25 +6,22 @@ Needs no extra, so the CLI checks a task file before it touches a database."""
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InputFileError, MethodError
+from ..text import UNSHOWABLE
 
 MAX_BODY = 4096  # bytes of a submission (an answer echoes the item and its options)
 MAX_ID = 200  # characters of an item or participant id
 KINDS = ("word", "topic")
-# C0 controls but tab, newline and carriage return; DEL and the C1 controls; lone surrogates
-# (PostgreSQL text cannot hold NUL, and a lone surrogate has no UTF-8 encoding)
-_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def bad_character(text: str) -> str | None:
     """What is wrong with the first character of `text` that a database or a page cannot carry
     ("the control character U+0000 (...)", "a lone surrogate U+D800 (...)"), or None."""
-    m = _BAD_CHAR.search(text)
+    m = UNSHOWABLE.search(text)
     if m is None:
         return None
     code = ord(m.group())

@@ -65,6 +65,7 @@ from ..records import (
     strict_int,
     strict_strings,
 )
+from ..text import showable
 
 
 @dataclass
@@ -345,7 +346,7 @@ def topic_tasks(
                 kind="topic",
                 model=model.name,
                 document=int(d),
-                text=(texts[d] if texts is not None else ""),
+                text=(showable(texts[d]) if texts is not None else ""),  # a form feed would fail serve
                 options=[labels[t] for t in opts],
                 intruder=int(np.flatnonzero(perm == n_topics)[0]),
                 option_topics=opts,
