@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 
 from . import intrusion
-from .checks import at_least, fraction
+from .checks import at_least, check_array_file, fraction
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
 from .corpus import read_corpus
 from .errors import ARCHIVE_ERRORS, InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .jsonout import write_json
+from .textfile import read_lines
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -213,6 +214,7 @@ def _cmd_words(args: argparse.Namespace) -> int:
 
 
 def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
+    check_array_file(path)
     try:
         theta = np.load(path, allow_pickle=False)
     except ARCHIVE_ERRORS as exc:
@@ -226,11 +228,7 @@ def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
-    try:
-        with open(path, encoding=encoding) as fh:
-            return [line.rstrip("\n") for line in fh]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: cannot read text ({exc})") from None
+    return [line.rstrip("\n") for _, line in read_lines(path, encoding)]
 
 
 def _cmd_topics(args: argparse.Namespace) -> int:

@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_path
+from .checks import check_array_file
 from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError
 from .text import TOKENIZERS, whitespace
+from .textfile import read_lines
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,13 +242,8 @@ def not_text(path: str, encoding: str, exc: UnicodeDecodeError) -> InputFileErro
 
 
 def _lines(path: str, encoding: str = "utf-8"):
-    try:
-        with open(path, encoding=encoding) as fh:
-            yield from enumerate(fh, 1)
-    except UnicodeDecodeError as exc:
-        raise not_text(path, encoding, exc) from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """(line number, line) of a text file, bounded (`textfile.read_lines`)."""
+    return read_lines(path, encoding)
 
 
 def _tokenizer(tokenizer: str | Callable[[str], list[str]]) -> Callable[[str], list[str]]:
@@ -305,6 +302,7 @@ def _read_vocab_file(path: str | os.PathLike) -> tuple[str, ...]:
 
 
 def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:
+    check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             missing = [k for k in ("words", "offsets") if k not in f.files]

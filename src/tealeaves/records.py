@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from .errors import InputFileError
+from .textfile import read_text
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects
 
@@ -48,18 +49,8 @@ def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def _text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a folder, not a file") from None
-    except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); "
-                             f"is it a binary file?") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """The whole UTF-8 text of `path` (a byte-order mark dropped), bounded (`textfile.read_text`)."""
+    return read_text(path, encoding="utf-8-sig", newline="")
 
 
 def read_json(path: str | os.PathLike) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import check_bootstrap, check_int
 from ..display import Display
 from ..errors import InputFileError, MethodError
 from ..jsonout import json_safe
@@ -202,6 +203,9 @@ def score(
     if isinstance(responses, str | os.PathLike):
         responses = read_responses(responses)
     items = check_key(key)
+    # per model, resamples x (topics or documents) index and value arrays: at most the key's items
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     seen: set[tuple[str, str]] = set()
     clean = []
     for i, r in enumerate(responses):

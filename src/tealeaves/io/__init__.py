@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InputFileError, MethodError
 from ..model import TopicModel
+from ..textfile import check_regular
 from . import mallet
 from .gensim import from_gensim, is_gensim_lda, load_gensim
 from .npz import load_npz, save_npz
@@ -70,6 +71,7 @@ def load_model(
         return model if name is None else model.with_params(name=name)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
+    check_regular(path)
     fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
     if fmt not in FORMATS:
         known = ", ".join([*FORMATS, *FORMAT_ALIASES])
