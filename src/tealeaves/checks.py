@@ -1,23 +1,30 @@
 """Parameter checks in one place: the Python API's `check_int` / `check_float`, the command
 line's argparse types built on them (`at_least`, `fraction`, ...), and the up-front cost check
-(`check_budget`): a run whose cost is known before it starts and would take longer than
-`max_hours` stops at once, saying how long it would take."""
+(`check_cost`, the one place every declared size goes through; `check_budget`, `check_work`
+and `check_memory` call it): a run whose cost is known before it starts and would take longer
+than `max_hours` or need more than half of the memory stops at once, giving the estimate."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .errors import MethodError, TealeavesError, TooLargeError
+from .errors import ARCHIVE_ERRORS, InputFileError, MethodError, TealeavesError, TooLargeError
 
 # Site updates per second per worker assumed for the time estimate: a little below the slowest
 # sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
 RATE = 1e7
+RATE_TOPICS = 1000  # the largest number of topics RATE was measured at
+# Elements per second assumed for vectorised numpy work (a random draw, a gather and a log-sum-exp
+# per element, or a sort): generous, so nothing that would finish in time is refused.
+OPS_RATE = 1e8
+FLOP_RATE = 1e9  # floating-point operations per second of a matrix product (BLAS, one core)
 MAX_HOURS = 24.0
 
 
@@ -80,7 +87,7 @@ def above(low: float, high: float | None = None) -> Callable[[str], float]:
 
 def text_encoding(text: str) -> str:
     """argparse type of `--encoding`: a text encoding Python knows (not rot13, hex, base64, ...)."""
-    from .corpus import check_encoding
+    from .textfile import check_encoding
 
     try:
         return check_encoding(text)
@@ -94,15 +101,53 @@ def fraction(open_high: bool = True, open_low: bool = False) -> Callable[[str], 
                                                  high_open=open_high), "a number")
 
 
-def check_budget(site_updates: float, workers: int, max_hours: float | None, what: str) -> None:
-    """Refuse a run whose estimated time (site updates at RATE per worker) exceeds max_hours."""
+def check_cost(what: str, nbytes: float = 0.0, seconds: float = 0.0, max_hours: float | None = None,
+               how: str = "") -> None:
+    """The one check every declared size (a file header, an option, a Python parameter) goes
+    through before any work: refuse with a one-line TooLargeError (memory: more than half of this
+    machine's) or MethodError (time: more than `max_hours`, default MAX_HOURS) that gives the
+    estimate. `how` says what the estimate counts ("1e11 resamples x 2 runs x 40 documents")."""
+    detail = f" ({how})" if how else ""
+    total = memory_bytes()
+    nbytes = float(nbytes)
+    if total and not nbytes <= total / 2:
+        raise TooLargeError(f"{what} needs about {_gib(nbytes)} of memory{detail}; this machine has "
+                            f"{_gib(total)} (the limit is half)")
     limit = MAX_HOURS if max_hours is None else check_float("max_hours", max_hours, 0, low_open=True)
-    hours = site_updates / (RATE * max(workers, 1)) / 3600
-    if hours > limit:
-        raise MethodError(
-            f"{what} would take about {hours:,.1f} hours ({site_updates:.3g} Gibbs site updates at about "
-            f"{RATE:.0e} per second per worker, {workers} worker(s)), more than max_hours={limit:g}; "
-            "lower the budget, add workers, or raise max_hours (CLI --max-hours)")
+    hours = float(seconds) / 3600
+    if not hours <= limit:
+        raise MethodError(f"{what} would take about {_hours(hours)}{detail}, more than max_hours={limit:g}; "
+                          "ask for less, or raise max_hours (CLI --max-hours, where the command has it)")
+
+
+def check_work(what: str, operations: float, rate: float = OPS_RATE, nbytes: float = 0.0,
+               max_hours: float | None = None, how: str = "") -> None:
+    """`check_cost` for `operations` steps at `rate` per second (OPS_RATE: vectorised numpy work;
+    FLOP_RATE: matrix products; RATE: Gibbs site updates)."""
+    check_cost(what, nbytes, float(operations) / rate, max_hours, how)
+
+
+def check_bootstrap(resamples: int, draws: float, peak_bytes: float, max_hours: float | None = None,
+                    what: str = "the bootstrap") -> int:
+    """`resamples` (an integer >= 0) of a bootstrap that draws `draws` values per resample and
+    holds `peak_bytes` at once, checked against the budget before the work starts."""
+    resamples = check_int("bootstrap", resamples, 0)
+    check_work(f"{what} with {resamples:,} resamples", float(resamples) * draws, OPS_RATE, peak_bytes,
+               max_hours, how=f"{float(resamples) * draws:.3g} draws at about {OPS_RATE:.0e} per second")
+    return resamples
+
+
+def check_budget(site_updates: float, workers: int, max_hours: float | None, what: str,
+                 topics: int = 0) -> None:
+    """Refuse a run whose estimated time (site updates at RATE per worker) exceeds max_hours. RATE
+    was measured up to RATE_TOPICS topics; past that a site update is taken to cost in proportion
+    to the number of `topics` (the kernels touch every topic of a dense model)."""
+    w = max(int(workers), 1)
+    slower = max(1.0, topics / RATE_TOPICS)
+    rate = f"{RATE:.0e}" if slower == 1 else f"{RATE:.0e} / {slower:,.0f} ({topics:,} topics)"
+    check_cost(what, seconds=float(site_updates) * slower / (RATE * w), max_hours=max_hours,
+               how=f"{float(site_updates):.3g} Gibbs site updates at about {rate} per second per "
+                   f"worker, {w} worker(s)")
 
 
 def memory_bytes() -> int:
@@ -113,10 +158,54 @@ def memory_bytes() -> int:
         return 0
 
 
-def check_memory(what: str, nbytes: float) -> None:
+def check_memory(what: str, nbytes: float, how: str = "") -> None:
     """Refuse to build something that needs more than half of this machine's memory (it would
     swap or be killed part-way) with a one-line TooLargeError saying how much it needs."""
-    total = memory_bytes()
-    if total and nbytes > total / 2:
-        raise TooLargeError(f"{what} needs about {nbytes / 2**30:,.1f} GiB of memory; this machine has "
-                            f"{total / 2**30:,.1f} GiB (the limit is half)")
+    check_cost(what, nbytes=nbytes, how=how)
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:,.1f} GiB" if nbytes < 2**30 * 1e6 else f"{nbytes / 2**30:.3g} GiB"
+
+
+def _hours(hours: float) -> str:
+    return f"{hours:,.1f} hours" if hours < 1e6 else f"{hours:.3g} hours"
+
+
+def check_array_file(path: str | os.PathLike) -> None:
+    """Before numpy loads an .npz or .npy file: every array's declared shape must fit in the
+    bytes the file holds for it and in half of the memory (a few header bytes can declare
+    terabytes). Damage numpy would report itself is left to the reader."""
+    p = os.fspath(path)
+    if os.path.exists(p) and not os.path.isfile(p) and not os.path.isdir(p):
+        raise InputFileError(f"{p}: is not a regular file (a device or a pipe); array files are read "
+                             "more than once, give a regular file")
+    try:
+        if zipfile.is_zipfile(p):
+            with zipfile.ZipFile(p) as z:
+                for info in z.infolist():
+                    if info.filename.endswith(".npy"):
+                        with z.open(info) as fh:
+                            _check_npy_header(fh, f"{p}: array {info.filename[:-4]!r}", info.file_size)
+        elif os.path.isfile(p):
+            with open(p, "rb") as fh:
+                _check_npy_header(fh, p, os.fstat(fh.fileno()).st_size)
+    except TealeavesError:
+        raise
+    except ARCHIVE_ERRORS:
+        return
+
+
+def _check_npy_header(fh: Any, where: str, size: int) -> None:
+    fmt = np.lib.format
+    version = fmt.read_magic(fh)
+    read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+    shape, _, dtype = read(fh)
+    if dtype.hasobject:
+        return
+    nbytes = math.prod(int(n) for n in shape) * dtype.itemsize
+    held = size - fh.tell()
+    if nbytes > held:
+        raise InputFileError(f"{where} declares shape {tuple(shape)} ({nbytes:,} bytes) but the file holds "
+                             f"{held:,} bytes for it")
+    check_memory(f"{where} of shape {tuple(shape)}", nbytes)

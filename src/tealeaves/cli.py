@@ -17,7 +17,7 @@ import numpy as np
 
 from . import __version__, atomic, cli_evaluate, cli_intrusion, csvout, jsonout, synthetic
 from .atomic import atomic_path, write_text
-from .checks import above, at_least, fraction, text_encoding
+from .checks import above, at_least, check_array_file, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .compare import CompareResult, compare, training_curve
@@ -33,6 +33,7 @@ from .io import load_model, save_model
 from .jsonout import write_json
 from .model import TopicModel
 from .parallel import DASK_ENV, use_dask
+from .textfile import read_lines
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
@@ -589,7 +590,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
                          first_temperatures=args.first_temperatures, chains=args.chains,
                          schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
                          workers=args.workers, bootstrap=args.bootstrap,
-                         progress=None if not args.quiet else False)
+                         progress=None if not args.quiet else False, max_hours=args.max_hours)
     _print_corpus(docs.report(), models[0].num_words)
     width = max(len(p) for p in model_paths)
     print(f"{'model'.ljust(width)}  {'total log-lik':>14}  {'± sd':>7}  {'per token':>10}  "
@@ -620,7 +621,8 @@ def _cmd_csl(args: argparse.Namespace) -> int:
                          exact_prior=args.exact_prior)
         what = f"LDA {topic_model.num_topics} topics, {len(data)} documents"
     res = csl(model, data, samples=args.samples, thin=args.thin, burn_in=args.burn_in,
-              biased=args.biased, chains=args.chains, seed=args.seed, workers=args.workers)
+              biased=args.biased, chains=args.chains, seed=args.seed, workers=args.workers,
+              max_hours=args.max_hours)
     kind = "biased CSL (tends to overestimate)" if args.biased else "CSL (a lower bound in expectation)"
     print(f"{kind} on {what}: mean log P(x) = {res.mean:.4f} "
           f"({res.chain_steps} chain steps, {res.seconds:.1f} s)")
@@ -714,14 +716,7 @@ def _read_labels(path: str):
         if labels.ndim == 2:  # a doc-topic matrix: its argmax
             return check_proportions(labels, path, rows_sum_to_one=False)
         return labels
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: cannot read labels ({exc})") from None
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline
-    labels = [line.strip() for line in lines]
+    labels = [line.strip() for _, line in read_lines(path)]
     for i, label in enumerate(labels, 1):
         if label.lower() in MISSING_LABELS:
             raise InputFileError(f"{path}:{i}: missing label {label!r} (every item needs one; a blank line "
@@ -766,16 +761,17 @@ def _read_binary_rows(path: str, width: int):
         train, test = load_digits_binary()
         X = test if path.endswith("test") else train
     elif path.endswith(".npz"):
+        check_array_file(path)
         try:
             with np.load(path, allow_pickle=False) as f:
                 X = np.asarray(f["X"], dtype=np.float64)
         except ARCHIVE_ERRORS as exc:
             raise InvalidCorpusError(f"{path}: expected an .npz with a 0/1 array X ({exc})") from None
     else:
+        rows = [line.split() for _, line in read_lines(path) if line.strip()]
         try:
-            rows = [line.split() for line in open(path, encoding="utf-8") if line.strip()]
             X = np.array(rows, dtype=np.float64)
-        except (OSError, ValueError) as exc:
+        except ValueError as exc:
             raise InvalidCorpusError(f"{path}: expected rows of 0/1 values of equal length ({exc})") from None
     if X.ndim != 2 or X.shape[1] != width or not np.isin(X, (0.0, 1.0)).all():
         raise InvalidCorpusError(f"{path}: expected 0/1 rows of width {width}, got shape {X.shape}")

@@ -13,11 +13,12 @@ import numpy as np
 from . import intrusion
 from .checks import at_least, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
-from .corpus import not_text, read_corpus, text_lines
+from .corpus import read_corpus
 from .errors import InputFileError, MethodError
 from .intrusion.auto import MEASURES as AUTO_MEASURES
 from .jsonout import write_json
 from .records import check_proportions, read_npy
+from .textfile import read_lines
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -233,13 +234,7 @@ def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
-    try:
-        with open(path, encoding=encoding) as fh:
-            return [line.rstrip("\n") for line in text_lines(fh)]
-    except UnicodeError as exc:
-        raise not_text(path, encoding, exc) from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read text ({exc.strerror or exc})") from None
+    return [line.rstrip("\n") for _, line in read_lines(path, encoding)]
 
 
 def _cmd_topics(args: argparse.Namespace) -> int:

@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_path, with_extension
+from .checks import check_array_file
 from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError, shorten, shown
 from .records import MAX_DIGITS, strict_int
 from .text import TOKENIZERS, whitespace
+from .textfile import check_encoding, read_lines
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,48 +231,9 @@ def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: st
     )
 
 
-def check_encoding(encoding: str) -> str:
-    """`encoding` if Python can decode text files with it, else a one-line error: an unknown
-    name, or a codec that is not a text encoding (rot13, hex, base64, zlib_codec, uu, ...)."""
-    import codecs
-
-    example = "(for example utf-8, latin-1, cp1252, utf-16)"
-    try:
-        info = codecs.lookup(encoding)
-    except (LookupError, TypeError, ValueError):
-        raise InputFileError(f"unknown text encoding {shown(encoding)} {example}") from None
-    if not getattr(info, "_is_text_encoding", True) or info.name == "undefined":
-        raise InputFileError(f"{shown(encoding)} is a {info.name} codec, not a text encoding {example}")
-    return encoding
-
-
-def not_text(path: str, encoding: str, exc: UnicodeError) -> InputFileError:
-    """The one-line error for a file that does not decode in `encoding`. UTF-16 and UTF-32
-    without a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order."""
-    if not isinstance(exc, UnicodeDecodeError):
-        size = "16" if "16" in encoding else "32"
-        hint = (f"; without a byte-order mark, name the byte order: --encoding utf-{size}-le or "
-                f"utf-{size}-be" if "BOM" in str(exc) else "")
-        return InputFileError(f"{path}: not {shown(encoding)} text ({shorten(exc, 80)}){hint}")
-    hint = "; give its encoding (encoding=..., CLI --encoding latin-1)" if encoding.lower() in (
-        "utf-8", "utf8") else ""
-    return InputFileError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start}){hint}")
-
-
-def text_lines(fh: Iterable[str]) -> Iterable[str]:
-    """The lines of a text file, less a byte-order mark at its start (any encoding)."""
-    for i, line in enumerate(fh):
-        yield line[1:] if i == 0 and line.startswith("\ufeff") else line
-
-
 def _lines(path: str, encoding: str = "utf-8"):
-    try:
-        with open(path, encoding=encoding) as fh:
-            yield from enumerate(text_lines(fh), 1)
-    except UnicodeError as exc:
-        raise not_text(path, encoding, exc) from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """(line number, line) of a text file, bounded (`textfile.read_lines`)."""
+    return read_lines(path, encoding)
 
 
 def _tokenizer(tokenizer: str | Callable[[str], list[str]]) -> Callable[[str], list[str]]:
@@ -342,6 +305,7 @@ def read_vocab_file(path: str | os.PathLike, encoding: str = "utf-8") -> tuple[s
 
 
 def _read_npz(path: str, vocab: Sequence[str] | None) -> Corpus:
+    check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             missing = [k for k in ("words", "offsets") if k not in f.files]

@@ -22,11 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
+from .checks import check_memory
 from .errors import MethodError
 
 _SHARED: Any = None
 _DASK: Any = None  # the distributed.Client in use, set by use_dask
 DASK_ENV = "TEALEAVES_DASK"
+WORKER_BYTES = 100 * 2**20  # a worker process: Python, numpy, numba and its copy of the shared data
 
 
 @contextlib.contextmanager
@@ -97,6 +99,8 @@ def _init(shared: Any) -> None:
 def _pool(workers: int, **kw: Any) -> Iterator[ProcessPoolExecutor]:
     """A process pool that, when the block fails or is interrupted, cancels what is queued and
     stops its workers at once instead of waiting for them."""
+    check_memory(f"{workers:,} worker processes", workers * WORKER_BYTES,
+                 how=f"about {WORKER_BYTES / 2**20:.0f} MiB each: Python, numpy, numba and the shared data")
     ex = ProcessPoolExecutor(max_workers=workers, **kw)
     try:
         yield ex

@@ -21,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from .checks import check_array_file
 from .csvout import uncell
 from .errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
+from .textfile import read_text
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects
 MAX_DIGITS = 18  # a whole number in a file longer than this is damage (and would overflow int64)
@@ -68,18 +70,8 @@ def _json_int(text: str) -> int:
 
 
 def _text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a folder, not a file") from None
-    except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); "
-                             f"is it a binary file?") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    """The whole UTF-8 text of `path` (a byte-order mark dropped), bounded (`textfile.read_text`)."""
+    return read_text(path, encoding="utf-8-sig", newline="")
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -145,8 +137,9 @@ def numbered_csv(
 
 def read_npy(path: str | os.PathLike, what: str) -> np.ndarray:
     """The array in a .npy file (no pickles; numpy's warnings about odd headers are not printed:
-    the checks that follow say what is wrong)."""
+    the checks that follow say what is wrong); its declared shape is checked first (`check_array_file`)."""
     p = os.fspath(path)
+    check_array_file(p)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -26,10 +26,13 @@ from typing import Any
 import numpy as np
 
 from .atomic import write_text
+from .checks import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int
 from .corpus import Corpus, read_corpus
 from .display import Display
 from .errors import InputFileError, MethodError
 from .evaluate import DEFAULT_COHERENCE, evaluate
+from .heldout import get_method
+from .intrusion.tasks import word_tasks_work
 from .io import load_model, save_model
 from .io.common import require
 from .jsonout import json_safe
@@ -108,6 +111,30 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
                                         max_iter=max(10, iterations // 10), random_state=seed).fit(X)
         return from_sklearn(lda, vec, name=name)
     raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
+
+
+def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
+                iterations: int, workers: int, heldout_params: dict[str, Any]) -> None:
+    """Refuse, before training, a plan whose models would not fit in memory (K x (V + D) float64
+    counts and topic-word matrices, three times over, per worker) or that would take longer than
+    MAX_HOURS: per model and iteration a site update per token plus K x (V + D) for the dense
+    counts, then the held-out evaluation (by default left-to-right, 2 runs) and the automated
+    word intrusion (quadratic in K)."""
+    workers = check_int("workers", workers, 1)
+    tokens = float(sum(map(len, train)))
+    V, D = len({w for t in train for w in t}), len(train)
+    held = 3 * 8.0 * max(ks) * (V + D) * min(workers, len(ks) * restarts)
+    check_cost(f"training LDA with up to {max(ks):,} topics over {V:,} words and {D:,} documents",
+               nbytes=held, how="three float64 topics x (words + documents) matrices per worker")
+    params = dict(heldout_params)
+    spec = get_method(params.pop("method", "left-to-right"))
+    runs = check_int("runs", params.pop("runs", 2), 1)
+    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
+    scored = runs * sum(spec.cost(len(t), resolved) for t in test)
+    updates = sum(restarts * (iterations * (tokens + k * (V + D)) + scored * max(1.0, k / RATE_TOPICS)
+                              + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
+    check_budget(updates, workers, None, f"training and evaluating {len(ks) * restarts:,} models "
+                                         f"({iterations:,} iterations each)")
 
 
 def _model_name(k: int, r: int) -> str:
@@ -288,6 +315,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
             "heldout_params": heldout_params}
+    _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
     plan = [(k, r) for k in ks for r in range(restarts)]
     bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
     evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import check_memory
 from ..display import Display
 from ..errors import MethodError
 
@@ -119,8 +120,7 @@ def bcubed(pred, gold) -> BCubedResult:
         raise MethodError("no items to score")
     _, ci = np.unique(c, return_inverse=True)
     _, gi = np.unique(g, return_inverse=True)
-    table = np.zeros((ci.max() + 1, gi.max() + 1), np.int64)
-    np.add.at(table, (ci, gi), 1)
+    table = _contingency(ci, gi)
     both = table[ci, gi].astype(np.float64)
     p = both / table.sum(axis=1)[ci]
     r = both / table.sum(axis=0)[gi]
@@ -165,9 +165,18 @@ def _table(pred, gold) -> np.ndarray:
         raise MethodError(f"pred has {c.size} items but gold has {g.size}")
     _, ci = np.unique(c, return_inverse=True)
     _, gi = np.unique(g, return_inverse=True)
-    t = np.zeros((ci.max() + 1, gi.max() + 1), np.int64)
-    np.add.at(t, (ci, gi), 1)
-    return t
+    return _contingency(ci, gi)
+
+
+def _contingency(ci: np.ndarray, gi: np.ndarray) -> np.ndarray:
+    """Clusters x classes counts; its size is checked against memory first (a million distinct
+    labels on each side would need 8 TB)."""
+    rows, cols = int(ci.max()) + 1, int(gi.max()) + 1
+    check_memory(f"a {rows:,} clusters x {cols:,} classes table", 8.0 * rows * cols,
+                  how="one int64 per pair of distinct labels")
+    table = np.zeros((rows, cols), np.int64)
+    np.add.at(table, (ci, gi), 1)
+    return table
 
 
 def purity(pred, gold) -> float:

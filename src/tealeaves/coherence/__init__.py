@@ -16,9 +16,10 @@ from scipy.stats import rankdata
 
 from ..corpus import Corpus
 from ..display import Display
-from ..errors import InputFileError, InvalidCorpusError, MethodError
+from ..errors import InvalidCorpusError, MethodError
 from ..jsonout import json_float
 from ..model import TopicModel
+from ..textfile import read_lines
 from . import measures
 from .counts import Counts, count
 
@@ -78,11 +79,7 @@ def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
         return [[topics.vocab[i] for i in row] for row in order]
     if isinstance(topics, str | os.PathLike):
-        try:
-            with open(topics, encoding="utf-8") as fh:
-                topics = [line.split() for line in fh if line.strip()]
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputFileError(f"{os.fspath(topics)}: cannot read topics ({exc})") from None
+        topics = [line.split() for _, line in read_lines(topics) if line.strip()]
     out = [list(t)[:topn] for t in topics]
     if not out:
         raise MethodError("no topics given")

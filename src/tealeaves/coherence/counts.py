@@ -27,9 +27,11 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ..corpus import Corpus, check_encoding, not_text, read_corpus, text_lines
-from ..errors import InputFileError, InvalidCorpusError
+from ..checks import check_memory
+from ..corpus import Corpus, read_corpus
+from ..errors import InvalidCorpusError
 from ..parallel import stream_tasks
+from ..textfile import check_encoding, read_lines
 
 CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
 CORPUS_CHUNK_TOKENS = 1 << 16
@@ -113,6 +115,18 @@ def _count(ids, offsets, window, single, joint):
     return units
 
 
+def _window_arg(window: int | None) -> int:
+    """The kernel's window: 0 for whole documents; a window longer than any document is the whole
+    document, so a huge one (2**63) is capped where the kernel's int64 arithmetic is safe."""
+    return 0 if window is None else int(min(int(window), 2**62))
+
+
+def check_counts_memory(targets: int, copies: int = 3) -> None:
+    """Refuse, before counting, a targets x targets co-occurrence matrix that would not fit."""
+    check_memory(f"co-occurrence counts of {targets:,} distinct topic words", 8.0 * copies * targets**2,
+                 how=f"{copies:,} int64 {targets:,} x {targets:,} matrices")
+
+
 def _finish(single: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """The symmetric joint matrix from its upper triangle, with single counts on the diagonal."""
     full = upper + upper.T
@@ -124,7 +138,7 @@ def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], w
     single = np.zeros(len(targets), np.int64)
     upper = np.zeros((len(targets), len(targets)), np.int64)
     units = _count(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
-                   0 if window is None else int(window), single, upper)
+                   _window_arg(window), single, upper)
     return Counts(tuple(targets), single, _finish(single, upper), int(units), window,
                   int(len(offsets) - 1), int(len(ids)))
 
@@ -153,21 +167,14 @@ def _count_texts(shared, texts: list) -> Counts:
 
 def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[list]:
     if isinstance(reference, str | os.PathLike):
-        path = os.fspath(reference)
-        try:
-            with open(path, encoding=encoding) as fh:
-                chunk: list = []
-                for line in text_lines(fh):
-                    chunk.append(line)
-                    if len(chunk) >= chunk_docs:
-                        yield chunk
-                        chunk = []
-                if chunk:
-                    yield chunk
-        except UnicodeError as exc:
-            raise not_text(path, encoding, exc) from None
-        except OSError as exc:
-            raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        chunk: list = []
+        for _, line in read_lines(reference, encoding):
+            chunk.append(line)
+            if len(chunk) >= chunk_docs:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
         return
     chunk = []
     for doc in reference:
@@ -191,6 +198,7 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
     check_encoding(encoding)
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
+    check_counts_memory(len(targets), 3 + (0 if isinstance(reference, Corpus) else 2 * max(int(workers), 1)))
     if isinstance(reference, Corpus):
         if reference.vocab is None:
             raise InvalidCorpusError("a reference Corpus needs a vocabulary to find the topic words")
@@ -208,7 +216,7 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
             e = max(d + 1, int(np.searchsorted(off, off[d] + CORPUS_CHUNK_TOKENS, side="right")) - 1)
             e = min(e, len(reference))
             units += _count(lookup[reference.words[off[d] : off[e]]], off[d : e + 1] - off[d],
-                            0 if window is None else int(window), single, upper)
+                            _window_arg(window), single, upper)
             d = e
         return Counts(targets, single, _finish(single, upper), units, window, len(reference),
                       reference.num_tokens)

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_budget
+from ..checks import check_bootstrap, check_budget
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout import as_corpus, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
-from ..heldout.result import bootstrap_sd
+from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
 from ..parallel import Progress, run_tasks
 from ..sampling import child, new_state, pair, prepare_models
@@ -130,8 +130,11 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     shared = ([np.ascontiguousarray(m.phi.T) for m in (model_a, model_b)],
               [np.array(m.alpha) for m in (model_a, model_b)], opts)
     per_chain = start_temperatures * (start == "ais") + temperatures + burn_in * (start == "burn-in")
+    resampled = chains >= 2 and len(corpus) > 0
+    check_bootstrap(bootstrap, float(chains) * len(corpus) * len(directions) * resampled,
+                    bootstrap_bytes(bootstrap, chains, 2e6) * resampled, max_hours)
     check_budget(float(corpus.num_tokens * per_chain * chains * len(directions)), workers, max_hours,
-                 "Ratio-AIS")
+                 "Ratio-AIS", model_a.num_topics)
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
@@ -205,11 +208,12 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
                    temperatures: int = 1000, first_temperatures: int = 2000, chains: int = 2,
                    schedule: str = "sigmoid", align_topics: bool = False, seed: int = 0,
                    workers: int = 1, bootstrap: int = 10000,
-                   progress: bool | None = False) -> CurveResult:
+                   progress: bool | None = False, max_hours: float | None = None) -> CurveResult:
     """Iteration-AIS: log P(w_d | M_i) for a sequence of models with the same vocabulary and
     number of topics (for example snapshots of one training run). The first segment is AIS from
     the prior to M_1 (`first_temperatures`, geometric schedule: the hardest segment); each later
-    segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps."""
+    segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps. A run estimated
+    to take more than `max_hours` (default 24) stops before it starts."""
     models = list(models)
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
@@ -223,6 +227,12 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     corpus = as_corpus(docs, models[0])
     for m in models[1:]:
         as_corpus(corpus, m)
+    K = len(models)
+    resampled = chains >= 2 and len(corpus) > 0
+    check_bootstrap(bootstrap, float(chains) * len(corpus) * K * resampled,
+                    bootstrap_bytes(bootstrap, chains) * resampled, max_hours)
+    check_budget(float(corpus.num_tokens) * chains * (first + temperatures * (K - 1)), workers, max_hours,
+                 "Iteration-AIS", models[0].num_topics)
     opts = {"chains": chains, "temperatures": temperatures, "first_temperatures": first,
             "schedule": schedule}
     shared = ([np.ascontiguousarray(m.phi.T) for m in models], [np.array(m.alpha) for m in models],
@@ -233,7 +243,6 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     t0 = time.perf_counter()
     rows = run_tasks(_curve_doc, shared, items, workers, bar)
     seconds = time.perf_counter() - t0
-    K = len(models)
     cum = np.stack(rows, axis=-1) if rows else np.zeros((chains, K, 0))  # (M, K, D)
     sd = np.array([bootstrap_sd(cum[:, k, :], bootstrap, seed) for k in range(K)])
     return CurveResult(

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..checks import check_cost
 from ..display import Display
 from ..errors import MethodError
 from ..jsonout import json_float, json_safe
@@ -130,8 +131,26 @@ def mixing(model: Any, data: Any, H: np.ndarray, chains: int) -> dict[str, Any]:
             "samples": samples, "warning": warning}
 
 
+def _check_cost(model, data, n: int, samples: int, thin: int, burn_in: int, biased: bool, chains: int,
+                workers: int, max_hours: float | None) -> None:
+    cost = getattr(model, "cost", None)
+    if cost is None:
+        return
+    if biased:  # per item: chains x samples states; `workers` items at once
+        states, held = float(n) * chains * samples, min(workers, max(n, 1)) * float(chains) * samples
+        seconds, nbytes = cost(data, held, states, states, chains)
+    else:
+        seconds, nbytes = cost(data, float(samples), float(samples), float(chains) * burn_in
+                               + float(samples) * thin, chains)
+    check_cost(f"CSL with {samples:,} samples, {chains:,} chains, burn-in {burn_in:,}, thin {thin:,}"
+               + "".join(f", {k.replace('_', ' ')} {v:,}" for k, v in getattr(model, "params", {}).items()
+                         if isinstance(v, int) and not isinstance(v, bool)),
+               nbytes, seconds / max(workers if biased else 1, 1), max_hours)
+
+
 def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, biased: bool = False,
-        chains: int = 10, seed: int = 0, workers: int = 1, return_latents: bool = False) -> CSLResult:
+        chains: int = 10, seed: int = 0, workers: int = 1, return_latents: bool = False,
+        max_hours: float | None = None) -> CSLResult:
     """CSL estimates of log P(x) for every test item in `data` (see the module notes). `model` is a
     TopicModel (scored by its own chain, `LdaChain`), a BinaryRBM, or any object implementing the
     protocol.
@@ -139,13 +158,16 @@ def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, bi
     Unbiased: `samples` latent states from `chains` chains after `burn_in` steps, every `thin`-th;
     the result's `mixing` gives the effective sample size of log P(x | h) along the chains.
     Biased: per item, `chains` chains started at the item, `samples` consecutive states each.
-    `chain_steps` in the result counts the latent-state draws spent."""
+    `chain_steps` in the result counts the latent-state draws spent. A run estimated to take more
+    than `max_hours` (default 24) or half the memory stops before it starts (models that have a
+    `cost` method: LdaChain, BinaryRBM)."""
     for name, v, low in (("samples", samples, 1), ("thin", thin, 1), ("burn_in", burn_in, 0),
                          ("chains", chains, 1), ("seed", seed, 0), ("workers", workers, 1)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
             raise MethodError(f"{name} must be an integer >= {low}, got {v!r}")
     model, data = as_chain(model, data)
     n = model.item_count(data)
+    _check_cost(model, data, n, samples, thin, burn_in, biased, chains, workers, max_hours)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
     if biased:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..checks import check_int
+from ..checks import RATE, check_int
 from ..model import TopicModel
 from ..sampling import new_state
 from ..sampling.generative import lda_chain, theta_given_words
@@ -65,6 +65,16 @@ class LdaChain:
         lda_chain(self._cum, self._phi_wt, alpha, theta, self.doc_length, self.sweeps, burn_in, thin, state,
                   out)
         return out
+
+    def cost(self, docs, held: float, states: float, chain_steps: float, chains: int) -> tuple[float, float]:
+        """(seconds, bytes): `chain_steps` steps of the chain (each generates `doc_length` words
+        and sweeps them), scoring `docs` against `states` thetas, `held` thetas in memory at once."""
+        T = self.model.num_topics
+        tokens = float(sum(len(d) for d in docs))
+        longest = float(max((len(d) for d in docs), default=0))
+        updates = chain_steps * self.doc_length * (self.sweeps + 1) * T + states * tokens * T
+        nbytes = 8.0 * held * T + 16.0 * chains * self.doc_length + 8.0 * 4096 * (len(docs) + longest)
+        return updates / RATE, nbytes
 
     def log_p_x_given_h(self, docs, thetas: np.ndarray) -> np.ndarray:
         """(len(docs), len(thetas)): sum_n log sum_t theta_t phi[t, w_n]."""

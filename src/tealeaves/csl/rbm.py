@@ -18,6 +18,7 @@ from importlib import resources
 import numpy as np
 from scipy.special import expit, logsumexp
 
+from ..checks import FLOP_RATE, check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TooLargeError
 
 MAX_ENUMERATION_BITS = 24
@@ -140,6 +141,15 @@ class BinaryRBM:
             step += 1
         return np.concatenate(out)[:samples]
 
+    def cost(self, X: np.ndarray, held: float, states: float, chain_steps: float,
+             chains: int) -> tuple[float, float]:
+        """(seconds, bytes) as `LdaChain.cost`: each step and each state scored is a V x H
+        matrix product per chain or state."""
+        V, H = self.num_visible, self.num_hidden
+        flops = 2.0 * V * H * (chain_steps + states) + float(states) * len(X) * V
+        nbytes = 8.0 * held * H + 8.0 * chains * (V + H) + 8.0 * 4096 * (len(X) + V)
+        return flops / FLOP_RATE, nbytes
+
     def log_p_x_given_h(self, X: np.ndarray, H: np.ndarray) -> np.ndarray:
         """log P(x | h) for every x in X and h in H: (len(X), len(H))."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float64))
@@ -158,6 +168,7 @@ class BinaryRBM:
 
 
 def load_rbm(path: str | os.PathLike) -> BinaryRBM:
+    check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             return BinaryRBM(f["W"], f["b"], f["c"], name=str(f["name"]) if "name" in f.files else "rbm")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_budget
+from ..checks import check_bootstrap, check_budget, check_memory
 from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
@@ -22,7 +22,7 @@ from .adaptive import summarise as adaptive_summary
 from .check import CHECK_TEMPERATURES, run_check
 from .exact import DEFAULT_MAX_STATES, check_size
 from .registry import MethodSpec, get_method, method_names
-from .result import HeldoutResult, bootstrap_sd
+from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
 
 SPLITS = ("first", "random")
 
@@ -169,6 +169,11 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                                             " (it does not converge to P(w))"))
         runs = max(int(runs), MIN_RUNS)
     corpus = as_corpus(docs, model)
+    check_memory(f"{runs:,} runs of {len(corpus):,} documents", 2 * 8.0 * runs * len(corpus),
+                 how="two float64 values per run and document")
+    resampled = runs >= 2 and len(corpus) > 0  # else bootstrap_sd has nothing to resample
+    check_bootstrap(bootstrap, float(runs) * len(corpus) * resampled,
+                    bootstrap_bytes(bootstrap, runs) * resampled, max_hours)
     seqs = np.random.SeedSequence(int(seed)).spawn(len(corpus))
     items = [_split(corpus[d], observed, split, seqs[d]) + (seqs[d],) for d in range(len(corpus))]
     if spec.name == "exact":
@@ -177,7 +182,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     planned = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
     check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
                             max(len(items), 1) if check else 0.0), int(workers), max_hours,
-                 f"{task} by {spec.name}")
+                 f"{task} by {spec.name}", model.num_topics)
     phi_wt = np.ascontiguousarray(model.phi.T)
     shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)

@@ -27,6 +27,13 @@ def doc_log_mean(run_log_prob: np.ndarray) -> np.ndarray:
     return log_mean_exp(run_log_prob, axis=0)
 
 
+def bootstrap_bytes(resamples: int, runs: int, block: float = 4e6) -> float:
+    """Peak memory of `bootstrap_sd` (and `bootstrap_over_chains`): the totals and about four
+    arrays of resamples x runs x documents-per-block values, a block holding `block` values
+    (at least one document)."""
+    return 8.0 * resamples + 4 * 8.0 * max(block, float(resamples) * runs)
+
+
 def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     """Standard deviation of sum_d log mean_r P_rd when each document's runs are resampled
     with replacement. NaN with fewer than two runs (nothing to resample)."""

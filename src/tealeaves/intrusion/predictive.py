@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
+from ..checks import check_budget
 from ..corpus import Corpus
 from ..display import Display
 from ..errors import MethodError
@@ -65,7 +66,10 @@ def infer_theta(
     burn_in = _check_int("burn_in", burn_in, 0)
     samples = _check_int("samples", samples, 1)
     seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
     corpus = as_corpus(docs, model)
+    check_budget(float(corpus.num_tokens) * (burn_in + samples), workers, None,
+                 f"theta by {burn_in} + {samples} Gibbs sweeps", model.num_topics)
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     shared = (np.ascontiguousarray(model.phi.T), np.array(model.alpha, dtype=np.float64), burn_in, samples)
@@ -73,7 +77,7 @@ def infer_theta(
         _theta_task,
         shared,
         items,
-        _check_int("workers", workers, 1),
+        workers,
         Progress(len(items), "theta", enabled=progress),
     )
     return np.array(rows).reshape(len(corpus), model.num_topics)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checks import check_bootstrap, check_int
 from ..display import Display
 from ..errors import BadValueError, InputFileError, MethodError
 from ..jsonout import json_safe
@@ -234,6 +235,9 @@ def score(
     else:
         placed = [(f"response {i}", r) for i, r in enumerate(responses)]
     items = check_key(key)
+    # per model, resamples x (topics or documents) index and value arrays: at most the key's items
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     seen: set[tuple[str, str]] = set()
     clean = []
     for where, r in placed:

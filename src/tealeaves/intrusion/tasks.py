@@ -53,6 +53,7 @@ import numpy as np
 
 from .. import csvout
 from ..atomic import atomic_path, atomic_paths
+from ..checks import OPS_RATE, check_int, check_memory, check_work
 from ..corpus import Corpus
 from ..errors import InputFileError, MethodError
 from ..heldout import as_corpus
@@ -133,6 +134,25 @@ def key_secret(key_path: str | os.PathLike) -> str:
         raise InputFileError(f"{p}: not a task-set secret ({exc})") from None
 
 
+def check_tasks(count: int, shown: int) -> None:
+    """Refuse, before building them, more tasks than memory holds (each task: its words or
+    texts in memory, in the task file, the key and the CSV; about 500 bytes plus 100 per item shown)."""
+    check_memory(f"{count:,} intrusion tasks of {shown:,} items", count * (500.0 + 100.0 * shown),
+                 how="about 500 bytes per task and 100 per item shown")
+
+
+def word_tasks_work(T: int, V: int, high_top: int) -> float:
+    """Elements `word_tasks` handles: every topic's word order (T x V) and, per topic, the other
+    topics' top `high_top` words (T x T x high_top: quadratic in the number of topics)."""
+    return float(T) * V * 3 + float(T) * T * high_top
+
+
+def check_word_tasks(T: int, V: int, high_top: int) -> None:
+    check_work(f"word intrusion tasks for {T:,} topics of {V:,} words", word_tasks_work(T, V, high_top),
+               nbytes=2 * 8.0 * T * V, how=f"{word_tasks_work(T, V, high_top):.3g} elements at about "
+                                          f"{OPS_RATE:.0e} per second; two int64 topics x words orders")
+
+
 def _need_vocab(model: TopicModel) -> tuple[str, ...]:
     return model.require_vocab("intrusion tasks show words")
 
@@ -201,6 +221,8 @@ def word_tasks(
         raise MethodError("word intrusion needs at least 2 topics (the intruder is taken from another)")
     if n_words + 1 > V or high_top > V:
         raise MethodError(f"the model has {V} words; word intrusion needs more than {n_words + 1}")
+    check_tasks(T + check_int("attention_checks", attention_checks, 0), n_words + 1)
+    check_word_tasks(T, V, high_top)
     rng = np.random.default_rng(seed)
     order = np.argsort(-model.phi, axis=1, kind="stable")
     ks = list(range(T)) if topics is None else [int(k) for k in topics]

@@ -15,6 +15,7 @@ from typing import Any
 from ..corpus import read_vocab_file
 from ..errors import InputFileError, InvalidModelError, MethodError
 from ..model import TopicModel
+from ..textfile import check_regular
 from . import mallet
 from .gensim import from_gensim, is_gensim_lda, load_gensim
 from .npz import load_npz, save_npz
@@ -75,6 +76,7 @@ def load_model(
         return _finish(model, vocab, name)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
+    check_regular(path)
     fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
     if fmt not in FORMATS:
         known = ", ".join([*FORMATS, *FORMAT_ALIASES])

@@ -16,29 +16,32 @@ from __future__ import annotations
 
 import gzip
 import os
-import zlib
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ..checks import check_memory
 from ..errors import InputFileError
 from ..model import TopicModel
 from ..records import check_proportions, strict_float, strict_floats, strict_int
+from ..textfile import read_lines
 from .common import build_model
 
 STATE_HEADER = "#doc source pos typeindex type topic"
 MAX_TOPICS = 1_000_000  # a topic number beyond this in a doc-topics file is corrupt, not a model
 
 
-def _lines(path: str, opener=open) -> Iterator[tuple[int, str]]:
-    try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for i, line in enumerate(fh, 1):
-                yield i, line.rstrip("\n")
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
-        raise InputFileError(f"{path}: cannot read ({exc})") from None
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, line without its newline), gunzipped when gzip, bounded (`textfile`)."""
+    for i, line in read_lines(path, decompress=True):
+        yield i, line.rstrip("\n")
+
+
+def check_matrix(path: str, rows: int, cols: int, what: str = "topics x words") -> None:
+    """Refuse, before allocating, a matrix a file's counts declare that would not fit in memory
+    (the model holds about three float64 copies: counts, phi and its transpose)."""
+    check_memory(f"{path}: a {rows:,} x {cols:,} matrix ({what})", 3 * 8.0 * rows * cols,
+                 how="3 float64 copies")
 
 
 def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
@@ -53,12 +56,10 @@ def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False
 def read_state(path: str | os.PathLike) -> TopicModel:
     """A model from MALLET's `--output-state` file (gzip, or plain text)."""
     path = os.fspath(path)
-    with open(path, "rb") as fh:
-        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
     alpha = beta = None
     types: dict[int, str] = {}
     rows: list[tuple[int, int]] = []
-    for i, line in _lines(path, opener):
+    for i, line in _lines(path):
         if not line.strip():
             continue
         if line.startswith("#"):
@@ -95,6 +96,7 @@ def read_state(path: str | os.PathLike) -> TopicModel:
         missing = [w for w in range(min(V, len(types) + 5)) if w not in types]
         raise InputFileError(f"{path}: type indices reach {V - 1} but only {len(types)} types occur "
                              f"(types {missing[:5]} never occur, so their words are unknown)")
+    check_matrix(path, T, V)
     counts = np.zeros((T, V))
     np.add.at(counts, (arr[:, 1], arr[:, 0]), 1.0)
     phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + V * beta)
@@ -162,6 +164,7 @@ def read_word_weights(
         raise InputFileError(
             f"{path}: {len(triples)} weights for {T} topics x {V} words (expected every pair once)"
         )
+    check_matrix(path, T, V)
     pairs = arr[:, 0].astype(np.int64) * V + arr[:, 1].astype(np.int64)
     if np.unique(pairs).size != pairs.size:
         _, first, counts = np.unique(pairs, return_index=True, return_counts=True)
@@ -210,6 +213,7 @@ def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> t
         raise InputFileError(f"{path}: no documents")
     if sparse:
         T = num_topics or 1 + max((t for p in pairs for t, _ in p), default=0)
+        check_matrix(path, len(pairs), T, "documents x topics")
         theta = np.zeros((len(pairs), T))
         for d, p in enumerate(pairs):
             if len({t for t, _ in p}) != len(p):
@@ -233,7 +237,7 @@ def sniff(path: str, head: bytes) -> str | None:
     if head[:2] == b"\x1f\x8b":
         try:
             with gzip.open(path, "rt", encoding="utf-8") as fh:
-                first = fh.readline()
+                first = fh.readline(len(STATE_HEADER))
         except (OSError, UnicodeDecodeError, EOFError):
             return None
         return "mallet-state" if first.startswith(STATE_HEADER) else None

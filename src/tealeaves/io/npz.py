@@ -9,6 +9,7 @@ import json
 import numpy as np
 
 from ..atomic import atomic_path, with_extension
+from ..checks import check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
 from ..model import TopicModel
 from ..records import parse_json
@@ -47,6 +48,7 @@ def _scalar(f, key: str, path: str, kind: type, default):
 
 
 def load_npz(path: str, normalize: bool = False) -> TopicModel:
+    check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             missing = [k for k in ("phi", "alpha") if k not in f.files]

@@ -1,0 +1,223 @@
+"""Text input, bounded: every text file tealeaves reads (documents, vocabularies, MALLET files,
+JSON, CSV, topic lists) is opened here. A line longer than MAX_LINE characters, or a file whose
+(decompressed) text would need more than half of this machine's memory, is a one-line
+`InputFileError` naming the file and line, raised while reading in chunks (never after reading
+it whole). Inputs that never end are refused: character and block devices (/dev/zero,
+/dev/urandom) and sockets. A FIFO or pipe (`<(zcat docs.gz)`) is read with the same bounds; a
+pipe with no data for PIPE_IDLE seconds (no writer, or a stalled one) is an error, not a hang.
+Encodings are checked here too (`check_encoding`: text encodings only), a byte-order mark at the
+start is dropped in any encoding, and text that does not decode is a one-line error naming the
+file and line (UTF-16/32 without a byte-order mark: name the byte order)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import select
+import stat
+import zlib
+from collections.abc import Iterator
+from typing import IO
+
+from . import checks
+from .errors import InputFileError, TooLargeError, shorten, shown
+
+MAX_LINE = 64 * 2**20  # characters in one line (a document, a MALLET token line, a JSON line)
+# Memory a reader may hold per byte of text (a corpus: a list entry and an array element per
+# token of at least two bytes); a file whose text times this passes half the memory is refused.
+BYTES_PER_BYTE = 8
+PIPE_IDLE = 300.0  # seconds a FIFO or pipe may stay silent
+CHUNK = 2**20
+
+
+def check_encoding(encoding: str) -> str:
+    """`encoding` if Python can decode text files with it, else a one-line error: an unknown
+    name, or a codec that is not a text encoding (rot13, hex, base64, zlib_codec, uu, ...)."""
+    import codecs
+
+    example = "(for example utf-8, latin-1, cp1252, utf-16)"
+    try:
+        info = codecs.lookup(encoding)
+    except (LookupError, TypeError, ValueError):
+        raise InputFileError(f"unknown text encoding {shown(encoding)} {example}") from None
+    if not getattr(info, "_is_text_encoding", True) or info.name == "undefined":
+        raise InputFileError(f"{shown(encoding)} is a {info.name} codec, not a text encoding {example}")
+    return encoding
+
+
+def _not_text(where: str, encoding: str, exc: UnicodeError) -> InputFileError:
+    """The one-line error for text that does not decode in `encoding`. UTF-16 and UTF-32 without
+    a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order."""
+    name = "UTF-8" if encoding == "utf-8-sig" else encoding
+    if not isinstance(exc, UnicodeDecodeError):
+        size = "16" if "16" in encoding else "32"
+        hint = (f"; without a byte-order mark, name the byte order: --encoding utf-{size}-le or "
+                f"utf-{size}-be" if "BOM" in str(exc) else "")
+        return InputFileError(f"{where}: not {shown(name)} text ({shorten(exc, 80)}){hint}")
+    hint = ("; give its encoding (encoding=..., CLI --encoding latin-1), or is it a binary file?"
+            if name.lower() in ("utf-8", "utf8") else "")
+    return InputFileError(f"{where}: not {name} text ({exc.reason}){hint}")
+
+
+def _kind(path: str, wanted: str = "a regular file or a pipe") -> str:
+    """'file' or 'pipe', or a one-line error for anything else (and for a missing path)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: cannot read: no such file") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    if stat.S_ISDIR(mode):
+        raise InputFileError(f"{path}: is a folder, not a file")
+    what = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise InputFileError(f"{path}: is {what}, not a file (its input may never end); give {wanted}")
+
+
+def check_regular(path: str | os.PathLike, what: str = "a model file") -> None:
+    """A one-line error unless `path` is a regular file (`what` is read more than once, or by a
+    library that seeks: a pipe cannot be)."""
+    p = os.fspath(path)
+    if _kind(p, "a regular file") == "pipe":
+        raise InputFileError(f"{p}: is a pipe; {what} must be a regular file")
+
+
+class _Metered(io.RawIOBase):
+    """Counts the bytes read; past `budget` (half the memory over `factor`) checks that the text
+    so far, times `factor`, fits in half the memory, else a one-line InputFileError."""
+
+    def __init__(self, path: str, budget: float, factor: float) -> None:
+        super().__init__()
+        self.path, self.budget, self.factor, self.count = path, budget, factor, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def _counted(self, n: int) -> int:
+        self.count += n
+        if self.count > self.budget:
+            try:
+                checks.check_memory(f"{self.path}: text of more than {self.count:,} bytes",
+                                    self.count * self.factor, how=f"{self.factor:g} bytes held per byte read")
+            except TooLargeError as exc:
+                raise InputFileError(str(exc)) from None
+            self.budget = self.count * 2  # memory_bytes() unknown at open, or changed: check again later
+        return n
+
+
+class _Bounded(_Metered):
+    """The bytes of a regular file or a pipe; a pipe silent for PIPE_IDLE seconds is an error."""
+
+    def __init__(self, path: str, kind: str, budget: float, factor: float) -> None:
+        super().__init__(path, budget, factor)
+        self.pipe = kind == "pipe"
+        try:
+            self.fd = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if self.pipe else 0))
+        except OSError as exc:
+            raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        return self._counted(self._read_pipe(view) if self.pipe else os.readv(self.fd, [view]))
+
+    def _read_pipe(self, view: memoryview) -> int:
+        # Linux: select waits while no writer has opened the FIFO yet, and reports end of input
+        # once the last writer has closed it
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], PIPE_IDLE)
+            if not ready:
+                raise InputFileError(f"{self.path}: no data from the pipe for {PIPE_IDLE:g} s "
+                                     "(no writer, or a stalled one)")
+            try:
+                return os.readv(self.fd, [view])
+            except BlockingIOError:
+                continue
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
+
+
+class _Gunzipped(_Metered):
+    """The decompressed bytes of a gzip stream, counted (a small file can hold a huge text)."""
+
+    def __init__(self, inner: IO[bytes], path: str, budget: float, factor: float) -> None:
+        super().__init__(path, budget, factor)
+        self.inner = gzip.GzipFile(fileobj=inner)
+
+    def readinto(self, buffer) -> int:
+        data = self.inner.read(len(buffer))
+        memoryview(buffer).cast("B")[: len(data)] = data
+        return self._counted(len(data))
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+def open_binary(path: str | os.PathLike, decompress: bool = False,
+                factor: float = BYTES_PER_BYTE) -> IO[bytes]:
+    """The bytes of a regular file or pipe, bounded (see the module notes); `decompress`: gunzip
+    it when it starts with gzip's magic bytes (the bound then applies to the decompressed text)."""
+    p = os.fspath(path)
+    budget = _memory_budget(factor)
+    raw = _Bounded(p, _kind(p), budget, factor)
+    buffered = io.BufferedReader(raw, CHUNK)
+    if decompress and buffered.peek(2)[:2] == b"\x1f\x8b":
+        raw.budget = float("inf")
+        return io.BufferedReader(_Gunzipped(buffered, p, budget, factor), CHUNK)
+    return buffered
+
+
+def _memory_budget(factor: float) -> float:
+    """Bytes of text after which the memory check first runs."""
+    total = checks.memory_bytes()
+    return total / 2 / factor if total else float("inf")
+
+
+def read_lines(path: str | os.PathLike, encoding: str = "utf-8", decompress: bool = False,
+               newline: str | None = None, factor: float = BYTES_PER_BYTE) -> Iterator[tuple[int, str]]:
+    """(line number, line) for every line of a text file, line endings kept; see the module
+    notes for the bounds. Decoding and reading errors are one-line InputFileErrors."""
+    p = os.fspath(path)
+    lineno = 0
+    try:
+        with io.TextIOWrapper(open_binary(p, decompress, factor), encoding=encoding,
+                              newline=newline) as fh:
+            while True:
+                line = fh.readline(MAX_LINE + 1)
+                if not line:
+                    return
+                lineno += 1
+                if len(line) > MAX_LINE:
+                    raise InputFileError(f"{p}:{lineno}: line longer than {MAX_LINE // 2**20} MiB "
+                                         "characters (is it one document per line?)")
+                yield lineno, (line[1:] if lineno == 1 and line.startswith("\ufeff") else line)
+    except UnicodeError as exc:
+        raise _not_text(f"{p}:{lineno + 1}", encoding, exc) from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def read_text(path: str | os.PathLike, encoding: str = "utf-8", newline: str | None = None,
+              factor: float = BYTES_PER_BYTE) -> str:
+    """A whole text file, bounded like `read_lines` (lines may be of any length up to the
+    memory bound: JSON documents are often one line)."""
+    p = os.fspath(path)
+    parts = []
+    try:
+        with io.TextIOWrapper(open_binary(p, False, factor), encoding=encoding, newline=newline) as fh:
+            while chunk := fh.read(CHUNK):
+                parts.append(chunk)
+    except UnicodeError as exc:
+        raise _not_text(p, encoding, exc) from None
+    except (OSError, EOFError) as exc:
+        raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    text = "".join(parts)
+    return text[1:] if text.startswith("\ufeff") else text
