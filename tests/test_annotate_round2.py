@@ -123,8 +123,8 @@ def test_tasks_from_csv_and_a_key_outside_the_options(tmp_path, capsys):
     db = tmp_path / "k.sqlite"
     assert main(["annotate", "serve", "--tasks", str(tpath), "--key", str(kpath), "--db", str(db)]) == 2
     err = capsys.readouterr().err
-    assert "intruder 3 is not an option position" in err and err.count("\n") == 1 and not db.exists()
-    with pytest.raises(TealeavesError, match="intruder 3 is not an option position"):
+    assert "intruder 3: the item has no option 3" in err and err.count("\n") == 1 and not db.exists()
+    with pytest.raises(TealeavesError, match="intruder 3: the item has no option 3"):
         serve(tasks, str(tmp_path / "k2.sqlite"), key=key, port=1)
 
 

@@ -110,22 +110,13 @@ def test_broken_pipe_is_quiet():
 
 
 def test_plot_without_matplotlib_fails_before_any_work(tmp_path, monkeypatch, capsys):
-    import importlib
-
     model = datasets.sotu_model("sotu-20-asym")
     tasks = tl.intrusion.word_tasks(model)
     tl.intrusion.write_tasks(tasks, tmp_path / "t.jsonl", tmp_path / "k.jsonl")
     with open(tmp_path / "r.jsonl", "w") as fh:
         for t in tasks:
             fh.write(json.dumps({"annotator": "a", "item": t.item, "choice": t.intruder}) + "\n")
-    real = importlib.import_module
-
-    def fake(name, *a, **k):
-        if name == "matplotlib":
-            raise ImportError(name)
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(importlib, "import_module", fake)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
     code = main(["intrusion", "score", str(tmp_path / "k.jsonl"), str(tmp_path / "r.jsonl"), "--plot",
                  str(tmp_path / "p.png"), "--json", str(tmp_path / "s.json")])
     out = capsys.readouterr()
