@@ -9,6 +9,7 @@ tests/test_fuzz.py` (docs/development.md)."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import os
@@ -25,7 +26,9 @@ from hypothesis import strategies as st
 
 import tealeaves as tl
 from tealeaves.cli import example_paths, main
+from tealeaves.corpus import read_vocab_file
 from tealeaves.records import read_csv, read_json, read_json_lines
+from tealeaves.report import load_results
 
 FUZZ_EXAMPLES = int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(
@@ -116,6 +119,9 @@ def _seeds() -> dict[str, bytes]:
     np.save(theta, np.random.default_rng(0).dirichlet(np.ones(model.num_topics), size=20))
     out["theta"] = theta.getvalue()
     out["ids"] = b"".join(f"{i} {i + 1} {(7 * i) % 300}\n".encode() for i in range(20))
+    out["state_gz"] = gzip.compress(out["state"], mtime=0)  # the same bytes on every run
+    out["docs_utf16"] = out["docs"].decode("utf-8").encode("utf-16")
+    out["vocab"] = "".join(w + "\n" for w in model.vocab).encode()
     with tempfile.TemporaryDirectory() as d:
         assert main(["diversity", model_path, "--json", str(Path(d) / "r.json")]) == 0
         out["result_json"] = (Path(d) / "r.json").read_bytes()
@@ -207,6 +213,11 @@ READERS = {
     "word-id documents": ("ids", ".txt", lambda p: tl.read_corpus(p, format="ids"), None),
     "pyLDAvis": ("ldavis", ".json", lambda p: tl.load_model(p, format="pyldavis", alpha=0.1), _valid_model),
     "text corpus": ("docs", ".txt", tl.read_corpus, None),
+    "text corpus, UTF-16": ("docs_utf16", ".txt", lambda p: tl.read_corpus(p, encoding="utf-16"), None),
+    "MALLET state, gzip": ("state_gz", ".gz", lambda p: tl.load_model(p, format="mallet-state"),
+                           _valid_model),
+    "vocabulary file": ("vocab", ".txt", read_vocab_file, None),
+    "result JSON for the report": ("result_json", ".json", lambda p: load_results([p]), None),
     "npz corpus": ("corpus_npz", ".npz", tl.read_corpus, None),
     "tasks JSONL": ("t.jsonl", ".jsonl", tl.intrusion.read_tasks, None),
     "tasks CSV": ("t.csv", ".csv", tl.intrusion.read_tasks, None),
