@@ -258,7 +258,21 @@ def _compare() -> list[tuple[str, str]]:
     bracket = [r["bracket_holds"] for r in cov]
     doc2 = [r["document_interval_coverage"] for r in cov if r["chains"] >= 2]
     doc4 = [r["document_interval_coverage"] for r in cov if r["chains"] == 4]
-    assert all(r["interval_coverage"] == 1 for r in cov)
+    sets2 = [r["interval_coverage"] for r in cov if r["chains"] >= 2]
+    assert all(r["interval_coverage"] is None for r in cov if r["chains"] == 1)
+    small = results("experiments/results/compare_small_n.json")
+
+    def cover(population: str, interval: str, size: int | None = None, noisy: bool = False) -> list[float]:
+        return [r["coverage"] for r in small["rows"] if r["population"] == population
+                and r["interval"] == interval and (size is None or r["documents"] == size)
+                and (r["noise"] != "exact values") == noisy]
+
+    before = "percentile bootstrap (before)"
+    jk = "jackknife t"
+    syn_jk = [pct(cover("synthetic", jk, n)[0]) for n in (5, 10, 30)]
+    old5, old10 = cover("sotu", before, 5) + cover("synthetic", before, 5), cover("sotu", before, 10) + \
+        cover("synthetic", before, 10)
+    noisy = cover("sotu", jk, noisy=True)
     syn = results("experiments/results/compare_synthetic.json")
     cheap = {r["approach"]: r for r in syn["ordering"] if r["setting"] == "cheap"}
     ratio = [r for a, r in cheap.items() if a.startswith("Ratio-AIS")]
@@ -269,6 +283,13 @@ def _compare() -> list[tuple[str, str]]:
         (p, f"held on only {pct(min(bracket))}–{pct(max(bracket))}% of short real paragraphs"),
         (p, f"covered the exact log ratio on {pct(min(doc2))}–{pct(max(doc2))}% of 200 paragraphs with 2 or "
             f"more chains, and on {pct(min(doc4))}–{pct(max(doc4))}% with 4 (the default)"),
+        (p, f"in {pct(min(sets2))}–{pct(max(sets2))}% of the {cov[0]['cases']} sets with 2 or more chains"),
+        (p, f"covered it {pct(min(old5))}–{pct(max(old5))}% of the time with 5 documents and "
+            f"{pct(min(old10))}–{pct(max(old10))}% with 10"),
+        (p, f"covered it {pct(min(cover('sotu', jk)))}–{pct(max(cover('sotu', jk)))}% of the time on "
+            f"State of the Union paragraphs ({pct(min(noisy))}–{pct(max(noisy))}% with Ratio-AIS"),
+        (p, f"{syn_jk[0]}% with 5, {syn_jk[1]}% with 10 and {syn_jk[2]}% with 30 documents"),
+        (p, f"below {small['minimum_documents']} documents every output carries a warning"),
         (p, f"Ratio-AIS puts {min(r['percent_correct'] for r in ratio):.0f}–"
             f"{max(r['percent_correct'] for r in ratio):.0f}% of documents on the side where A wins"),
         (p, f"with correlation {min(r['correlation_with_long_lr'] for r in ratio):.2f}–"
@@ -324,6 +345,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
     ("docs/perplexity_conventions.md", "experiments/library_conventions.py",
      "experiments/results/library_conventions.json", lambda m, r: m.page(r)),
     ("docs/csl_lda_chain.md", "experiments/csl_lda_chain.py", "experiments/results/csl_lda_chain.json",
+     lambda m, r: m.markdown(r)),
+    ("docs/compare_small_n.md", "experiments/compare_small_n.py", "experiments/results/compare_small_n.json",
      lambda m, r: m.markdown(r)),
 ]
 

@@ -559,24 +559,33 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def format_compare(res: CompareResult, path_a: str, path_b: str) -> str:
-    """Which model wins, by how much per token, how sure, and how many documents favour each."""
+    """Which model wins, by how much per token, how sure (about the population and about these
+    documents), and how many documents favour each."""
     boot = res.document_bootstrap()
     p = res.params
     how = (f"{res.method} ({p['path']} path, {p['direction']}, {p['temperatures']} temperatures, "
            f"{p['chains']} chains)" if res.method == "ratio-ais" else
            f"difference of two {p['estimator']} runs")
     lines = [f"A = {path_a}", f"B = {path_b}", f"{how}:",
-             f"  log P(W|A) - log P(W|B) = {res.total:+.2f} nats over {res.tokens} tokens "
-             f"(sd over chains {res.sd_chains:.2f}, over documents {boot['sd_total']:.2f})",
-             f"  per token {res.per_token:+.5f}, 95% interval [{boot['per_token_low']:+.5f}, "
-             f"{boot['per_token_high']:+.5f}]",
-             f"  perplexity ratio PP_A / PP_B = {res.perplexity_ratio:.4f}"]
+             f"  log P(W|A) - log P(W|B) = {res.total:+.2f} nats over {res.tokens} tokens in "
+             f"{res.documents} documents (sd over chains {res.sd_chains:.2f}, over documents "
+             f"{boot['sd_total']:.2f})",
+             f"  per token {res.per_token:+.5f}"]
+    for scope, i in res.intervals().items():
+        label = "population" if scope == "population" else "these documents"
+        lines.append(f"  95% interval ({label}): {i.short()}  about {i.about}; {i.method}")
+    lines.append(f"  perplexity ratio PP_A / PP_B = {res.perplexity_ratio:.4f}")
     if res.forward is not None and res.reverse is not None:
         lines.append(f"  forward {res.forward.total:+.2f}, reverse {res.reverse.total:+.2f}, "
                      f"gap {res.gap:.2f} nats (a large gap means too few temperatures)")
+    if res.document_interval_reason:
+        lines.append(f"  per-document intervals unavailable: {res.document_interval_reason}")
     fav = res.favour
     lines.append(f"  documents favouring A: {fav['a']}, favouring B: {fav['b']}")
     lines.append(f"verdict: {res.verdict()}")
+    warning = res.interval("population").warning
+    if warning:
+        lines.append(f"WARNING: {warning}")
     return "\n".join(lines)
 
 

@@ -92,7 +92,9 @@ class EvaluationResult:
         for c in self.comparisons:
             lo, hi = c["per_token_interval"]
             lines.append(f"{c['a']} vs {c['b']} ({c['method']}): {c['per_token']:+.5f} nats per token, "
-                         f"95% [{lo:+.5f}, {hi:+.5f}]: {c['verdict']}")
+                         f"95% [{lo:+.5f}, {hi:+.5f}] about {c['per_token_interval_about']}: {c['verdict']}")
+            if c.get("warning"):
+                lines.append(f"  WARNING: {c['warning']}")
         return "\n".join(lines + self.notes())
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,16 +185,21 @@ def common_tokens(models: Sequence[TopicModel], docs: Any, tokenizer: str = "whi
 
 
 def _comparison(name_a: str, name_b: str, res: CompareResult) -> dict[str, Any]:
-    lo, hi = res.per_token_interval()
-    if lo > 0:
-        verdict = f"{name_a} is better"
-    elif hi < 0:
-        verdict = f"{name_b} is better"
+    i = res.verdict_interval()
+    where = "in the population" if i.scope == "population" else "on these documents"
+    if not i.available:
+        verdict = f"not separated: the interval is unavailable ({i.reason})"
+    elif i.low > 0:
+        verdict = f"{name_a} is better {where}"
+    elif i.high < 0:
+        verdict = f"{name_b} is better {where}"
     else:
-        verdict = "not separated: the interval includes 0"
+        verdict = f"not separated {where}: the interval includes 0"
     return {"a": name_a, "b": name_b, "method": res.method, "total": res.total,
-            "per_token": res.per_token, "per_token_interval": [lo, hi], "verdict": verdict,
-            "perplexity_ratio": res.perplexity_ratio}
+            "per_token": res.per_token, "per_token_interval": [i.low, i.high],
+            "per_token_interval_scope": i.scope, "per_token_interval_about": i.about,
+            "warning": i.warning, "intervals": {k: v.to_dict() for k, v in res.intervals().items()},
+            "verdict": verdict, "perplexity_ratio": res.perplexity_ratio}
 
 
 def difference(a: HeldoutResult, b: HeldoutResult, name_a: str, name_b: str, seed: int) -> CompareResult:
@@ -201,7 +208,8 @@ def difference(a: HeldoutResult, b: HeldoutResult, name_a: str, name_b: str, see
     return CompareResult(method="difference", params={"estimator": a.label}, model_a=name_a,
                          model_b=name_b, doc_log_ratio=a.doc_log_prob - b.doc_log_prob,
                          doc_tokens=a.doc_tokens, sd_chains=sd, seconds=0.0, seed=seed,
-                         workers=a.workers, corpus=a.corpus)
+                         workers=a.workers, corpus=a.corpus, run_log_prob_a=a.run_log_prob,
+                         run_log_prob_b=b.run_log_prob)
 
 
 def rank_groups(names: list[str], per_token: list[float],

@@ -11,8 +11,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..display import Display
+from ..errors import MethodError
 from ..heldout.result import PerDocumentTotals, doc_log_mean
 from ..jsonout import json_float
+from . import intervals as iv
+from .intervals import Interval
 
 
 def ratio_from_chains(start: np.ndarray, path: np.ndarray) -> np.ndarray:
@@ -100,9 +103,17 @@ class CompareResult(PerDocumentTotals, Display):
     site_updates: float = 0.0
     bootstrap: int = 10000
     extra: dict[str, Any] = field(default_factory=dict)
+    run_log_prob_a: np.ndarray | None = None  # method "difference": (runs, D) of each model
+    run_log_prob_b: np.ndarray | None = None
 
     def _doc_values(self) -> np.ndarray:
         return self.doc_log_ratio
+
+    @property
+    def documents(self) -> int:
+        """Documents with at least one scored token (the D of the population interval)."""
+        return int((self.doc_tokens > 0).sum())
+
 
     @property
     def perplexity_ratio(self) -> float:
@@ -123,52 +134,122 @@ class CompareResult(PerDocumentTotals, Display):
         return {"a": int((r > 0).sum()), "b": int((r < 0).sum()), "tie": int((r == 0).sum())}
 
     def document_bootstrap(self, resamples: int | None = None) -> dict[str, float]:
-        """Resampling documents with replacement: sd of the total and a 95% interval of the
-        per-token difference (the test set's sampling variability; chain noise is in sd_chains)."""
+        """sd of the total when documents are resampled with replacement (the test set's sampling
+        variability; chain noise is in sd_chains). Intervals: `interval()`."""
         B = self.bootstrap if resamples is None else resamples
         D = self.doc_log_ratio.size
         if D < 2 or B < 2 or not self.tokens:
-            return {"sd_total": float("nan"), "per_token_low": float("nan"),
-                    "per_token_high": float("nan")}
+            return {"sd_total": float("nan")}
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 0xD0C5]))
         idx = rng.integers(0, D, size=(B, D))
-        totals = self.doc_log_ratio[idx].sum(axis=1)
-        tokens = self.doc_tokens[idx].sum(axis=1)
-        per = totals / np.maximum(tokens, 1)
-        chain_sd_per_token = 0.0 if math.isnan(self.sd_chains) else self.sd_chains / self.tokens
-        spread = np.percentile(per, [2.5, 97.5])
-        widen = 1.96 * chain_sd_per_token  # add the chains' own noise, conservatively
-        return {"sd_total": float(totals.std(ddof=1)),
-                "per_token_low": float(spread[0] - widen),
-                "per_token_high": float(spread[1] + widen)}
+        return {"sd_total": float(self.doc_log_ratio[idx].sum(axis=1).std(ddof=1))}
 
-    def per_token_interval(self) -> tuple[float, float]:
-        """The reported 95% interval of the per-token difference (`document_bootstrap`)."""
-        b = self.document_bootstrap()
-        return b["per_token_low"], b["per_token_high"]
+    def interval(self, scope: str = "population") -> Interval:
+        """The 95% interval of the per-token difference about the `population` the documents
+        were drawn from (jackknife t interval over documents: document sampling + estimator noise)
+        or about these `documents` (estimator noise only). See `tealeaves.compare.intervals`."""
+        if scope == "population":
+            return self._population_interval()
+        if scope == "documents":
+            return self._documents_interval()
+        raise MethodError(f"scope must be population or documents, got {scope!r}")
+
+    def intervals(self) -> dict[str, Interval]:
+        return {s: self.interval(s) for s in iv.ABOUT}
+
+    def per_token_interval(self, scope: str = "population") -> tuple[float, float]:
+        """(low, high) of `interval(scope)`."""
+        i = self.interval(scope)
+        return i.low, i.high
+
+    def _population_interval(self) -> Interval:
+        D = self.documents
+        how = "t with the jackknife variance of sum d / sum n, documents - 1 degrees of freedom"
+        if D < 2:
+            return iv.unavailable("population", how, D,
+                                  f"{D} scored document(s): no spread between documents")
+        keep = self.doc_tokens > 0
+        lo, hi = iv.jackknife_t(self.doc_log_ratio[keep], self.doc_tokens[keep].astype(float))
+        return Interval(lo, hi, "population", how, D, warning=iv.small_sample_warning(D))
+
+    def _documents_interval(self) -> Interval:
+        D, n = self.documents, self.tokens
+        if not n:
+            return iv.unavailable("documents", "-", D, "no scored tokens")
+        if self.method == "difference":
+            how = "t on the runs' spread (Welch-Satterthwaite)"
+            if self.run_log_prob_a is None or self.run_log_prob_b is None:
+                return iv.unavailable("documents", how, D, "the runs were not kept")
+            if min(self.run_log_prob_a.shape[0], self.run_log_prob_b.shape[0]) < 2:
+                return iv.unavailable("documents", how, D, "1 run: no run-to-run spread (use runs >= 2)")
+            var, dfs = iv.difference_variances(self.run_log_prob_a, self.run_log_prob_b)
+            lo, hi = iv.welch(self.total, var.reshape(-1), np.tile(dfs, var.shape[0]))
+            return Interval(float(lo) / n, float(hi) / n, "documents", how, D)
+        ests = [e for e in (self.forward, self.reverse) if e is not None]
+        how = ("the forward-reverse bracket widened by 1.96 chain sd" if len(ests) == 2
+               else "the estimate +- 1.96 chain sd")
+        if not ests:
+            return iv.unavailable("documents", how, D, "no chains were kept")
+        sd = max(e.sd for e in ests)
+        if not math.isfinite(sd):
+            return iv.unavailable("documents", how, D, "1 chain: no spread between chains (use chains >= 2)")
+        totals = [e.total for e in ests]
+        return Interval((min(totals) - 1.96 * sd) / n, (max(totals) + 1.96 * sd) / n, "documents", how, D)
 
     def document_intervals(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per document: the forward-reverse bracket widened by 1.96 chain sd on each side (one
-        direction: its estimate +- 1.96 chain sd). On average forward <= exact <= reverse;
-        for one document that holds only with enough temperatures (docs/compare_coverage.md)."""
+        """Per document, about that document (estimator noise only). Ratio-AIS: the
+        forward-reverse bracket widened by 1.96 chain sd on each side (one direction: its
+        estimate +- 1.96 chain sd); on average forward <= exact <= reverse, for one document
+        only with enough temperatures (docs/compare_coverage.md). Difference: a Welch t interval
+        from each model's run-to-run spread. NaN where unavailable (`document_interval_reason`)."""
+        D = self.doc_log_ratio.size
+        if self.document_interval_reason is not None:
+            return np.full(D, np.nan), np.full(D, np.nan)
+        if self.method == "difference":
+            var, dfs = iv.difference_variances(self.run_log_prob_a, self.run_log_prob_b)
+            return iv.welch(self.doc_log_ratio, var, dfs)
         ests = [e for e in (self.forward, self.reverse) if e is not None]
-        if not ests:
-            return self.doc_log_ratio.copy(), self.doc_log_ratio.copy()
         ratios = np.array([e.doc_log_ratio for e in ests])
-        sds = np.array([e.doc_sd(seed=self.seed) for e in ests])
-        sd = np.zeros(ratios.shape[1]) if np.isnan(sds).all() else np.nan_to_num(sds).max(axis=0)
+        sd = np.array([e.doc_sd(seed=self.seed) for e in ests]).max(axis=0)
         return ratios.min(axis=0) - 1.96 * sd, ratios.max(axis=0) + 1.96 * sd
 
+    @property
+    def document_interval_reason(self) -> str | None:
+        """Why the per-document intervals are unavailable (None when they are given)."""
+        if self.method == "difference":
+            if self.run_log_prob_a is None or self.run_log_prob_b is None:
+                return "the runs were not kept"
+            if min(self.run_log_prob_a.shape[0], self.run_log_prob_b.shape[0]) < 2:
+                return "1 run: no run-to-run spread (use runs >= 2)"
+            return None
+        if not any(e is not None for e in (self.forward, self.reverse)):
+            return "no chains were kept"
+        if min(e.start_log_weight.shape[0] for e in (self.forward, self.reverse) if e is not None) < 2:
+            return "1 chain: no spread between chains (use chains >= 2)"
+        return None
+
+    def verdict_interval(self) -> Interval:
+        """The interval the verdict rests on: the population one, or with fewer than two
+        documents the one about these documents."""
+        pop = self.interval("population")
+        return pop if pop.available or self.documents >= 2 else self.interval("documents")
+
     def verdict(self) -> str:
-        b = self.document_bootstrap()
-        if b["per_token_low"] > 0:
-            return f"A ({self.model_a}) is better"
-        if b["per_token_high"] < 0:
-            return f"B ({self.model_b}) is better"
-        return "no clear winner: the 95% interval of the per-token difference includes 0"
+        i = self.verdict_interval()
+        where = "in the population" if i.scope == "population" else "on these documents"
+        if not i.available:
+            return f"no verdict: the interval is unavailable ({i.reason})"
+        if i.low > 0:
+            return f"A ({self.model_a}) is better {where}"
+        if i.high < 0:
+            return f"B ({self.model_b}) is better {where}"
+        return f"no clear winner {where}: the 95% interval of the per-token difference includes 0"
 
     def to_dict(self) -> dict[str, Any]:
         boot = self.document_bootstrap()
+        ints = self.intervals()
+        v = self.verdict_interval()
+        dlo, dhi = self.document_intervals()
         d: dict[str, Any] = {
             "task": "compare", "method": self.method, "params": self.params,
             "model_a": self.model_a, "model_b": self.model_b,
@@ -176,19 +257,24 @@ class CompareResult(PerDocumentTotals, Display):
             "perplexity_ratio": json_float(self.perplexity_ratio),
             "sd_chains": json_float(self.sd_chains),
             "sd_documents": json_float(boot["sd_total"]),
-            "per_token_interval": [json_float(boot["per_token_low"]), json_float(boot["per_token_high"])],
+            "per_token_interval": [json_float(v.low), json_float(v.high)],
+            "per_token_interval_scope": v.scope, "per_token_interval_about": v.about,
+            "warning": v.warning,
+            "intervals": {k: i.to_dict() for k, i in ints.items()},
             "verdict": self.verdict(), "documents_favouring": self.favour,
             "tokens": self.tokens, "seconds": self.seconds, "seed": self.seed,
             "workers": self.workers, "site_updates": self.site_updates, "corpus": self.corpus,
-            "documents": {"log_ratio": [json_float(v) for v in self.doc_log_ratio],
-                          "tokens": [int(v) for v in self.doc_tokens],
+            "documents": {"log_ratio": [json_float(x) for x in self.doc_log_ratio],
+                          "tokens": [int(x) for x in self.doc_tokens],
                           "interval": [[json_float(lo), json_float(hi)]
-                                       for lo, hi in zip(*self.document_intervals(), strict=True)]},
+                                       for lo, hi in zip(dlo, dhi, strict=True)],
+                          "interval_about": "each document (estimator noise only)",
+                          "interval_unavailable": self.document_interval_reason},
         }
         for est in (self.forward, self.reverse):
             if est is not None:
                 d[est.direction] = {"total": est.total, "sd_chains": json_float(est.sd),
-                                    "log_ratio": [json_float(v) for v in est.doc_log_ratio]}
+                                    "log_ratio": [json_float(x) for x in est.doc_log_ratio]}
         if self.forward is not None and self.reverse is not None:
             d["gap"] = self.gap
         d.update(self.extra)
@@ -197,10 +283,17 @@ class CompareResult(PerDocumentTotals, Display):
     _name = "CompareResult"
 
     def _headline(self) -> list[tuple[str, Any]]:
-        lo, hi = self.per_token_interval()
-        return [("method", self.method), ("log P(W|A) - log P(W|B)", round(self.total, 3)),
-                ("per token", self.per_token), ("95% interval", f"[{lo:+.5f}, {hi:+.5f}]"),
-                ("PP_A / PP_B", self.perplexity_ratio), ("verdict", self.verdict())]
+        ints = self.intervals()
+        out = [("method", self.method), ("log P(W|A) - log P(W|B)", round(self.total, 3)),
+               ("per token", self.per_token)]
+        for scope, i in ints.items():
+            label = "population" if scope == "population" else "these documents"
+            out.append((f"95% interval ({label})", i.short()))
+        out += [("PP_A / PP_B", self.perplexity_ratio), ("verdict", self.verdict())]
+        if ints["population"].warning:
+            out.append(("warning", f"only {self.documents} documents, coverage measured from "
+                                   f"{iv.POPULATION_MIN_DOCUMENTS}"))
+        return out
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
         lo, hi = self.document_intervals()

@@ -117,11 +117,24 @@ def _compare(doc: dict[str, Any]) -> list[Part]:
                 "perplexity ratio A / B"],
                [[doc["total"], doc.get("sd_chains"), doc.get("sd_documents"), _num(doc.get("per_token"), 5),
                  f"{_num(lo, 5)} … {_num(hi, 5)}", _num(doc.get("perplexity_ratio"), 5)]]),
+        *_interval_notes(doc),
     ]
     ratios = doc.get("documents", {}).get("log_ratio", [])
     if ratios:
         out.append(Chart("hist", "Per-document log ratio log P(w|A) − log P(w|B)", "log ratio (nats)",
                          "documents", name="compare-log-ratios", y=[v for v in ratios if v is not None]))
+    return out
+
+
+def _interval_notes(c: dict[str, Any]) -> list[Part]:
+    """What a comparison's 95% interval is about, and its warning (results before issue 21 have
+    neither)."""
+    about, warning = c.get("per_token_interval_about"), c.get("warning")
+    out: list[Part] = []
+    if isinstance(about, str):
+        out.append(f"<p>The 95% interval is about {escape(about)}.</p>")
+    if isinstance(warning, str):
+        out.append(f"<p><strong>Warning:</strong> {escape(warning)}</p>")
     return out
 
 
@@ -283,10 +296,14 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     out.extend(_notes(rows))
     if doc.get("comparisons"):
         out.append("<h3>Pairwise comparisons</h3>")
-        out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "verdict"],
+        out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "about",
+                           "verdict"],
                           [[escape(c["a"]), escape(c["b"]), escape(c["method"]), _num(c["per_token"], 5),
                             f"{_num(c['per_token_interval'][0], 5)} … {_num(c['per_token_interval'][1], 5)}",
-                            escape(c["verdict"])] for c in doc["comparisons"]]))
+                            escape(str(c.get("per_token_interval_scope", "population"))),
+                            escape(c["verdict"] + (f" (warning: {c['warning']})"
+                                                   if isinstance(c.get("warning"), str) else ""))]
+                           for c in doc["comparisons"]]))
     for key, label, _, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
         if interval == "per_token_sd":
@@ -349,8 +366,12 @@ def summary(docs: Sequence[dict[str, Any]]) -> str:
             for c in d.get("comparisons", []):
                 if c["a"] in best or c["b"] in best:
                     lo, hi = c["per_token_interval"]
+                    about = c.get("per_token_interval_about")
+                    about = f" about {escape(about)}" if isinstance(about, str) else ""
+                    warn = c.get("warning")
+                    warn = f" Warning: {escape(warn)}" if isinstance(warn, str) else ""
                     lines.append(f"{escape(c['a'])} − {escape(c['b'])}: {_num(c['per_token'], 5)} nats per token, "
-                                 f"95% [{_num(lo, 5)}, {_num(hi, 5)}]: {escape(c['verdict'])}.")
+                                 f"95% [{_num(lo, 5)}, {_num(hi, 5)}]{about}: {escape(c['verdict'])}.{warn}")
         elif kind == "select":
             for m, c in d.get("choice", {}).items():
                 if c.get("k") is None or "runner_up" not in c:

@@ -82,6 +82,7 @@ HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "tot
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
+                "per_token_interval_about?": STR, "warning?": ANY,
                 "per_token?": NUM, "perplexity_ratio?": NUM, "verdict?": STR, "model_a?": ANY,
                 "model_b?": ANY, "documents?": {"log_ratio?": [NUM]}},
     "curve": {"models": [ANY], "totals": [NUM], "sd": [NUM], "per_token": [NUM]},
@@ -110,7 +111,9 @@ SPECS: dict[str, dict[str, Any]] = {
                            "auto_model_precision_ci?": PAIR_OR_NULL}],
                  "scoring?": {"documents?": NUM, "tokens?": NUM, "oov_tokens?": NUM, "rule?": ANY},
                  "comparisons?": [{"a": STR, "b": STR, "method": STR, "per_token": NUM,
-                                   "per_token_interval": Pair(NUM), "verdict": STR}],
+                                   "per_token_interval": Pair(NUM), "verdict": STR,
+                                   "per_token_interval_scope?": STR, "per_token_interval_about?": STR,
+                                   "warning?": ANY}],
                  "groups?": [[STR]]},
     "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
                "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
