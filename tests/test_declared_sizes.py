@@ -7,18 +7,17 @@ limit, so a regression fails instead of hanging."""
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import json
 import os
-import signal
 import threading
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import time_limit
 
 import tealeaves as tl
 from tealeaves import checks, textfile
@@ -27,20 +26,6 @@ from tealeaves.cli import example_paths, main
 GIB = 2**30
 
 
-@contextlib.contextmanager
-def time_limit(seconds: int = 60):
-    """Fail (instead of hanging the suite) when the block runs longer than `seconds`."""
-
-    def expired(*_):
-        raise TimeoutError(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def cli_error(capsys, *argv: str) -> str:

@@ -13,7 +13,6 @@ import gzip
 import io
 import json
 import os
-import signal
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -23,6 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from limits import time_limit
 
 import tealeaves as tl
 from tealeaves.cli import example_paths, main
@@ -41,18 +41,6 @@ FUZZ = settings(
 LIMIT_S = 30
 
 
-@contextlib.contextmanager
-def time_limit(seconds: int = LIMIT_S):
-    def expired(*_):
-        raise TimeoutError(f"no answer within {seconds} s: a hang")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _seeds() -> dict[str, bytes]:
@@ -161,7 +149,7 @@ def _with_file(data: bytes, suffix: str, fn: Callable[[str], object]) -> object:
         path = os.path.join(d, "input" + suffix)
         with open(path, "wb") as fh:
             fh.write(data)
-        with time_limit():
+        with time_limit(LIMIT_S):
             return fn(path)
 
 
@@ -261,7 +249,7 @@ def test_scoring_fuzzed_responses():
 
 def _cli_ok(argv: list[str]) -> None:
     out, err = io.StringIO(), io.StringIO()
-    with time_limit(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with time_limit(LIMIT_S), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     text = err.getvalue()
     assert code in (0, 2), (code, text)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import time_limit
 
 import tealeaves as tl
 from tealeaves.cli import example_paths, main
@@ -41,20 +42,6 @@ ROWS = catalogue()
 RUN = [r for r in ROWS if r["test"] == "`catalogue`"]
 
 
-@contextlib.contextmanager
-def time_limit(seconds: int):
-    """Fail (instead of hanging the suite) when the block runs longer than `seconds`."""
-
-    def expired(*_):
-        raise TimeoutError(f"no answer within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _npz(path: Path, **change) -> None:
