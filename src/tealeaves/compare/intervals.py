@@ -28,7 +28,7 @@ from scipy import stats
 from ..jsonout import json_float
 
 LEVEL = 0.95
-# Coverage of `jackknife_t` was measured to hold (at least 93%) from this many documents up on
+# Coverage of `jackknife_t` was measured to hold (within 3 binomial SE of 95%) from this many documents up on
 # every population of experiments/compare_small_n.py; below it a warning is shown.
 POPULATION_MIN_DOCUMENTS = 30
 
