@@ -2,9 +2,10 @@
 log-likelihood per token with its run-to-run sd and the perplexity (the default estimator unless
 told otherwise), coherence (NPMI and UMass by default) over a reference corpus, diversity,
 exclusivity, predictive rank and automated word-intrusion model precision; every pair of models
-compared with a 95% interval (Ratio-AIS between models with the same topics and words, the
-difference of their held-out estimates otherwise); and a ranking that groups models the evidence
-cannot separate.
+compared with a 95% interval (the difference of their held-out estimates by default, free; Ratio-AIS
+on request, or only for the pairs the difference cannot separate: `compare_models`); and a ranking
+that groups models the evidence cannot separate. The work runs in STAGES, each timed (wall and
+CPU seconds) and estimated before any work, the estimate checked against `max_hours`.
 
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
