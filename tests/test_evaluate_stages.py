@@ -71,6 +71,17 @@ def test_python_result_has_stages_and_progress_goes_to_stderr(files, capsys):
     assert "evaluate:" not in capsys.readouterr().err
 
 
+def test_a_large_estimate_is_shown_before_the_work(files, capsys, monkeypatch):
+    d = files
+    monkeypatch.setattr(ev, "LARGE_SECONDS", 0.0)  # every estimate counts as large
+    tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=None, **FEW)
+    err = capsys.readouterr().err  # not a terminal: no stage lines, but the estimate
+    assert err.startswith("evaluate: estimated ") and "before any work (held-out" in err
+    assert "stage 2/6" not in err
+    tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=False, **FEW)
+    assert capsys.readouterr().err == ""
+
+
 def _no_ratio_ais(*args, **kwargs):
     raise AssertionError("Ratio-AIS ran")
 

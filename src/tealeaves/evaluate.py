@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -329,12 +330,13 @@ def _fmt_seconds(s: float) -> str:
     return f"{s:.2g} s" if s < 10 else f"{s:,.0f} s" if s < 3600 else f"{s / 3600:,.1f} h"
 
 
-def _check_estimate(est: dict[str, Any], n: int, max_hours: float | None, clock: Stages) -> None:
+def _check_estimate(est: dict[str, Any], n: int, max_hours: float | None, clock: Stages, show: bool) -> None:
+    """Show a large estimate on stderr (`show`), and refuse one longer than `max_hours`."""
     parts = ", ".join(f"{k} {_fmt_seconds(v)}" for k, v in est["seconds"].items() if v > 0)
     if est["ratio_ais_up_to"]:
         parts += f"; Ratio-AIS up to {_fmt_seconds(est['ratio_ais_up_to'])} more, only where needed"
-    if est["total"] + est["ratio_ais_up_to"] >= LARGE_SECONDS:
-        clock.say(f"estimated {_fmt_seconds(est['total'])} before any work ({parts})")
+    if est["total"] + est["ratio_ais_up_to"] >= LARGE_SECONDS and show:  # also when stderr is a file
+        sys.stderr.write(f"{clock.label}: estimated {_fmt_seconds(est['total'])} before any work ({parts})\n")
     check_cost(f"evaluating {n} model(s)", seconds=est["total"], max_hours=max_hours,
                how=f"{parts}; {est['how']}")
 
@@ -432,7 +434,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         loaded = [m.with_params(name=n) for m, n in zip(loaded, labels, strict=True)]
         corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding)
     est = estimate_cost(loaded, corpora, reference, coherence, method, runs, params, compare_models, workers)
-    _check_estimate(est, len(loaded), max_hours, clock)
+    _check_estimate(est, len(loaded), max_hours, clock, show=progress is not False)
     n = len(loaded)
     held: dict[str, HeldoutResult] = {}
     for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
