@@ -355,6 +355,9 @@ class _FakeEvaluation:
     def summary(self) -> str:
         return "summary"
 
+    def timing(self) -> str:
+        return "timing"
+
     def to_dict(self) -> dict:
         return {"rows": self.rows}
 

@@ -9,12 +9,13 @@ from typing import Any
 
 from . import csvout
 from .atomic import atomic_path, immediate
-from .checks import at_least, fraction, text_encoding
+from .checks import above, at_least, fraction, text_encoding
 from .cli_models import add_model_options, load_model_arg
 from .errors import MethodError
-from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, evaluate
+from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
 from .jsonout import write_json
 from .select import TRAINERS, select
+from .stages import Stages
 
 EXAMPLES = {
     "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
@@ -42,9 +43,12 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("--particles", type=at_least(1), default=None,
                    help="left-to-right particles (default 100)")
     e.add_argument("--runs", type=at_least(1), default=2, help="runs per document (for the sd; default 2)")
-    e.add_argument("--compare", default="auto", choices=COMPARE_MODES,
-                   help="pairwise comparisons: Ratio-AIS where topics and words match (auto), the "
-                        "difference of estimates, or none")
+    e.add_argument("--compare", default="difference", choices=COMPARE_MODES,
+                   help="pairwise comparisons: the difference of the held-out estimates (default, free); "
+                        "auto: also Ratio-AIS for pairs with the same topics count and words that the "
+                        "difference does not separate; ratio-ais: Ratio-AIS for every such pair; none")
+    e.add_argument("--max-hours", type=above(0), default=None, metavar="HOURS",
+                   help="refuse, before any work, a run estimated to take longer (default 24)")
     e.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
     e.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the text files")
@@ -100,19 +104,23 @@ def _measures(text: str) -> list[str]:
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.name is not None and len(args.name) != len(args.models):
         raise MethodError(f"{len(args.name)} --name for {len(args.models)} models")
-    models = [load_model_arg(args, p) for p in args.models]
+    progress = False if args.quiet else None
+    clock = Stages(STAGES, enabled=progress)  # started here: reading the models is timed too
+    with clock.stage("loading", f"reading {len(args.models)} model file(s)"):
+        models = [load_model_arg(args, p) for p in args.models]
     names = args.name or [os.path.basename(p) for p in args.models]
     params = {} if args.particles is None else {"particles": args.particles}
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
                    method=args.method, runs=args.runs, coherence=_measures(args.measure),
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
-                   progress=False if args.quiet else None, tokenizer=args.tokenize,
-                   encoding=args.encoding, **params)
+                   progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
+                   max_hours=args.max_hours, stages=clock, **params)
     sc = res.scoring
     print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model, "
           f"{sc['oov_tokens']} dropped ({sc['rule']})")
     print(res.table())
     print(res.summary())
+    print(res.timing())
     doc = {"command": "evaluate", "models": args.models, "heldout": args.heldout, **res.to_dict()}
     _write(args, doc, "tealeaves evaluate")
     if args.csv:

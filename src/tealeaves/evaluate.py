@@ -2,9 +2,10 @@
 log-likelihood per token with its run-to-run sd and the perplexity (the default estimator unless
 told otherwise), coherence (NPMI and UMass by default) over a reference corpus, diversity,
 exclusivity, predictive rank and automated word-intrusion model precision; every pair of models
-compared with a 95% interval (Ratio-AIS between models with the same topics and words, the
-difference of their held-out estimates otherwise); and a ranking that groups models the evidence
-cannot separate.
+compared with a 95% interval (the difference of their held-out estimates by default, free; Ratio-AIS
+on request, or only for the pairs the difference cannot separate: `compare_models`); and a ranking
+that groups models the evidence cannot separate. The work runs in STAGES, each timed (wall and
+CPU seconds) and estimated before any work, the estimate checked against `max_hours`.
 
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
@@ -14,29 +15,36 @@ with its own full distribution over words."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
-import time
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .checks import MAX_HOURS, OPS_RATE, RATE, RATE_TOPICS, check_cost, check_float
 from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
 from .corpus import Corpus, read_corpus
 from .errors import InvalidCorpusError, MethodError
-from .heldout import HeldoutResult, check_vocab_fits
+from .heldout import HeldoutResult, check_vocab_fits, get_method
 from .heldout import heldout as estimate_heldout
 from .intrusion import auto, predictive
 from .io import load_model
 from .jsonout import json_safe
 from .model import TopicModel
+from .stages import Stages, estimated_stages, stage_lines
 
 DEFAULT_COHERENCE = ("npmi", "umass")
-COMPARE_MODES = ("auto", "difference", "none")
+COMPARE_MODES = ("difference", "auto", "ratio-ais", "none")
+STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
+LARGE_SECONDS = 60.0  # an estimate at least this long is shown before the work starts
+BYTES_PER_TOKEN = 5.0  # a reference file's tokens, estimated from its size (errs towards more tokens)
+TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per worker (Python)
 
 
 @dataclass
@@ -50,6 +58,8 @@ class EvaluationResult:
     scoring: dict[str, Any]
     params: dict[str, Any]
     seconds: float
+    stages: dict[str, Any] = field(default_factory=dict)
+    estimate: dict[str, Any] = field(default_factory=dict)
     heldout: dict[str, HeldoutResult] = field(default_factory=dict, repr=False)
 
     @property
@@ -93,14 +103,20 @@ class EvaluationResult:
             lo, hi = c["per_token_interval"]
             lines.append(f"{c['a']} vs {c['b']} ({c['method']}): {c['per_token']:+.5f} nats per token, "
                          f"95% [{lo:+.5f}, {hi:+.5f}] about {c['per_token_interval_about']}: {c['verdict']}")
+            if c.get("method_reason"):
+                lines.append(f"  {c['method']}: {c['method_reason']}")
             if c.get("warning"):
                 lines.append(f"  WARNING: {c['warning']}")
         return "\n".join(lines + self.notes())
 
+    def timing(self) -> str:
+        """Wall and CPU seconds per stage, with the estimate made before the work."""
+        return "\n".join(stage_lines(self.stages, estimated_stages(self.estimate)))
+
     def to_dict(self) -> dict[str, Any]:
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
                           "groups": self.groups, "scoring": self.scoring, "params": self.params,
-                          "seconds": self.seconds})
+                          "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate})
 
     def to_frame(self):
         """The per-model table as a pandas DataFrame (one column per metric)."""
@@ -226,19 +242,179 @@ def rank_groups(names: list[str], per_token: list[float],
     return groups
 
 
+def _default(fn: Any, name: str) -> Any:
+    """The default of `fn`'s parameter `name` (so an estimate follows the function it prices)."""
+    return inspect.signature(fn).parameters[name].default
+
+
+def update_seconds(site_updates: float, workers: int, topics: int) -> float:
+    """Seconds for `site_updates` Gibbs site updates: the cost model of `checks.check_budget`
+    (RATE per worker, slower past RATE_TOPICS topics), the one place this module prices them."""
+    return float(site_updates) * max(1.0, topics / RATE_TOPICS) / (RATE * max(int(workers), 1))
+
+
+def reference_tokens(reference: Any) -> tuple[float, str]:
+    """The reference's number of tokens, or an estimate from a file's size, and how it was got."""
+    if isinstance(reference, Corpus):
+        return float(reference.num_tokens), f"{reference.num_tokens:,} tokens"
+    if isinstance(reference, str | os.PathLike):
+        try:
+            size = os.path.getsize(reference)
+        except OSError:
+            return 0.0, "size unknown"
+        n = size / BYTES_PER_TOKEN
+        return n, f"about {n:,.0f} tokens ({size:,} bytes / {BYTES_PER_TOKEN:g})"
+    if isinstance(reference, Sequence):
+        n = sum(len(d) for d in reference)
+        return float(n), f"{n:,} tokens"
+    return 0.0, "size unknown (an iterator)"
+
+
+# Site updates per token of `compare`'s Ratio-AIS at its defaults: (start + path temperatures) x
+# chains x both directions, read from its signature so the estimate follows the function
+RATIO_AIS_PER_TOKEN = float((_default(compare, "start_temperatures") + _default(compare, "temperatures"))
+                            * _default(compare, "chains") * 2)
+
+PREDICTIVE_SWEEPS = float(_default(predictive, "burn_in") + _default(predictive, "samples"))
+
+
+def ratio_ais_updates(tokens: float) -> float:
+    """Site updates of `compare`'s Ratio-AIS at its defaults (both directions) over `tokens`."""
+    return float(tokens) * RATIO_AIS_PER_TOKEN
+
+
+def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], reference: Any,
+                  coherence: Sequence[str], method: str, runs: int, params: dict[str, Any],
+                  compare_models: str, workers: int) -> dict[str, Any]:
+    """Estimated seconds per stage before any work: held-out by the estimator's own cost model,
+    Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
+    reference counting per distinct window (coherence) and per model (intrusion), predictive
+    sweeps. Every figure assumes the rates in `tealeaves.checks` and TEXT_RATE."""
+    spec = get_method(method, "heldout")
+    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
+    held = sum(update_seconds(runs * sum(spec.cost(int(n), resolved) for n in c.lengths), workers,
+                              m.num_topics) for m, c in zip(models, corpora, strict=True))
+    pred = sum(update_seconds(c.num_tokens * PREDICTIVE_SWEEPS, workers, m.num_topics)
+               for m, c in zip(models, corpora, strict=True))
+    ref, ref_how = reference_tokens(reference) if reference is not None else (0.0, "no reference")
+    w = max(int(workers), 1)
+
+    def counting(window: int | None) -> float:
+        return ref / (TEXT_RATE * w) + ref * (window or 1) / (OPS_RATE * w)
+
+    windows = {DEFAULT_WINDOWS[m] for m in coherence} if reference is not None else set()
+    pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))
+             if _same_words(models[i], models[j])]
+    ratio = [update_seconds(ratio_ais_updates(corpora[i].num_tokens), workers, models[i].num_topics)
+             for i, _ in pairs]
+    seconds = {"loading": 0.0, "held-out": held,
+               "comparisons": sum(ratio) if compare_models == "ratio-ais" else 0.0,
+               "coherence": sum(counting(win) for win in windows),
+               "intrusion": len(models) * counting(_default(auto, "window")) if ref else 0.0,
+               "predictive": pred}
+    return {"seconds": seconds, "total": sum(seconds.values()),
+            "ratio_ais_pairs": len(pairs), "ratio_ais_each": ratio,
+            "ratio_ais_up_to": sum(ratio) if compare_models == "auto" else 0.0,
+            "how": f"held-out site updates by the {spec.name} cost model and Ratio-AIS at compare's "
+                   f"defaults, at about {RATE:.0e} per second per worker; reference {ref_how} read at "
+                   f"{TEXT_RATE:.0e} tokens per second per worker; {w} worker(s)"}
+
+
+def _same_words(a: TopicModel, b: TopicModel) -> bool:
+    """Ratio-AIS applies: the same number of topics and the same words."""
+    return a.num_topics == b.num_topics and a.num_words == b.num_words and (
+        a.vocab is None or b.vocab is None or set(a.vocab) == set(b.vocab))
+
+
+def _fmt_seconds(s: float) -> str:
+    return f"{s:.2g} s" if s < 10 else f"{s:,.0f} s" if s < 3600 else f"{s / 3600:,.1f} h"
+
+
+def _check_estimate(est: dict[str, Any], n: int, max_hours: float | None, clock: Stages, show: bool) -> None:
+    """Show a large estimate on stderr (`show`), and refuse one longer than `max_hours`."""
+    parts = ", ".join(f"{k} {_fmt_seconds(v)}" for k, v in est["seconds"].items() if v > 0)
+    if est["ratio_ais_up_to"]:
+        parts += f"; Ratio-AIS up to {_fmt_seconds(est['ratio_ais_up_to'])} more, only where needed"
+    if est["total"] + est["ratio_ais_up_to"] >= LARGE_SECONDS and show:  # also when stderr is a file
+        sys.stderr.write(f"{clock.label}: estimated {_fmt_seconds(est['total'])} before any work ({parts})\n")
+    check_cost(f"evaluating {n} model(s)", seconds=est["total"], max_hours=max_hours,
+               how=f"{parts}; {est['how']}")
+
+
+def _comparisons(loaded: list[TopicModel], corpora: list[Corpus], held: dict[str, HeldoutResult],
+                 mode: str, seed: int, workers: int, progress: bool | None, max_hours: float | None,
+                 est: dict[str, Any], clock: Stages) -> tuple[list[dict[str, Any]], dict]:
+    """Every pair: the difference of the held-out estimates (free), Ratio-AIS where `mode` asks
+    for it ("ratio-ais": every pair with the same topics count and words; "auto": those pairs the
+    difference does not separate, while the estimate stays within max_hours); each row says
+    which method it used and why (`method_reason`)."""
+    comparisons, worse = [], {}
+    limit = (MAX_HOURS if max_hours is None else max_hours) * 3600
+    spent = est["total"]
+    eligible = iter(est["ratio_ais_each"])
+    for i in range(len(loaded)):
+        for j in range(i + 1, len(loaded)):
+            a, b = loaded[i], loaded[j]
+            same = _same_words(a, b)
+            cost = next(eligible) if same else 0.0
+            diff = _comparison(a.name, b.name, difference(held[a.name], held[b.name], a.name, b.name, seed))
+            lo, hi = diff["per_token_interval"]
+            separated = lo > 0 or hi < 0
+            shown = f"95% [{lo:+.5f}, {hi:+.5f}]"
+            run_ratio = same and (mode == "ratio-ais" or (mode == "auto" and not separated))
+            if mode == "auto" and run_ratio and spent + cost > limit:
+                run_ratio = False
+                reason = (f"the difference did not separate the pair ({shown}); Ratio-AIS (about "
+                          f"{_fmt_seconds(cost)}) would take the estimate past max_hours, so it was not run")
+            elif not same:
+                reason = ("the models differ in their number of topics or their words; Ratio-AIS needs "
+                          "both equal")
+            elif separated and mode != "ratio-ais":
+                reason = f"the difference of held-out estimates separates the pair ({shown})" + (
+                    "; Ratio-AIS was not needed" if mode == "auto" else "")
+            elif mode == "difference":
+                reason = (f"the default (free once the held-out runs exist); it did not separate the pair "
+                          f"({shown}): compare_models='auto' (--compare auto) runs Ratio-AIS for such pairs "
+                          f"(about {_fmt_seconds(cost)} here)")
+            elif mode == "ratio-ais":
+                reason = "requested (compare_models='ratio-ais')"
+            else:
+                reason = f"the difference of held-out estimates did not separate the pair ({shown})"
+            if run_ratio:
+                spent += cost if mode == "auto" else 0.0
+                clock.say(f"  Ratio-AIS {a.name} vs {b.name} (about {_fmt_seconds(cost)})")
+                res = compare(a, b, corpora[i], seed=seed, workers=workers, progress=progress,
+                              max_hours=max_hours)
+                row = _comparison(a.name, b.name, res)
+                row["difference"] = {"per_token": diff["per_token"], "per_token_interval": [lo, hi],
+                                     "verdict": diff["verdict"]}
+            else:
+                row = diff
+            row["method_reason"] = reason
+            comparisons.append(row)
+            lo, hi = row["per_token_interval"]
+            worse[(a.name, b.name)] = lo > 0
+            worse[(b.name, a.name)] = hi < 0
+    return comparisons, worse
+
+
 def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
              heldout: Corpus | str | os.PathLike | Iterable[Sequence[str]] | None = None,
              reference: Corpus | str | os.PathLike | Iterable[Sequence[str]] | None = None,
              names: Sequence[str] | None = None, method: str = "left-to-right", runs: int = 2,
              coherence: Sequence[str] = DEFAULT_COHERENCE, topn: int = 10, diversity_topn: int = 25,
-             compare_models: str = "auto", seed: int = 0, workers: int = 1,
+             compare_models: str = "difference", seed: int = 0, workers: int = 1,
              progress: bool | None = False, tokenizer: str = "whitespace", encoding: str = "utf-8",
-             **params: Any) -> EvaluationResult:
+             max_hours: float | None = None, stages: Stages | None = None, **params: Any) -> EvaluationResult:
     """Evaluate every model on the same held-out documents (`heldout=`; text, token lists or a
     Corpus) and, with `reference` texts, for coherence and automated intrusion. `method`,
     `runs` and `params` go to `tl.heldout` with the same `seed` for every model (so each row
-    equals a separate `tl.heldout` call); `compare_models`: "auto" (Ratio-AIS where two models
-    share topics count and words, else the difference of estimates), "difference", "none"."""
+    equals a separate `tl.heldout` call). `compare_models`: "difference" (the difference of the
+    held-out estimates for every pair, free), "auto" (and Ratio-AIS for the pairs with the same
+    topics count and words that the difference does not separate), "ratio-ais" (Ratio-AIS for
+    every such pair), "none". The estimated cost is checked against `max_hours` (default 24)
+    before any model is evaluated; `progress` shows the stages on stderr; `stages` is a clock
+    already started (the CLI's, which timed reading the models)."""
     docs = heldout
     if docs is None:
         raise MethodError("evaluate needs held-out documents (heldout=...)")
@@ -249,70 +425,85 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             raise MethodError(f"unknown coherence measure {m!r} (known: {', '.join(DEFAULT_WINDOWS)})")
     if not models:
         raise MethodError("no models to evaluate")
-    t0 = time.perf_counter()
-    loaded = [m if isinstance(m, TopicModel) else load_model(m) for m in models]
-    labels = _names(loaded, names)
-    loaded = [m.with_params(name=n) for m, n in zip(loaded, labels, strict=True)]
-    corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding)
+    if max_hours is not None:
+        max_hours = check_float("max_hours", max_hours, 0, low_open=True)
+    clock = stages if stages is not None else Stages(STAGES, enabled=progress)
+    with clock.stage("loading", f"{len(models)} model(s) and the held-out documents"):
+        loaded = [m if isinstance(m, TopicModel) else load_model(m) for m in models]
+        labels = _names(loaded, names)
+        loaded = [m.with_params(name=n) for m, n in zip(loaded, labels, strict=True)]
+        corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding)
+    est = estimate_cost(loaded, corpora, reference, coherence, method, runs, params, compare_models, workers)
+    _check_estimate(est, len(loaded), max_hours, clock, show=progress is not False)
+    n = len(loaded)
     held: dict[str, HeldoutResult] = {}
-    for m, c in zip(loaded, corpora, strict=True):
-        held[m.name] = estimate_heldout(m, c, method=method, runs=runs, seed=seed, workers=workers,
-                               progress=progress, **params)
+    for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
+        with clock.stage("held-out", f"{m.name} ({k}/{n})"):
+            held[m.name] = estimate_heldout(m, c, method=method, runs=runs, seed=seed, workers=workers,
+                                            progress=progress, max_hours=max_hours, **params)
+    comparisons, worse = [], {}
+    if compare_models != "none" and n > 1:
+        with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {compare_models}"):
+            comparisons, worse = _comparisons(loaded, corpora, held, compare_models, seed, workers, progress,
+                                              max_hours, est, clock)
     counts = {}
+    coh: dict[str, dict[str, float]] = {m.name: {} for m in loaded}
     if reference is not None and coherence:
-        targets = sorted({w for m in loaded for t in topic_words(m, topn) for w in t})
-        for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
-            counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
+        with clock.stage("coherence", "counting the reference"):
+            targets = sorted({w for m in loaded for t in topic_words(m, topn) for w in t})
+            for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
+                counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
+            for m in loaded:
+                coh[m.name] = {ms: coherence_of(m, reference, measure=ms, topn=topn,
+                                                counts=counts[DEFAULT_WINDOWS[ms]]).mean for ms in coherence}
+    autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in loaded}
+    if reference is not None:
+        for k, m in enumerate(loaded, 1):
+            with clock.stage("intrusion", f"{m.name} ({k}/{n})"):
+                autos[m.name] = _auto(m, reference, seed, workers, encoding)
+    preds = {}
+    for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
+        with clock.stage("predictive", f"{m.name} ({k}/{n})"):
+            preds[m.name] = predictive(m, c, seed=seed, workers=workers, progress=False)
     rows = []
-    for m, c in zip(loaded, corpora, strict=True):
-        h = held[m.name]
-        coh = {ms: coherence_of(m, reference, measure=ms, topn=topn, counts=counts[DEFAULT_WINDOWS[ms]]).mean
-               for ms in coherence} if counts else {}
-        auto_mp, auto_note = None, None
-        if reference is not None:
-            try:
-                a = auto(m, reference, seed=seed, workers=workers, relax=True, encoding=encoding)
-                auto_mp = a.summary[m.name]
-                relaxed = sum(1 for k in a.items if k.get("relaxed"))
-                if relaxed:
-                    auto_note = (f"{relaxed} of {m.num_topics} topic(s) had no intruder in the bottom half "
-                                 "of their used words; the least probable of the other topics' top words "
-                                 "was used")
-            except MethodError as exc:  # e.g. no word qualifies as an intruder in a tiny model
-                auto_note = f"not computed: {exc}"
-        pred = predictive(m, c, seed=seed, workers=workers, progress=False)
+    for m in loaded:
+        h, pred = held[m.name], preds[m.name]
+        auto_mp, auto_note = autos[m.name]
         rows.append({
             "model": m.name, "topics": m.num_topics, "words": m.num_words,
             "heldout": h.label, "per_token": h.per_token,
             "per_token_sd": h.sd / h.tokens if h.tokens else math.nan,
             "perplexity": h.perplexity, "total": h.total, "tokens": h.tokens,
-            "coherence": coh, "diversity": diversity(m, diversity_topn) if m.vocab else math.nan,
+            "coherence": coh[m.name], "diversity": diversity(m, diversity_topn) if m.vocab else math.nan,
             "exclusivity": float(exclusivity(m).mean()),
             "predictive_rank": pred.rank, "predictive_log_likelihood": pred.log_likelihood,
             "auto_model_precision": auto_mp["model_precision"] if auto_mp else math.nan,
             "auto_model_precision_ci": auto_mp["model_precision_ci"] if auto_mp else None,
             **({"auto_note": auto_note} if auto_note else {}),
         })
-    comparisons, worse = [], {}
-    if compare_models != "none":
-        for i in range(len(loaded)):
-            for j in range(i + 1, len(loaded)):
-                a, b = loaded[i], loaded[j]
-                same = a.num_topics == b.num_topics and (a.vocab is None or set(a.vocab) == set(b.vocab))
-                if compare_models == "auto" and same:
-                    res = compare(a, b, corpora[i], seed=seed, workers=workers, progress=progress)
-                else:
-                    res = difference(held[a.name], held[b.name], a.name, b.name, seed)
-                row = _comparison(a.name, b.name, res)
-                comparisons.append(row)
-                lo, hi = row["per_token_interval"]
-                worse[(a.name, b.name)] = lo > 0
-                worse[(b.name, a.name)] = hi < 0
     groups = rank_groups([r["model"] for r in rows], [r["per_token"] for r in rows], worse)
     params_out = {"method": method, "runs": runs, "heldout_params": held[loaded[0].name].params,
                   "coherence": list(coherence), "topn": topn, "diversity_topn": diversity_topn,
-                  "compare_models": compare_models, "seed": seed, "reference": _describe(reference)}
-    return EvaluationResult(rows, comparisons, groups, scoring, params_out, time.perf_counter() - t0, held)
+                  "compare_models": compare_models, "seed": seed, "reference": _describe(reference),
+                  "max_hours": max_hours}
+    timing = clock.to_dict()
+    estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],
+                "how": est["how"]}
+    return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
+                            timing, estimate, held)
+
+
+def _auto(m: TopicModel, reference: Any, seed: int, workers: int,
+          encoding: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Automated word intrusion for one model, and the note of any fallback it took."""
+    try:
+        a = auto(m, reference, seed=seed, workers=workers, relax=True, encoding=encoding)
+    except MethodError as exc:  # e.g. no word qualifies as an intruder in a tiny model
+        return None, f"not computed: {exc}"
+    relaxed = sum(1 for k in a.items if k.get("relaxed"))
+    note = (f"{relaxed} of {m.num_topics} topic(s) had no intruder in the bottom half of their used words; "
+            "the least probable of the other topics' top words was used") if relaxed else None
+    return a.summary[m.name], note
 
 
 def _describe(source: Any) -> str | None:
@@ -323,4 +514,5 @@ def _describe(source: Any) -> str | None:
     return getattr(source, "source", "<memory>")
 
 
-__all__ = ["evaluate", "EvaluationResult", "common_tokens", "rank_groups", "difference"]
+__all__ = ["evaluate", "EvaluationResult", "common_tokens", "rank_groups", "difference", "estimate_cost",
+           "COMPARE_MODES", "STAGES"]

@@ -20,6 +20,7 @@ from ..atomic import write_text
 from ..errors import InputFileError, shorten
 from ..heldout.check import describe as describe_check
 from ..records import read_json
+from ..stages import estimated_stages
 from . import svg
 from .schema import check_result
 from .svg import Chart
@@ -297,13 +298,15 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     if doc.get("comparisons"):
         out.append("<h3>Pairwise comparisons</h3>")
         out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "about",
-                           "verdict"],
+                           "verdict", "why this method"],
                           [[escape(c["a"]), escape(c["b"]), escape(c["method"]), _num(c["per_token"], 5),
                             f"{_num(c['per_token_interval'][0], 5)} … {_num(c['per_token_interval'][1], 5)}",
                             escape(str(c.get("per_token_interval_scope", "population"))),
                             escape(c["verdict"] + (f" (warning: {c['warning']})"
-                                                   if isinstance(c.get("warning"), str) else ""))]
+                                                   if isinstance(c.get("warning"), str) else "")),
+                            escape(str(c.get("method_reason") or ""))]
                            for c in doc["comparisons"]]))
+    out.extend(_stages(doc))
     for key, label, _, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
         if interval == "per_token_sd":
@@ -320,6 +323,21 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                          MEASURE_NAMES.get(m, m), name=f"evaluate-{m}", labels=names,
                          y=[r["coherence"].get(m) for r in rows], lo=[None] * len(rows), hi=[None] * len(rows)))
     return out
+
+
+def _stages(doc: dict[str, Any]) -> list[Part]:
+    """Seconds per stage (wall and CPU) against the estimate made before the work."""
+    stages = doc.get("stages")
+    if not isinstance(stages, dict) or not stages:
+        return []
+    est = estimated_stages(doc.get("estimate") or {})
+    rows = [[escape(str(n)), _num(v.get("wall")), _num(v.get("cpu")), _num(est.get(n)) if est else "-"]
+            for n, v in stages.items() if isinstance(v, dict)]
+    return ["<h3>Time per stage</h3>",
+            '<p class="note">Seconds of wall-clock and CPU time (this process and its finished worker '
+            "processes) per stage; the estimate was made before any work (for <code>--compare auto</code> "
+            "it counts every Ratio-AIS that might have run).</p>",
+            _table(["stage", "wall s", "CPU s", "estimated s"], rows)]
 
 
 def _select(doc: dict[str, Any]) -> list[Part]:
