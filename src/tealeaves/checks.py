@@ -138,15 +138,20 @@ def check_bootstrap(resamples: int, draws: float, peak_bytes: float, max_hours: 
     return resamples
 
 
+def update_seconds(site_updates: float, workers: int, topics: int = 0) -> float:
+    """Estimated seconds for `site_updates` Gibbs site updates: RATE per second per worker, measured
+    up to RATE_TOPICS topics; past that a site update is taken to cost in proportion to the number
+    of `topics` (the kernels touch every topic of a dense model)."""
+    return float(site_updates) * max(1.0, topics / RATE_TOPICS) / (RATE * max(int(workers), 1))
+
+
 def check_budget(site_updates: float, workers: int, max_hours: float | None, what: str,
                  topics: int = 0) -> None:
-    """Refuse a run whose estimated time (site updates at RATE per worker) exceeds max_hours. RATE
-    was measured up to RATE_TOPICS topics; past that a site update is taken to cost in proportion
-    to the number of `topics` (the kernels touch every topic of a dense model)."""
+    """Refuse a run whose estimated time (`update_seconds`) exceeds max_hours."""
     w = max(int(workers), 1)
     slower = max(1.0, topics / RATE_TOPICS)
     rate = f"{RATE:.0e}" if slower == 1 else f"{RATE:.0e} / {slower:,.0f} ({topics:,} topics)"
-    check_cost(what, seconds=float(site_updates) * slower / (RATE * w), max_hours=max_hours,
+    check_cost(what, seconds=update_seconds(site_updates, w, topics), max_hours=max_hours,
                how=f"{float(site_updates):.3g} Gibbs site updates at about {rate} per second per "
                    f"worker, {w} worker(s)")
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import MAX_HOURS, OPS_RATE, RATE, RATE_TOPICS, check_cost, check_float
+from .checks import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, update_seconds
 from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
@@ -245,12 +245,6 @@ def rank_groups(names: list[str], per_token: list[float],
 def _default(fn: Any, name: str) -> Any:
     """The default of `fn`'s parameter `name` (so an estimate follows the function it prices)."""
     return inspect.signature(fn).parameters[name].default
-
-
-def update_seconds(site_updates: float, workers: int, topics: int) -> float:
-    """Seconds for `site_updates` Gibbs site updates: the cost model of `checks.check_budget`
-    (RATE per worker, slower past RATE_TOPICS topics), the one place this module prices them."""
-    return float(site_updates) * max(1.0, topics / RATE_TOPICS) / (RATE * max(int(workers), 1))
 
 
 def reference_tokens(reference: Any) -> tuple[float, str]:
