@@ -329,10 +329,10 @@ def _check_estimate(est: dict[str, Any], n: int, max_hours: float | None, clock:
     parts = ", ".join(f"{k} {_fmt_seconds(v)}" for k, v in est["seconds"].items() if v > 0)
     if est["ratio_ais_up_to"]:
         parts += f"; Ratio-AIS up to {_fmt_seconds(est['ratio_ais_up_to'])} more, only where needed"
+    check_cost(f"evaluating {n} model(s)", seconds=est["total"], max_hours=max_hours,
+               how=f"{parts}; {est['how']}")  # a refusal is the one line the user sees
     if est["total"] + est["ratio_ais_up_to"] >= LARGE_SECONDS and show:  # also when stderr is a file
         sys.stderr.write(f"{clock.label}: estimated {_fmt_seconds(est['total'])} before any work ({parts})\n")
-    check_cost(f"evaluating {n} model(s)", seconds=est["total"], max_hours=max_hours,
-               how=f"{parts}; {est['how']}")
 
 
 def _comparisons(loaded: list[TopicModel], corpora: list[Corpus], held: dict[str, HeldoutResult],
