@@ -57,6 +57,7 @@ EXAMPLES = {
     "diversity": "tealeaves diversity model.npz --topn 25",
     "bcubed": "tealeaves bcubed predicted_labels.txt gold_labels.txt --json b3.json",
     "report": "tealeaves report heldout.json coherence.json scores.json -o report.html",
+    "warm-up": "tealeaves warm-up   (once after installing or upgrading: compiles every numba kernel)",
     "csl": "tealeaves csl model.npz heldout.txt --samples 10000 --json csl.json   "
            "(or an RBM .npz with DATA = digits:test)",
 }
@@ -270,6 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
 
+    w = _sub(sub, "warm-up", "compile and cache every numba kernel now, so that no later command "
+                             "compiles (about 30 CPU-seconds, once per install)")
+    w.add_argument("--json", default=None, help="write the seconds of each part as JSON")
+    w.add_argument("--quiet", action="store_true", help="no line per part")
+    w.set_defaults(func=_cmd_warm_up)
+
     s = _sub(sub, "synth", "write a random LDA model and documents drawn from it")
     s.add_argument("model_out")
     s.add_argument("docs_out")
@@ -418,6 +425,9 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     lines = []
     for r in results:
         lines.append(f"{r.label}: {r.note}")
+        if r.compile_seconds >= 0.1:
+            lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
+                         "timed part (not in seconds)")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
         if r.adaptive is not None:
@@ -822,6 +832,16 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                 if p.kind is bool:
                     flag = f"no-{flag}" if p.default else flag
                 print(f"      --{flag} (default {pname}={p.default}): {p.help}")
+    return 0
+
+
+def _cmd_warm_up(args: argparse.Namespace) -> int:
+    from .warmup import warm_up
+
+    res = warm_up(quiet=args.quiet)
+    print(f"compiled or loaded every kernel in {res['seconds']:.1f} s")
+    if args.json:
+        write_json(args.json, res)
     return 0
 
 
