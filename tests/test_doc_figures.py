@@ -402,6 +402,6 @@ def _commands_with_json() -> set[str]:
 def test_docs_list_exactly_the_commands_with_json(path):
     listed = re.search(r"<!-- json-commands -->(.*?)<!-- /json-commands -->", page(path))
     assert listed, f"{path}: the list of commands with --json is not marked"
-    named = set(re.findall(r"`([a-z ]+)`", listed.group(1)))
+    named = set(re.findall(r"`([a-z -]+)`", listed.group(1)))
     have = _commands_with_json()
     assert named == have, f"{path}: listed without --json: {named - have}; not listed: {have - named}"
