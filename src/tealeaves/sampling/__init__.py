@@ -46,10 +46,9 @@ COMPILE_ESTIMATE = "5-20 s"
 
 
 class Timer:
-    """Seconds a `with` block took (`.seconds`, set when it ends) and whether it compiled any kernel."""
+    """Seconds a `with` block took (`.seconds`, set when it ends)."""
 
     seconds: float = 0.0
-    compiled: bool = False
 
 
 def _cache_misses() -> int:
@@ -85,7 +84,6 @@ def compiling(label: str, notice: bool = True) -> Iterator[Timer]:
     finally:
         timer.seconds = time.perf_counter() - start
         done.set()
-        timer.compiled = _cache_misses() > before
 
 
 __all__ = ["PreparedDoc", "PreparedModels", "child", "compiling", "prepare_doc", "prepare_models",
