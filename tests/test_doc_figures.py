@@ -355,7 +355,27 @@ def _annotate_load() -> list[tuple[str, str]]:
              f"{p200['requests_per_second']:.0f} requests/s, p95 {p200['p95_ms']:.0f} ms")]
 
 
-GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load]
+def _startup() -> list[tuple[str, str]]:
+    """benchmarks/startup.py: now, before issue 22's lazy imports, and without a bytecode cache."""
+    now, before, nobc = (results(f"benchmarks/results/{f}.json")["commands"]
+                         for f in ("startup", "startup_before", "startup_no_bytecode"))
+    names = {"import numpy, scipy, numba": '`python -c "import numpy, scipy, numba"` (baseline)',
+             "import tealeaves": '`python -c "import tealeaves"`', "tealeaves --help": "`tealeaves --help`",
+             "tealeaves heldout --help": "`tealeaves heldout --help`"}
+    p = "docs/performance.md"
+    out = [(p, f"| {names[k]} | {r['cpu_seconds']:.3f} | {r['cpu_ratio']:.2f} | {r['wall_seconds']:.3f} | "
+               f"{r['wall_ratio']:.2f} | {before[k]['cpu_seconds']:.3f}, {before[k]['cpu_ratio']:.2f} |")
+           for k, r in now.items()]
+    out.append((p, f"the ratios are {nobc['tealeaves --help']['cpu_ratio']:.2f}× (`--help`) and "
+                   f"{nobc['tealeaves heldout --help']['cpu_ratio']:.2f}× (`heldout --help`)"))
+    out.append(("README.md", f"`import tealeaves` costs {now['import tealeaves']['cpu_ratio']:.2f}× the CPU "
+                             f"of importing numpy + scipy + numba and `tealeaves --help` "
+                             f"{now['tealeaves --help']['cpu_ratio']:.2f}× (was "
+                             f"{before['tealeaves --help']['cpu_ratio']:.2f}×)"))
+    return out
+
+
+GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
@@ -427,6 +447,6 @@ def _commands_with_json() -> set[str]:
 def test_docs_list_exactly_the_commands_with_json(path):
     listed = re.search(r"<!-- json-commands -->(.*?)<!-- /json-commands -->", page(path))
     assert listed, f"{path}: the list of commands with --json is not marked"
-    named = set(re.findall(r"`([a-z ]+)`", listed.group(1)))
+    named = set(re.findall(r"`([a-z -]+)`", listed.group(1)))
     have = _commands_with_json()
     assert named == have, f"{path}: listed without --json: {named - have}; not listed: {have - named}"

@@ -4,29 +4,38 @@
     model = tl.load_model("model.npz")
     docs = tl.read_corpus("heldout.txt", vocab=model.vocab)
     res = tl.heldout(model, docs, method="left-to-right", particles=20, runs=10)
+
+Names are imported on first use (PEP 562), so `import tealeaves` loads neither numpy, scipy nor
+numba; `tl.heldout` loads what held-out estimation needs, and so on.
 """
 
-from . import datasets, intrusion, synthetic
-from .clustering import bcubed
-from .coherence import CoherenceResult, coherence, diversity
-from .compare import CompareResult, CurveResult, compare, training_curve
-from .corpus import Corpus, read_corpus, save_corpus
-from .csl import CSLResult, csl
-from .errors import (
-    InputFileError,
-    InvalidCorpusError,
-    InvalidModelError,
-    MethodError,
-    TealeavesError,
-    TooLargeError,
-)
-from .evaluate import EvaluationResult, evaluate
-from .heldout import HeldoutResult, completion, heldout, method_names
-from .io import load_model, save_model
-from .model import TopicModel
-from .select import SelectionResult, select
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> the module that defines it
+_NAMES = {
+    "bcubed": ".clustering",
+    "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
+    "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
+    "training_curve": ".compare",
+    "Corpus": ".corpus", "read_corpus": ".corpus", "save_corpus": ".corpus",
+    "CSLResult": ".csl", "csl": ".csl",
+    "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
+    "MethodError": ".errors", "TealeavesError": ".errors", "TooLargeError": ".errors",
+    "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
+    "HeldoutResult": ".heldout", "completion": ".heldout", "heldout": ".heldout",
+    "method_names": ".heldout",
+    "load_model": ".io", "save_model": ".io",
+    "TopicModel": ".model",
+    "SelectionResult": ".select", "select": ".select",
+}
+_SUBMODULES = ("datasets", "intrusion", "synthetic")
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
@@ -38,3 +47,53 @@ __all__ = [
     "synthetic",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        value: Any = importlib.import_module(f".{name}", __name__)
+    elif name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Importing a submodule sets it as an attribute of its package; where a public function has
+    its submodule's name (`tl.heldout`, `tl.coherence`, `tl.compare`, `tl.csl`, `tl.evaluate`,
+    `tl.select`), keep the function, as the eager imports used to."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _NAMES and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from . import datasets, intrusion, synthetic
+    from .clustering import bcubed
+    from .coherence import CoherenceResult, coherence, diversity
+    from .compare import CompareResult, CurveResult, compare, training_curve
+    from .corpus import Corpus, read_corpus, save_corpus
+    from .csl import CSLResult, csl
+    from .errors import (
+        InputFileError,
+        InvalidCorpusError,
+        InvalidModelError,
+        MethodError,
+        TealeavesError,
+        TooLargeError,
+    )
+    from .evaluate import EvaluationResult, evaluate
+    from .heldout import HeldoutResult, completion, heldout, method_names
+    from .io import load_model, save_model
+    from .model import TopicModel
+    from .select import SelectionResult, select

@@ -11,16 +11,15 @@ import re
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-from . import __version__, atomic, cli_evaluate, cli_intrusion, csvout, jsonout, synthetic
+from . import __version__, atomic, csvout, jsonout, synthetic
 from .atomic import atomic_path, write_text
 from .checks import above, at_least, check_array_file, fraction, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
-from .compare import CompareResult, compare, training_curve
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
 from .csl import lda as csl_lda
@@ -34,6 +33,9 @@ from .jsonout import write_json
 from .model import TopicModel
 from .parallel import DASK_ENV, use_dask
 from .textfile import read_lines
+
+if TYPE_CHECKING:
+    from .compare import CompareResult
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
@@ -57,6 +59,7 @@ EXAMPLES = {
     "diversity": "tealeaves diversity model.npz --topn 25",
     "bcubed": "tealeaves bcubed predicted_labels.txt gold_labels.txt --json b3.json",
     "report": "tealeaves report heldout.json coherence.json scores.json -o report.html",
+    "warm-up": "tealeaves warm-up   (once after installing or upgrading: compiles every numba kernel)",
     "csl": "tealeaves csl model.npz heldout.txt --samples 10000 --json csl.json   "
            "(or an RBM .npz with DATA = digits:test)",
 }
@@ -71,7 +74,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_named(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage error (one line, printed) or --help/--version
@@ -130,7 +133,16 @@ def message(exc: TealeavesError, parser: argparse.ArgumentParser, args: argparse
     return text
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs: its first word that is not an option (the top level has no options
+    that take a value), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given the `command` that runs, the commands of cli_intrusion and
+    cli_evaluate (whose modules import most of the package) are left out unless it is one of them,
+    so that other commands start faster. The list of commands (`tealeaves --help`) has them all."""
     p = Parser(prog="tealeaves", description="Evaluate topic models.")
     p.add_argument("--version", action="version", version=f"tealeaves {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -250,8 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("--json", default=None)
     bc.set_defaults(func=_cmd_bcubed)
 
-    cli_intrusion.add_parsers(sub)
-    cli_evaluate.add_parsers(sub)
+    if command is None or command not in EXAMPLES:  # not one of the commands built here
+        from . import cli_evaluate, cli_intrusion
+
+        cli_intrusion.add_parsers(sub)
+        cli_evaluate.add_parsers(sub)
 
     rp = _sub(sub, "report", "one self-contained HTML report from the --json outputs of any commands")
     rp.add_argument("results", nargs="+", help="JSON files written with --json")
@@ -269,6 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = _sub(sub, "methods", "list estimators and their parameters")
     m.set_defaults(func=_cmd_methods)
+
+    w = _sub(sub, "warm-up", "compile and cache every numba kernel now, so that no later command "
+                             "compiles (about 30 CPU-seconds, once per install)")
+    w.add_argument("--json", default=None, help="write the seconds of each part as JSON")
+    w.add_argument("--quiet", action="store_true", help="no line per part")
+    w.set_defaults(func=_cmd_warm_up)
 
     s = _sub(sub, "synth", "write a random LDA model and documents drawn from it")
     s.add_argument("model_out")
@@ -418,6 +439,9 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     lines = []
     for r in results:
         lines.append(f"{r.label}: {r.note}")
+        if r.compile_seconds >= 0.1:
+            lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
+                         "timed part (not in seconds)")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
         if r.adaptive is not None:
@@ -539,6 +563,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+
     a = load_model_arg(args, args.model_a)
     b = load_model_arg(args, args.model_b)
     docs = _read_docs(args, args.docs, a)
@@ -590,6 +616,8 @@ def format_compare(res: CompareResult, path_a: str, path_b: str) -> str:
 
 
 def _cmd_curve(args: argparse.Namespace) -> int:
+    from .compare import training_curve
+
     if len(args.paths) < 2:
         raise MethodError("curve needs at least one model and the documents: MODEL_1 ... MODEL_K DOCS")
     model_paths, docs_path = args.paths[:-1], args.paths[-1]
@@ -822,6 +850,16 @@ def _cmd_methods(args: argparse.Namespace) -> int:
                 if p.kind is bool:
                     flag = f"no-{flag}" if p.default else flag
                 print(f"      --{flag} (default {pname}={p.default}): {p.help}")
+    return 0
+
+
+def _cmd_warm_up(args: argparse.Namespace) -> int:
+    from .warmup import warm_up
+
+    res = warm_up(quiet=args.quiet)
+    print(f"compiled or loaded every kernel in {res['seconds']:.1f} s")
+    if args.json:
+        write_json(args.json, res)
     return 0
 
 

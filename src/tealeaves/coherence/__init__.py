@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..corpus import Corpus
 from ..display import Display
@@ -147,6 +146,8 @@ def diversity(topics, topn: int = 25) -> float:
 def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
     """FREX as R's stm: 1 / (w / ECDF(exclusivity) + (1 - w) / ECDF(frequency)), the ECDFs
     taken over each topic's words; exclusivity = phi_tw / sum_k phi_kw."""
+    from scipy.stats import rankdata
+
     if not 0 <= weight <= 1:
         raise MethodError(f"frex weight must be in [0, 1], got {weight}")
     phi = model.phi

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ..errors import InvalidModelError
 from ..model import TopicModel
@@ -43,6 +42,8 @@ def align_vocab(reference: TopicModel, other: TopicModel) -> TopicModel:
 
 def match_topics(reference: TopicModel, other: TopicModel) -> np.ndarray:
     """perm such that topic perm[t] of `other` best matches topic t of `reference`."""
+    from scipy.optimize import linear_sum_assignment
+
     cost = np.array([0.5 * np.abs(row - other.phi).sum(axis=1) for row in reference.phi])
     _, perm = linear_sum_assignment(cost)
     return perm

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..jsonout import json_float
 
@@ -90,6 +89,8 @@ def small_sample_warning(documents: int) -> str | None:
 
 
 def _t(level: float, df: float) -> float:
+    from scipy import stats
+
     return float(stats.t.ppf(0.5 + level / 2, df))
 
 
@@ -142,6 +143,8 @@ def percentile(d: np.ndarray, n: np.ndarray, rng: np.random.Generator, resamples
 def bca(d: np.ndarray, n: np.ndarray, rng: np.random.Generator, resamples: int = 2000,
         level: float = LEVEL) -> tuple[float, float]:
     """Bias-corrected and accelerated bootstrap (Efron 1987), acceleration from the jackknife."""
+    from scipy import stats
+
     if d.size < 2 or n.sum() <= 0:
         return math.nan, math.nan
     boot, r = _boot_ratios(d, n, resamples, rng), _ratio(d, n)
@@ -171,6 +174,8 @@ def welch(estimate: np.ndarray | float, variances: np.ndarray, dfs: np.ndarray,
     """estimate +- t * sqrt(sum of `variances`) (last axis: independent components, each
     estimated with `dfs` degrees of freedom), t with Welch-Satterthwaite degrees of freedom.
     Zero variance (an exact estimator) gives a zero-width interval."""
+    from scipy import stats
+
     h = stats.t.ppf(0.5 + level / 2, satterthwaite(variances, dfs)) * np.sqrt(variances.sum(axis=-1))
     return estimate - h, estimate + h
 

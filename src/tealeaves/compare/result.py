@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..display import Display
 from ..errors import MethodError
@@ -21,12 +20,16 @@ from .intervals import Interval
 def ratio_from_chains(start: np.ndarray, path: np.ndarray) -> np.ndarray:
     """Per-document log ratio from M chains (axis 0): the start weights act as importance
     weights of the chains' starting states, log (sum_m wS_m wP_m / sum_m wS_m)."""
+    from scipy.special import logsumexp
+
     return logsumexp(start + path, axis=0) - logsumexp(start, axis=0)
 
 
 def bootstrap_over_chains(start: np.ndarray, path: np.ndarray, sign: float, resamples: int,
                           seed: int) -> float:
     """sd of sum_d sign * ratio_d when each document's chains are resampled with replacement."""
+    from scipy.special import logsumexp
+
     M, D = start.shape
     if M < 2 or resamples < 2 or D == 0:
         return float("nan")
@@ -68,6 +71,8 @@ class DirectionEstimate:
 
     def doc_sd(self, resamples: int = 400, seed: int = 0) -> np.ndarray:
         """Each document's sd of the log ratio when its chains are resampled (NaN with one chain)."""
+        from scipy.special import logsumexp
+
         M, D = self.start_log_weight.shape
         if M < 2:
             return np.full(D, np.nan)

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..checks import check_cost
 from ..display import Display
@@ -82,6 +81,8 @@ class CSLResult(Display):
 
 def _log_mean_p(model, items, H, chunk: int = 4096) -> np.ndarray:
     """log mean_{h in H} P(x | h) for every item, in chunks of H to bound memory."""
+    from scipy.special import logsumexp
+
     parts = [logsumexp(model.log_p_x_given_h(items, H[lo : lo + chunk]), axis=1)
              for lo in range(0, len(H), chunk)]
     return logsumexp(np.stack(parts), axis=0) - np.log(len(H))

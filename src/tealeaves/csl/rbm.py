@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from importlib import resources
 
 import numpy as np
-from scipy.special import expit, logsumexp
 
 from ..checks import FLOP_RATE, check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TooLargeError
@@ -67,6 +66,8 @@ class BinaryRBM:
 
     def log_z_exact(self, chunk: int = 1 << 15) -> float:
         """log Z by enumerating the smaller layer (at most 2^24 configurations)."""
+        from scipy.special import logsumexp
+
         V, H = self.W.shape
         if min(V, H) > MAX_ENUMERATION_BITS:
             raise TooLargeError(f"exact log Z needs 2^{min(V, H)} terms; use log_z_ais")
@@ -89,6 +90,8 @@ class BinaryRBM:
         """AIS estimate of log Z and its standard error (delta method over chains), annealing
         from the base RBM (W = 0, c = 0, visible biases `base_bias`, e.g. from data marginals)
         through p_beta(x) ∝ exp((1-beta) b0.x + beta b.x) prod_j (1 + exp(beta (c_j + x.W_j)))."""
+        from scipy.special import expit, logsumexp
+
         b0 = np.zeros(self.num_visible) if base_bias is None else np.asarray(base_bias, float)
         betas = np.linspace(0.0, 1.0, temperatures + 1)
         x = (rng.random((chains, self.num_visible)) < expit(b0)).astype(np.float64)
@@ -113,10 +116,14 @@ class BinaryRBM:
 
     # ------------------------------------------------------------------ the chain
     def sample_h(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        from scipy.special import expit
+
         p = expit(self.c + X @ self.W)
         return (rng.random(p.shape) < p).astype(np.float64)
 
     def sample_x(self, H: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        from scipy.special import expit
+
         p = expit(self.b + H @ self.W.T)
         return (rng.random(p.shape) < p).astype(np.float64)
 
@@ -181,6 +188,8 @@ def train_rbm(X: np.ndarray, hidden: int, epochs: int = 20, learning_rate: float
               seed: int = 0, name: str | None = None) -> BinaryRBM:
     """CD-k (or PCD-k with `persistent`) by minibatch gradient ascent on the log-likelihood.
     Visible biases start at the data's log-odds, weights at N(0, 0.01^2)."""
+    from scipy.special import expit
+
     rng = np.random.default_rng(seed)
     X = np.array(X, dtype=np.float64)  # a copy: it is shuffled between epochs
     n, V = X.shape

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..corpus import Corpus
 from .exact import count_states
@@ -59,6 +58,8 @@ def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.nda
               seconds: float, noise: np.ndarray | None = None) -> dict[str, Any]:
     """The two tests; `noise` is each error's variance expected from run-to-run noise alone
     (est and reference together), or None to skip the excess-error test."""
+    from scipy import stats
+
     diff = est - ref
     K = diff.size
     b = float(diff.sum() / tokens.sum())

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..display import Display
 from ..jsonout import json_float
@@ -18,6 +17,8 @@ from ..jsonout import json_float
 
 def log_mean_exp(x: np.ndarray, axis: int | None = None):
     """log mean exp(x), stably (-inf entries allowed)."""
+    from scipy.special import logsumexp
+
     n = x.size if axis is None else x.shape[axis]
     return logsumexp(x, axis=axis) - math.log(n)
 
@@ -37,6 +38,8 @@ def bootstrap_bytes(resamples: int, runs: int, block: float = 4e6) -> float:
 def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     """Standard deviation of sum_d log mean_r P_rd when each document's runs are resampled
     with replacement. NaN with fewer than two runs (nothing to resample)."""
+    from scipy.special import logsumexp
+
     runs, docs = run_log_prob.shape
     if runs < 2 or resamples < 2 or docs == 0:
         return float("nan")
@@ -93,6 +96,7 @@ class HeldoutResult(PerDocumentTotals, Display):
     bootstrap: int = 10000
     extra: dict[str, Any] = field(default_factory=dict)
     unbiased: bool = False  # the estimate of P(w) (not of its log) is unbiased
+    compile_seconds: float = 0.0  # compiling or loading the kernels, before (not in) `seconds`
 
     @property
     def runs(self) -> int:
@@ -164,6 +168,7 @@ class HeldoutResult(PerDocumentTotals, Display):
             "tokens_dropped": int(self.corpus.get("oov_tokens", 0)),
             "empty_documents": int(self.corpus.get("empty_documents", 0)),
             "seconds": self.seconds,
+            "compile_seconds": self.compile_seconds,
             "unbiased": self.unbiased,
             "note": self.note,
         }

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
 
 from ..coherence import count
 from ..coherence.measures import pmi_pair
@@ -169,6 +168,8 @@ def _agreement(
     responses: Iterable[dict[str, Any]] | str | os.PathLike,
 ) -> dict[str, Any]:
     """How the proxy's picks relate to human choices on the same items."""
+    from scipy.stats import pearsonr, spearmanr
+
     human = score(key, responses)
     same = []
     for it in items:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..checks import check_budget
 from ..corpus import Corpus
@@ -138,6 +137,8 @@ def predictive(
 ) -> PredictiveResult:
     """Predictive log likelihood and predictive rank of each document (section 4.2), from `theta`
     (D x T) or from `infer_theta`."""
+    from scipy.stats import rankdata
+
     corpus = as_corpus(docs, model)
     if corpus.num_tokens == 0:
         raise MethodError("no document has a token the model knows: predictive metrics would be nan")
