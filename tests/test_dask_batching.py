@@ -134,3 +134,16 @@ def test_coherence_counts_on_dask_grouped_equal_local(cluster, tmp_path):
         np.testing.assert_array_equal(remote[w].single, local[w].single)
         assert (remote[w].units, remote[w].documents, remote[w].tokens) == \
             (local[w].units, local[w].documents, local[w].tokens)
+
+
+def test_scheduler_without_workers_is_one_error(monkeypatch):
+    from distributed import LocalCluster
+
+    import tealeaves.parallel as par
+    from tealeaves.errors import MethodError
+
+    monkeypatch.setattr(par, "WORKER_WAIT", 1.0)
+    message = r"has no workers \(waited 1 s\); start some with: dask worker tcp://"
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as empty:
+        with pytest.raises(MethodError, match=message), use_dask(empty.scheduler_address):
+            pass

@@ -35,6 +35,7 @@ from .errors import MethodError
 _SHARED: Any = None
 _DASK: Any = None  # the distributed.Client in use, set by use_dask
 DASK_ENV = "TEALEAVES_DASK"
+WORKER_WAIT = 20.0  # seconds to wait for a Dask cluster's first worker
 WORKER_BYTES = 100 * 2**20  # a worker process: Python, numpy, numba and its copy of the shared data
 BATCHES_PER_WORKER = 6  # enough to balance the load, few enough that per-task overhead is negligible
 ITEM_OVERHEAD = 0.01  # per-item cost not in the estimators' model, as a fraction of the mean
@@ -68,8 +69,7 @@ def batches(costs: Sequence[float], workers: int, per_worker: int = BATCHES_PER_
 
 def _dask_threads() -> int:
     """Worker threads in the Dask cluster (at least 1, so that batching works before they join)."""
-    workers = _DASK.scheduler_info().get("workers", {})
-    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+    return max(1, sum(_DASK.nthreads().values()))
 
 
 @contextlib.contextmanager
@@ -86,6 +86,14 @@ def use_dask(address: Any) -> Iterator[Any]:
         client = Client(address, timeout="20s") if own else address
     except (OSError, TimeoutError, ValueError) as exc:
         raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        where = client.scheduler.address
+        if own:
+            client.close()
+        raise MethodError(f"the Dask scheduler at {where!r} has no workers (waited {WORKER_WAIT:g} s); "
+                          f"start some with: dask worker {where}") from None
     previous, _DASK = _DASK, client
     try:
         yield client
