@@ -1,6 +1,6 @@
 """What Dask costs against local processes: the same held-out job (`tealeaves heldout`, 2,000
-documents at T = 50, 20 and 60 tokens long by default) run with `--workers 2` and with `--dask` on a real
-`dask scheduler` and two `dask worker --nthreads 1` processes on 127.0.0.1, started here.
+documents at T = 50, of 20, 60 and 100 tokens by default) run with `--workers 2` and with `--dask`
+on a real `dask scheduler` and two `dask worker --nthreads 1` processes on 127.0.0.1, started here.
 
 CPU is counted over every process involved: the CLI process and everything it waited for (its pool
 workers), plus, for Dask, what the scheduler's and the workers' process trees (nannies included)
@@ -9,7 +9,7 @@ tealeaves (a fresh cluster), the second on warm workers (a long-lived cluster); 
 too. The machine is shared, so wall time is noisy: CPU time is the primary figure. Results are
 checked bit-identical.
 
-    pip install ".[dask]" psutil && python benchmarks/dask_overhead.py [--docs 2000] [--lengths 20 60]
+    pip install ".[dask]" psutil && python benchmarks/dask_overhead.py [--docs 2000] [--lengths 20 60 100]
 """
 
 from __future__ import annotations
@@ -110,7 +110,10 @@ def measure(length: int, args: argparse.Namespace, work: str) -> dict:
                     str(args.words), "--docs", str(args.docs), "--length", str(length)],
                    check=True, capture_output=True, timeout=600)
     job = ["heldout", m, d, "--particles", str(args.particles), "--quiet"]
-    run_cli([*job, "--json", os.path.join(work, "warm.json")], [])  # the numba cache: no side compiles
+    few = os.path.join(work, "few.txt")
+    with open(d) as src, open(few, "w") as dst:
+        dst.writelines(line for _, line in zip(range(20), src, strict=False))
+    run_cli([*job[:2], few, *job[3:]], [])  # fill the numba cache: no side compiles during the runs
     rows, outputs = [], {}
     for rep in (1, 2):
         outputs[f"local{rep}"] = out = os.path.join(work, f"local{length}_{rep}.json")
@@ -138,7 +141,7 @@ def measure(length: int, args: argparse.Namespace, work: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=2000)
-    ap.add_argument("--lengths", type=int, nargs="+", default=[20, 60], help="tokens per document")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[20, 60, 100], help="tokens per document")
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--words", type=int, default=1000)
     ap.add_argument("--particles", type=int, default=100)
