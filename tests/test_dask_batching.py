@@ -147,3 +147,10 @@ def test_scheduler_without_workers_is_one_error(monkeypatch):
     with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as empty:
         with pytest.raises(MethodError, match=message), use_dask(empty.scheduler_address):
             pass
+
+
+def test_run_tasks_on_dask_with_no_one_or_few_items(cluster):
+    with use_dask(cluster.scheduler_address):
+        assert run_tasks(_square, None, [], 1) == []
+        assert run_tasks(_square, None, [3], 1, costs=[0.0]) == [9]
+        assert run_tasks(_square, None, list(range(5)), 1, costs=[5, 0, 100, 1, 1]) == [0, 1, 4, 9, 16]
