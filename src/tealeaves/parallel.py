@@ -1,26 +1,33 @@
 """How per-document work is spread: in this process (workers=1), over local processes, or over a
 Dask distributed cluster.
 
-`run_tasks(fn, shared, items, workers)` calls `fn(shared, item)` for every item and returns the
-results in item order. `shared` (the model's arrays, the method and its parameters) is sent
-once to each worker process. Every item carries its own seed, so results do not depend on
-`workers`, on the cluster, or on the order in which items finish.
+`run_tasks(fn, shared, items, workers, costs=...)` calls `fn(shared, item)` for every item and
+returns the results in item order. `shared` (the model's arrays, the method and its parameters) is
+sent once to each worker process. Items travel in batches of about equal estimated cost (`batches`:
+a few per worker, the heaviest first, an item heavier than a batch's share alone in its batch).
+Every item carries its own seed, so results do not depend on `workers`, on the batching, on the
+cluster, or on the order in which items finish.
 
 Inside `with use_dask(address):` (the CLI's `--dask ADDRESS` or $TEALEAVES_DASK), `run_tasks` and
-`stream_tasks` send the items to the Dask cluster at `address` instead (`workers` is then ignored):
-`shared` is scattered to every worker once, and the workers need tealeaves installed.
+`stream_tasks` send the batches to the Dask cluster at `address` instead (`workers` is then the
+cluster's number of worker threads): `shared` is scattered to every worker once, and the workers
+need the same tealeaves (and numba) installed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import heapq
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 from typing import Any
+
+import numpy as np
 
 from .checks import check_memory
 from .errors import MethodError
@@ -28,7 +35,41 @@ from .errors import MethodError
 _SHARED: Any = None
 _DASK: Any = None  # the distributed.Client in use, set by use_dask
 DASK_ENV = "TEALEAVES_DASK"
+WORKER_WAIT = 20.0  # seconds to wait for a Dask cluster's first worker
 WORKER_BYTES = 100 * 2**20  # a worker process: Python, numpy, numba and its copy of the shared data
+BATCHES_PER_WORKER = 6  # enough to balance the load, few enough that per-task overhead is negligible
+ITEM_OVERHEAD = 0.01  # per-item cost not in the estimators' model, as a fraction of the mean
+STREAM_GROUP = 8  # stream items (coherence chunks) per Dask task, summed on the worker
+
+
+def batches(costs: Sequence[float], workers: int, per_worker: int = BATCHES_PER_WORKER) -> list[list[int]]:
+    """Item indices in at most `per_worker` x `workers` batches of about equal total cost, heaviest
+    batch first, indices ascending within a batch; every index in exactly one batch. Items are
+    placed heaviest first on the lightest batch, so an item costing more than a batch's share ends
+    up alone in its batch. Each item also costs ITEM_OVERHEAD x the mean cost (so items estimated
+    at zero spread out, and all-zero costs count as equal)."""
+    weights = np.asarray(costs, dtype=np.float64).reshape(-1)
+    if weights.size == 0:
+        return []
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("costs must be finite and non-negative")
+    weights = weights + ITEM_OVERHEAD * max(float(weights.mean()), 1e-300)  # each item costs something
+    k = min(weights.size, max(1, int(per_worker) * max(1, int(workers))))
+    heap = [(0.0, b) for b in range(k)]
+    members: list[list[int]] = [[] for _ in range(k)]
+    loads = np.zeros(k)
+    for i in np.argsort(-weights, kind="stable").tolist():
+        load, b = heapq.heappop(heap)
+        members[b].append(i)
+        loads[b] = load + weights[i]
+        heapq.heappush(heap, (loads[b], b))
+    order = sorted((b for b in range(k) if members[b]), key=lambda b: (-loads[b], b))
+    return [sorted(members[b]) for b in order]
+
+
+def _dask_threads() -> int:
+    """Worker threads in the Dask cluster (at least 1, so that batching works before they join)."""
+    return max(1, sum(_DASK.nthreads().values()))
 
 
 @contextlib.contextmanager
@@ -45,6 +86,14 @@ def use_dask(address: Any) -> Iterator[Any]:
         client = Client(address, timeout="20s") if own else address
     except (OSError, TimeoutError, ValueError) as exc:
         raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        where = client.scheduler.address
+        if own:
+            client.close()
+        raise MethodError(f"the Dask scheduler at {where!r} has no workers (waited {WORKER_WAIT:g} s); "
+                          f"start some with: dask worker {where}") from None
     previous, _DASK = _DASK, client
     try:
         yield client
@@ -54,33 +103,58 @@ def use_dask(address: Any) -> Iterator[Any]:
             client.close()
 
 
-def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any],
+def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], costs: Sequence[float],
               progress: Progress | None) -> list[Any]:
-    from distributed import as_completed
+    from distributed import as_completed as dask_completed
 
+    groups = batches(costs, _dask_threads())
     shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
-    futures = [_DASK.submit(fn, shared_f, item, pure=False) for item in items]
-    for _ in as_completed(futures):
+    futures = {_DASK.submit(_call_batch, fn, shared_f, [items[i] for i in g], pure=False,
+                            priority=len(groups) - rank): g for rank, g in enumerate(groups)}
+    out: list[Any] = [None] * len(items)
+    for f in dask_completed(futures):
+        g = futures[f]
+        for i, r in zip(g, f.result(), strict=True):
+            out[i] = r
         if progress:
-            progress.advance()
-    return _DASK.gather(futures)
+            progress.advance(len(g))
+    return out
 
 
-def _dask_stream(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any]) -> Iterator[Any]:
-    from distributed import as_completed
+def _call_batch(fn: Callable[[Any, Any], Any], shared: Any, batch: Sequence[Any],
+                combine: Callable[[Any, Any], Any] | None = None) -> list[Any]:
+    """`fn(shared, item)` for each item of a batch; with `combine`, the results folded into one."""
+    results = [fn(shared, item) for item in batch]
+    return [functools.reduce(combine, results)] if combine is not None and results else results
+
+
+def _groups(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    group: list[Any] = []
+    for item in items:
+        group.append(item)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def _dask_stream(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
+                 combine: Callable[[Any, Any], Any] | None) -> Iterator[Any]:
+    from distributed import as_completed as dask_completed
 
     shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
-    limit = 2 * max(1, len(_DASK.scheduler_info().get("workers", {})))
-    pending = as_completed()
+    limit = 2 * _dask_threads()
+    pending = dask_completed()
     in_flight = 0
-    for item in items:
-        pending.add(_DASK.submit(fn, shared_f, item, pure=False))
+    for group in _groups(items, STREAM_GROUP):
+        pending.add(_DASK.submit(_call_batch, fn, shared_f, group, combine, pure=False))
         in_flight += 1
         if in_flight >= limit:
-            yield next(pending).result()
+            yield from next(pending).result()
             in_flight -= 1
     for f in pending:
-        yield f.result()
+        yield from f.result()
 
 
 def _quiet_worker() -> None:
@@ -118,11 +192,17 @@ def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
 
 
 def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], workers: int = 1,
-              progress: Progress | None = None) -> list[Any]:
+              progress: Progress | None = None, costs: Sequence[float] | None = None) -> list[Any]:
+    """`[fn(shared, item) for item in items]`, spread over `workers` processes or the Dask cluster
+    in batches of about equal total `costs` (one estimate per item, in any unit; equal if omitted)."""
     if workers < 1:
         raise ValueError("workers must be >= 1")
+    if costs is None:
+        costs = [1.0] * len(items)
+    elif len(costs) != len(items):
+        raise ValueError(f"{len(costs)} costs for {len(items)} items")
     if _DASK is not None:
-        return _dask_run(fn, shared, items, progress)
+        return _dask_run(fn, shared, items, costs, progress)
     workers = min(workers, max(1, len(items)))
     out: list[Any] = []
     if workers == 1:
@@ -131,25 +211,26 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
             if progress:
                 progress.advance()
         return out
-    # chunks of items: fewer round trips, still about 8 per worker to balance the load
-    size = max(1, len(items) // (8 * workers))
-    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    out = [None] * len(items)
     with _pool(workers, initializer=_init, initargs=(shared,)) as ex:
-        futures = [ex.submit(_call, fn, chunk) for chunk in chunks]
-        for f, chunk in zip(futures, chunks, strict=True):
-            out.extend(f.result())
+        futures = {ex.submit(_call, fn, [items[i] for i in g]): g for g in batches(costs, workers)}
+        for f in as_completed(futures):
+            g = futures[f]
+            for i, r in zip(g, f.result(), strict=True):
+                out[i] = r
             if progress:
-                progress.advance(len(chunk))
+                progress.advance(len(g))
     return out
 
 
 def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
-                 workers: int = 1) -> Iterator[Any]:
+                 workers: int = 1, combine: Callable[[Any, Any], Any] | None = None) -> Iterator[Any]:
     """Yield `fn(shared, item)` for a stream of items, in completion order (for results that
     are summed, such as counts). Items are read lazily and at most 2 x workers are in flight,
-    so a stream larger than memory works."""
+    so a stream larger than memory works. On Dask, STREAM_GROUP items go in one task and, with
+    `combine` (an exact, associative fold such as integer `+`), come back folded into one result."""
     if _DASK is not None:
-        yield from _dask_stream(fn, shared, items)
+        yield from _dask_stream(fn, shared, items, combine)
         return
     if workers <= 1:
         for item in items:

@@ -318,7 +318,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
     plan = [(k, r) for k in ks for r in range(restarts)]
     bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
-    evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar)
+    evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
+                      [k for k, _ in plan])  # training and held-out cost grow with the topics
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]

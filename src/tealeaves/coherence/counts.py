@@ -18,6 +18,7 @@ up, so the result is the same for any chunking and any number of processes.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -223,6 +224,6 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window)
     for part in stream_tasks(_count_texts, (targets, window), _chunks(reference, chunk_docs, encoding),
-                             workers):
+                             workers, combine=operator.add):
         total = total + part
     return total

@@ -142,7 +142,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
     t0 = time.perf_counter()
-    rows = run_tasks(_compare_doc, shared, items, workers, bar)
+    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items])
     seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
     for d in directions:
@@ -245,7 +245,7 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), "curve", enabled=progress)
     t0 = time.perf_counter()
-    rows = run_tasks(_curve_doc, shared, items, workers, bar)
+    rows = run_tasks(_curve_doc, shared, items, workers, bar, [len(w) for w, _ in items])
     seconds = time.perf_counter() - t0
     cum = np.stack(rows, axis=-1) if rows else np.zeros((chains, K, 0))  # (M, K, D)
     sd = np.array([bootstrap_sd(cum[:, k, :], bootstrap, seed) for k in range(K)])

@@ -190,7 +190,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if spec.name == "exact":
         for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
-    planned = float(sum(spec.cost(int(w.size), resolved) for w, _, _ in items)) * runs
+    costs = [float(spec.cost(int(w.size), resolved)) * runs for w, _, _ in items]  # also sizes the batches
+    planned = float(sum(costs))
     check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
                             max(len(items), 1) if check else 0.0), int(workers), max_hours,
                  f"{task} by {spec.name}", model.num_topics)
@@ -202,10 +203,10 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         _warm_up(shared, items)
     t0 = time.perf_counter()
     if target_sd is None:
-        rows = run_tasks(_doc_task, shared, items, int(workers), bar)
+        rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs)
         cost = planned
     else:
-        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar)
+        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar, costs)
         rows = [o[0] for o in outcomes]
         cost = float(sum(o[3] for o in outcomes))
         extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)

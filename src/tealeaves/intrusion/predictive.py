@@ -78,6 +78,7 @@ def infer_theta(
         items,
         workers,
         Progress(len(items), "theta", enabled=progress),
+        [len(w) for w, _ in items],
     )
     return np.array(rows).reshape(len(corpus), model.num_topics)
 
