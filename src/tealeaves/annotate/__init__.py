@@ -50,9 +50,10 @@ def serve(
     config: AppConfig | None = None,
     announce: Callable[[], None] | None = None,
 ) -> None:
-    """Load `tasks` into the database at `db` and serve them until interrupted. The port is bound
-    first, before the database is touched, so a busy port is an error, never a false "serving on",
-    and a startup that fails leaves no new database (nor its -wal and -shm files) behind."""
+    """Load `tasks` into the database at `db` and serve them until interrupted. Inputs are checked
+    first (the task set, the key, an existing database), then the port is bound, and only then is a
+    new database created: a busy port is an error, never a false "serving on", and a startup that
+    fails leaves no new database (nor its -wal and -shm files) behind."""
     require("uvicorn", "annotate")
     import uvicorn
 
@@ -65,8 +66,16 @@ def serve(
     check_task_set(tasks)
     if key is not None:
         check_key(key, tasks)
+    files = _sqlite_files(db)
+    new_files = [f for f in files if not os.path.lexists(f)]
+    if not files or os.path.lexists(files[0]):  # an existing database is checked before the port is taken
+        existing = __getattr__("open_store")(db, create=False)
+        try:
+            with readable(db):
+                existing.has_tables()
+        finally:
+            existing.engine.dispose()
     sock = _bind(host, port)
-    new_files = [f for f in _sqlite_files(db) if not os.path.lexists(f)]
     store = None
     try:
         store = __getattr__("open_store")(db)
