@@ -23,6 +23,7 @@ from .cli_paths import check_outputs
 from .corpus import Corpus, read_corpus, write_text_corpus
 from .csl import csl
 from .csl import lda as csl_lda
+from .display import perplexity_text
 from .errors import ARCHIVE_ERRORS, InvalidCorpusError, MethodError, TealeavesError
 from .heldout import HeldoutResult, completion, get_method, heldout, method_names
 from .heldout.ais import SCHEDULES
@@ -442,6 +443,10 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
         if r.compile_seconds >= 0.1:
             lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
                          "timed part (not in seconds)")
+        spec = get_method(r.method)
+        caution = spec.caution(r.params) if spec.caution else None
+        if caution:
+            lines.append(f"  warning: {caution}")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
         if r.adaptive is not None:
@@ -475,7 +480,7 @@ def format_table(results: list[HeldoutResult]) -> str:
         row = [r.label, f"{r.total:.2f}", "" if math.isnan(r.sd) else f"{r.sd:.2f}"]
         if exact is not None:
             row.append(f"{r.total - exact.total:+.2f}")
-        row += [f"{r.per_token:.4f}", f"{r.perplexity:.2f}", str(r.tokens),
+        row += [f"{r.per_token:.4f}", perplexity_text(r.perplexity), str(r.tokens),
                 str(r.corpus.get("oov_tokens", 0)), f"{r.seconds:.2f}"]
         rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]

@@ -47,6 +47,9 @@ def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
         except BadValueError:
             raise MethodError(f"--alpha {alpha[:60]!r}: neither a file nor comma-separated finite "
                               "numbers") from None
+        bad = [a for a in alpha if not a > 0]
+        if bad:
+            raise MethodError(f"--alpha: every value must be > 0, got {bad[0]:g}")
         alpha = alpha[0] if len(alpha) == 1 else alpha
     timeout = getattr(args, "load_timeout", None)
     if timeout is not None and not timeout > 0:

@@ -18,6 +18,14 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def perplexity_text(p: float, digits: int = 2) -> str:
+    """A perplexity for a table: fixed point below a million, else scientific (a badly biased
+    estimate can give 1e64, which must not widen the table by sixty digits)."""
+    if not math.isfinite(p):
+        return "nan" if math.isnan(p) else "inf"
+    return f"{p:.{digits}f}" if abs(p) < 1e6 else f"{p:.3e}"
+
+
 class Display:
     """Mixin: subclasses define `_headline()` (name, value pairs) and may define `_columns()`
     ((index name, {column: values})) and `_name` (the class's short name in the repr)."""

@@ -30,6 +30,7 @@ from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_wor
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
 from .corpus import Corpus, read_corpus
+from .display import perplexity_text
 from .errors import InvalidCorpusError, MethodError
 from .heldout import HeldoutResult, check_vocab_fits, get_method
 from .heldout import heldout as estimate_heldout
@@ -79,7 +80,7 @@ class EvaluationResult:
         rows = []
         for r in self.rows:
             rows.append([r["model"], str(r["topics"]), _f(r["per_token"], 4), _f(r["per_token_sd"], 4),
-                         _f(r["perplexity"], 1), *[_f(r["coherence"].get(m), 3) for m in measures],
+                         _perplexity(r["perplexity"]), *[_f(r["coherence"].get(m), 3) for m in measures],
                          _f(r["diversity"], 3), _f(r["exclusivity"], 2), _f(r["predictive_rank"], 1),
                          _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
@@ -139,6 +140,10 @@ class EvaluationResult:
         from html import escape
 
         return f"<pre>{escape(self.table())}\n\n{escape(self.summary())}</pre>"
+
+
+def _perplexity(v: Any) -> str:
+    return _f(v, 1) if v is None or not math.isfinite(v) else perplexity_text(v, 1)
 
 
 def _f(v: Any, digits: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 from .errors import InvalidModelError, MethodError, shown
 
 ROW_SUM_TOLERANCE = 1e-6
+MAX_NAME = 1000  # characters of a model's name (it heads tables, messages and file names)
 
 # How to give a model its words: said by every error about a model without a vocabulary.
 VOCAB_HINT = ("give its vocabulary: --vocab FILE (one word per line, in word-id order), in Python "
@@ -59,7 +61,7 @@ class TopicModel:
         object.__setattr__(self, "alpha", alpha_arr)
         object.__setattr__(self, "vocab", vocab_t)
         object.__setattr__(self, "beta", beta)
-        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "name", _check_name(name))
         object.__setattr__(self, "metadata", dict(metadata or {}))
 
     @property
@@ -121,9 +123,42 @@ class TopicModel:
         )
 
 
+def _check_name(name: Any) -> str:
+    """A model's name: a string of at most MAX_NAME characters with no control character (a
+    newline or an escape sequence would break or forge the tables and messages that show it)."""
+    name = str(name)
+    if len(name) > MAX_NAME:
+        raise InvalidModelError(f"model name {shown(name)} is longer than {MAX_NAME} characters")
+    bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if bad is not None:
+        raise InvalidModelError(f"model name {shown(name)} holds the control character U+{ord(bad):04X}")
+    return name
+
+
+def _numbers(values: Any, what: str) -> None:
+    """Refuse values that numpy would convert to numbers but that are not numbers: strings
+    ("1" is text, not 1.0), booleans, complex values."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        return  # not an array at all: the conversion that follows says so
+    kind = arr.dtype.kind
+    if kind == "O":
+        flat = arr.ravel()
+        kind = next(("U" if isinstance(v, str | bytes) else "b" if isinstance(v, bool | np.bool_) else "c"
+                     for v in flat if isinstance(v, str | bytes | bool | np.bool_ | complex)), "f")
+    if kind in "USa":
+        raise InvalidModelError(f"{what} holds text, not numbers")
+    if kind == "b":
+        raise InvalidModelError(f"{what} holds booleans, not numbers")
+    if kind == "c":
+        raise InvalidModelError(f"{what} has complex values; it must be real")
+
+
 def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
     if np.iscomplexobj(phi):
         raise InvalidModelError("phi has complex values; topic-word probabilities are real")
+    _numbers(phi, "phi")
     try:
         arr = np.array(phi, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -156,6 +191,7 @@ def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
 def _check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     if np.iscomplexobj(alpha):
         raise InvalidModelError("alpha has complex values")
+    _numbers(alpha, "alpha")
     try:
         arr = np.array(alpha, dtype=np.float64)
     except (TypeError, ValueError) as exc:

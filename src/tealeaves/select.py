@@ -41,6 +41,7 @@ from .parallel import Progress, run_tasks
 from .records import read_json
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
+COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
 METRICS = {  # name in the table -> (row key, higher is better)
     "log-lik/token": ("per_token", True),
     "npmi": ("coherence.npmi", True),
@@ -123,6 +124,9 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
     workers = check_int("workers", workers, 1)
     tokens = float(sum(map(len, train)))
     V, D = len({w for t in train for w in t}), len(train)
+    if V < DIVERSITY_TOPN:
+        raise MethodError(f"the training documents hold only {V} distinct word(s); select scores each "
+                          f"model's top {DIVERSITY_TOPN} words (diversity) and needs at least that many")
     held = 3 * 8.0 * max(ks) * (V + D) * min(workers, len(ks) * restarts)
     check_cost(f"training LDA with up to {max(ks):,} topics over {V:,} words and {D:,} documents",
                nbytes=held, how="three float64 topics x (words + documents) matrices per worker")
@@ -170,7 +174,8 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
             save_model(model, model_path)
     train_seconds = time.perf_counter() - t0 if trained else None
     res = evaluate([model], heldout=test_texts, reference=reference, coherence=opts["coherence"],
-                   compare_models="none", seed=opts["seed"], **opts["heldout_params"])
+                   topn=COHERENCE_TOPN, diversity_topn=DIVERSITY_TOPN, compare_models="none",
+                   seed=opts["seed"], **opts["heldout_params"])
     row = res.rows[0]
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),

@@ -66,15 +66,17 @@ class CoherenceResult(Display):
 
 
 def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike,
-                topn: int = 10) -> list[list[str]]:
+                topn: int = 10, metric: str = "coherence") -> list[list[str]]:
     """Top `topn` words of every topic: from a model (highest phi first; needs a vocabulary),
-    from word lists (their first `topn`), or from a text file with one topic per line."""
+    from word lists (their first `topn`), or from a text file with one topic per line. `metric`
+    names what needs them in errors."""
     if not isinstance(topn, int | np.integer) or topn < 1:
         raise MethodError(f"topn must be a positive integer, got {topn!r}")
     if isinstance(topics, TopicModel):
-        topics.require_vocab("coherence needs words")
+        topics.require_vocab(f"{metric} needs words")
         if topn > topics.num_words:
-            raise MethodError(f"topn={topn} is larger than the vocabulary ({topics.num_words} words)")
+            raise MethodError(f"topn={topn} is larger than the vocabulary ({topics.num_words} words); "
+                              f"{metric} needs each topic's top {topn}", options=("topn",))
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
         return [[topics.vocab[i] for i in row] for row in order]
     if isinstance(topics, str | os.PathLike):
@@ -138,20 +140,23 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
 def diversity(topics, topn: int = 25) -> float:
     """Topic diversity (Dieng et al. 2020): unique words among all topics' top `topn`, divided by
     topn x topics."""
-    words = topic_words(topics, topn)
+    words = topic_words(topics, topn, "diversity")
     allw = [w for t in words for w in t]
     return len(set(allw)) / len(allw)
 
 
 def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
     """FREX as R's stm: 1 / (w / ECDF(exclusivity) + (1 - w) / ECDF(frequency)), the ECDFs
-    taken over each topic's words; exclusivity = phi_tw / sum_k phi_kw."""
+    taken over each topic's words; exclusivity = phi_tw / sum_k phi_kw. A word no topic gives any
+    probability (a column of zeros, as in a one-hot phi) is shared equally, 1 / T: the limit of
+    equal tiny probabilities (0 / 0 would make every score NaN)."""
     from scipy.stats import rankdata
 
     if not 0 <= weight <= 1:
         raise MethodError(f"frex weight must be in [0, 1], got {weight}")
     phi = model.phi
-    excl = phi / phi.sum(axis=0, keepdims=True)
+    col = phi.sum(axis=0, keepdims=True)
+    excl = np.divide(phi, col, out=np.full(phi.shape, 1.0 / phi.shape[0]), where=col > 0)
     V = phi.shape[1]
     ex = np.apply_along_axis(rankdata, 1, excl) / V
     fr = np.apply_along_axis(rankdata, 1, phi) / V

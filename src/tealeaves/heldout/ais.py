@@ -24,6 +24,20 @@ from .registry import MethodSpec, Param, register
 
 SCHEDULES = ("geometric", "sigmoid", "linear")
 KNOTS = 20
+FEW_TEMPERATURES = 100  # below this, a warning (`caution`)
+
+
+def caution(params: dict) -> str | None:
+    """A warning for a temperature count known to be far too small: with S temperatures AIS
+    multiplies S importance ratios; with few, each ratio jumps from one tempered distribution to
+    a very different one and the weights' variance explodes (S = 1 is plain importance sampling
+    from the prior), so the log estimate is far below log P(w) (Jensen's gap, unbounded)."""
+    S = params.get("temperatures")
+    if S is None or S >= FEW_TEMPERATURES:
+        return None
+    return (f"ais with {S} temperature(s) is badly biased low: each step jumps between very different "
+            f"tempered distributions, so the log estimate falls far below log P(w); use at least "
+            f"{FEW_TEMPERATURES} (default 2000) and compare with a reference (check=K; CLI --check K)")
 
 
 def _shape(name: str, u: np.ndarray) -> np.ndarray:
@@ -67,4 +81,5 @@ register(MethodSpec(
     cost=lambda N, p: p["temperatures"] * N,
     tasks=("heldout", "completion"),
     unbiased=True,
+    caution=caution,
 ))

@@ -61,6 +61,8 @@ class MethodSpec:
     aliases: tuple[str, ...] = field(default=())
     renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
     budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
+    # why these parameters are known to give a badly biased estimate, or None (a warning)
+    caution: Callable[[dict[str, Any]], str | None] | None = None
 
     def is_unbiased(self, params: dict[str, Any]) -> bool:
         return self.unbiased(params) if callable(self.unbiased) else self.unbiased

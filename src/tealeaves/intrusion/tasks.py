@@ -55,7 +55,7 @@ from .. import csvout
 from ..atomic import atomic_path, atomic_paths
 from ..checks import OPS_RATE, check_int, check_memory, check_work
 from ..corpus import Corpus
-from ..errors import InputFileError, MethodError
+from ..errors import InputFileError, MethodError, shown
 from ..heldout import as_corpus
 from ..model import TopicModel
 from ..records import (
@@ -172,6 +172,26 @@ def low_words(phi_k: np.ndarray, low_fraction: float) -> np.ndarray:
     return above >= (1 - low_fraction) * int(used.sum())
 
 
+def _no_intruder(phi_k: np.ndarray, k: int, n_words: int, high_top: int) -> str:
+    """Why topic `k` can have no intruder: no other topic's top word is strictly less probable
+    than its shown top words (they tie with the words below, e.g. an all-equal or one-hot row)."""
+    used = int((phi_k > phi_k.min() * (1 + FLOOR_RTOL)).sum())
+    return (f"topic {k}: no word in another topic's top {high_top} is strictly less probable than its top "
+            f"{n_words} words, so no intruder could be told apart (only {used} word(s) have more than the "
+            "topic's minimum probability; the rest tie at it)")
+
+
+def _check_showable(word: str, where: str) -> None:
+    """A word shown to annotators must be text a web page and every database carry (the app's
+    rule, `text.UNSHOWABLE`)."""
+    from ..annotate.taskset import bad_character
+
+    bad = bad_character(word)
+    if bad is not None:
+        raise MethodError(f"{where} ({shown(word)}) holds {bad}; annotators cannot be shown it "
+                          "(fix the vocabulary)")
+
+
 def _balanced_intruders(
     tops: dict[int, list[int]], pools: dict[int, list[int]], rng: np.random.Generator
 ) -> dict[int, int]:
@@ -210,17 +230,24 @@ def word_tasks(
     """One word-intrusion task per topic (all topics unless `topics` is given): the topic's top
     `n_words` words and an intruder from another topic's top `high_top` that lies in this topic's
     bottom `low_fraction` of the words it uses (`low_words`; Chang et al. 2009), balanced across
-    topics so that repetition does not reveal it (see the module notes). A topic with no such
-    word is an error, unless `relax`: then the intruder is the least probable of those words
-    under the topic, and the task is marked `relaxed`. Item ids are keyed by `secret` (default a
-    fresh one: pass the same secret and seed to reproduce ids)."""
+    topics so that repetition does not reveal it (see the module notes). An intruder is always
+    strictly less probable in the topic than each of its shown top words: a topic where no other
+    topic's top word is (an all-equal row; a one-hot row, whose top words include words tied at
+    probability 0) is an error, `relax` or not. A topic with no word in the bottom fraction is an
+    error, unless `relax`: then the intruder is the least probable of the other topics' top words
+    under the topic, and the task is marked `relaxed`. A shown word with a control character
+    (`text.UNSHOWABLE`, which the annotation app refuses) is an error naming it. Item ids are
+    keyed by `secret` (default a fresh one: pass the same secret and seed to reproduce ids)."""
     secret = _secret(secret)
     vocab = _need_vocab(model)
     T, V = model.phi.shape
     if T < 2:
         raise MethodError("word intrusion needs at least 2 topics (the intruder is taken from another)")
-    if n_words + 1 > V or high_top > V:
-        raise MethodError(f"the model has {V} words; word intrusion needs more than {n_words + 1}")
+    if n_words + 1 > V:
+        raise MethodError(f"the model has {V} words; word intrusion shows n_words={n_words} of them plus "
+                          "an intruder", options=("n_words",))
+    if high_top > V:
+        raise MethodError(f"high_top={high_top} is more than the model's {V} words", options=("high_top",))
     check_tasks(T + check_int("attention_checks", attention_checks, 0), n_words + 1)
     check_word_tasks(T, V, high_top)
     rng = np.random.default_rng(seed)
@@ -231,10 +258,15 @@ def word_tasks(
         if not 0 <= k < T:
             raise MethodError(f"topic {k} does not exist (the model has {T})")
         top = [int(w) for w in order[k, :n_words]]
-        others = [int(w) for w in np.unique(order[np.arange(T) != k, :high_top]) if w not in top]
+        # an intruder must be strictly less probable than every shown top word, or it is not one
+        lowest_shown = model.phi[k, top].min()
+        others = [int(w) for w in np.unique(order[np.arange(T) != k, :high_top])
+                  if w not in top and model.phi[k, w] < lowest_shown]
+        if not others:
+            raise MethodError(_no_intruder(model.phi[k], k, n_words, high_top))
         low = low_words(model.phi[k], low_fraction)
         pool = [w for w in others if low[w]]
-        if not pool and relax and others:
+        if not pool and relax:
             pool = [min(others, key=lambda w: (model.phi[k, w], w))]
             relaxed.add(k)
         if not pool:
@@ -246,6 +278,11 @@ def word_tasks(
             )
         tops[k], pools[k] = top, pool
     intruders = _balanced_intruders(tops, pools, rng)
+    for k in ks:
+        for w in [*tops[k], intruders[k]]:
+            _check_showable(vocab[w], f"topic {k}: word {w}")
+    if attention_checks:
+        _check_showable(attention_word, "attention_word")
     tasks = []
     for k in ks:
         words = [vocab[w] for w in tops[k]] + [vocab[intruders[k]]]
@@ -264,6 +301,8 @@ def word_tasks(
     for a in range(attention_checks):
         k = int(rng.integers(T))
         words = [vocab[w] for w in order[k, :n_words]] + [attention_word]
+        for w in order[k, :n_words]:
+            _check_showable(vocab[w], f"topic {k}: word {w}")
         perm = rng.permutation(len(words))
         tasks.append(
             Task(
@@ -325,6 +364,10 @@ def topic_tasks(
     secret = _secret(secret)
     vocab = _need_vocab(model)
     T = model.num_topics
+    order = np.argsort(-model.phi, axis=1, kind="stable")[:, :words_per_topic]
+    for k, row in enumerate(order):  # before any inference
+        for w in row:
+            _check_showable(vocab[w], f"topic {k}: word {w}")
     if isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f":
         theta = docs
     else:
@@ -343,7 +386,6 @@ def topic_tasks(
     if T < n_topics + 1:
         raise MethodError(f"topic intrusion needs at least {n_topics + 1} topics; the model has {T}")
     rng = np.random.default_rng(seed)
-    order = np.argsort(-model.phi, axis=1, kind="stable")[:, :words_per_topic]
     labels = [" ".join(vocab[w] for w in row) for row in order]
     tasks = []
     for d in range(len(theta)) if documents is None else documents:

@@ -64,6 +64,7 @@ def load_model(
         vocab = _Vocab(vocab_words(vocab), f"vocabulary {os.fspath(vocab)}"
                        if isinstance(vocab, str | os.PathLike) else "vocab=")
     if isinstance(source, TopicModel):
+        _own_alpha(alpha, "a TopicModel")
         return _finish(source, vocab, None)
     if not isinstance(source, str | os.PathLike):
         model = _from_object(source, vocab, alpha)
@@ -72,6 +73,7 @@ def load_model(
     if path.startswith("sotu:") and not os.path.exists(path):  # a bundled model, sotu:sotu-20-asym
         from ..datasets import sotu_model
 
+        _own_alpha(alpha, path)
         model = sotu_model(path.split(":", 1)[1])
         return _finish(model, vocab, name)
     if format is not None and not isinstance(format, str):
@@ -85,10 +87,13 @@ def load_model(
         if not allow_pickle:
             raise refuse(path, "a gensim model file" if fmt == "gensim" else "this file")
         if fmt == "gensim":
+            _own_alpha(alpha, f"{path} (a gensim model)")
             model = load_gensim(path)
         else:
             model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha))
         return _finish(model, vocab, name)
+    if fmt in ("npz", "mallet-state", "tomotopy"):
+        _own_alpha(alpha, f"{path} (format {fmt})")
     if fmt == "npz":
         model = load_npz(path, normalize=normalize)
     elif fmt == "mallet-state":
@@ -144,7 +149,17 @@ def vocab_words(vocab: Any) -> tuple[str, ...]:
                           f"{type(vocab).__name__}") from None
 
 
+def _own_alpha(alpha: Any, what: str) -> None:
+    """Refuse `alpha` for a model that carries its own (applying it silently, or ignoring it
+    silently, would both score something other than what was asked)."""
+    if alpha is not None:
+        raise MethodError(f"{what} has its own alpha; alpha= (CLI: --alpha) is only for formats without "
+                          "one (MALLET topic-word weights, pyLDAvis JSON)")
+
+
 def _from_object(obj: Any, vocab: Any, alpha: Any) -> TopicModel:
+    if not is_pyldavis(obj):
+        _own_alpha(alpha, f"a {type(obj).__name__} object")
     if is_gensim_lda(obj):
         return from_gensim(obj)
     if is_sklearn(obj):

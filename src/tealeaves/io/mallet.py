@@ -67,8 +67,9 @@ def read_state(path: str | os.PathLike) -> TopicModel:
                 alpha = _floats(line[len("#alpha :") :], path, i, "#alpha values")
             elif line.startswith("#beta :"):
                 b = _floats(line[len("#beta :") :], path, i, "#beta")
-                if b.size != 1:
-                    raise InputFileError(f"{path}:{i}: #beta must be one number")
+                if b.size != 1 or not b[0] > 0:
+                    raise InputFileError(f"{path}:{i}: #beta must be one positive number, got "
+                                         f"{line[len('#beta :'):].strip()[:40]!r}")
                 beta = float(b[0])
             continue
         f = line.split()

@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 import json
+import math
+from typing import Any
 
 import numpy as np
 
 from ..atomic import atomic_path, with_extension
 from ..checks import check_array_file
-from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, shorten, shown
+from ..jsonout import json_safe
 from ..model import TopicModel
 from ..records import parse_json
 
@@ -23,7 +26,7 @@ def save_npz(model: TopicModel, path: str) -> None:
         "alpha": model.alpha,
         "beta": np.float64(np.nan if model.beta is None else model.beta),
         "name": np.array(model.name),
-        "metadata": np.array(json.dumps(model.metadata, default=str)),
+        "metadata": np.array(json.dumps(json_safe(model.metadata), default=str)),  # strict JSON
         "format_version": np.int64(FORMAT_VERSION),
     }
     if model.vocab is not None:
@@ -47,6 +50,45 @@ def _scalar(f, key: str, path: str, kind: type, default):
     return kind(a)
 
 
+def _check_version(version: float, path: str) -> None:
+    """Only the versions this reader knows (a later format may mean something else by a field)."""
+    if version != FORMAT_VERSION:
+        later = "; a newer tealeaves may read it" if version > FORMAT_VERSION else ""
+        raise InputFileError(f"{path}: model file format_version {version:g} is not one this tealeaves reads "
+                             f"(it reads version {FORMAT_VERSION}){later}")
+
+
+def _metadata(text: str, path: str) -> dict:
+    """The metadata JSON object, strictly: no duplicate keys, no NaN, Infinity or numbers too
+    large for a float (1e999), which `json.loads` would accept."""
+    where = f"{path}: metadata"
+    parse_json(text, where)  # depth and syntax first
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+        if dup is not None:
+            raise ValueError(f"the key {shown(dup)} appears twice")
+        return dict(items)
+
+    def number(text: str) -> float:
+        v = float(text)
+        if not math.isfinite(v):
+            raise ValueError(f"the number {shorten(text)} is not finite")
+        return v
+
+    def constant(text: str) -> float:
+        raise ValueError(f"{text} is not a JSON number")
+
+    try:
+        meta = json.loads(text, object_pairs_hook=pairs, parse_float=number, parse_constant=constant)
+    except ValueError as exc:
+        raise InputFileError(f"{where}: {exc}") from None
+    if not isinstance(meta, dict):
+        raise InputFileError(f"{where} must be a JSON object, got {type(meta).__name__}")
+    return meta
+
+
 def load_npz(path: str, normalize: bool = False) -> TopicModel:
     check_array_file(path)
     try:
@@ -64,10 +106,9 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
                     raise InputFileError(f"{path}: vocab must be a 1-d array of strings, got {v.dtype} "
                                          f"of shape {v.shape}")
                 vocab = [str(w) for w in v]
+            _check_version(_scalar(f, "format_version", path, float, FORMAT_VERSION), path)
             name = _scalar(f, "name", path, str, path)
-            meta = parse_json(_scalar(f, "metadata", path, str, "{}"), f"{path}: metadata")
-            if not isinstance(meta, dict):
-                raise InputFileError(f"{path}: metadata must be a JSON object, got {type(meta).__name__}")
+            meta = _metadata(_scalar(f, "metadata", path, str, "{}"), path)
     except InputFileError:
         raise
     except FileNotFoundError:
