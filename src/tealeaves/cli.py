@@ -35,7 +35,7 @@ from .parallel import DASK_ENV, use_dask
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
-    "particles": int, "variant": str, "temperatures": int, "samples": int, "burn_in": int,
+    "particles": int, "variant": str, "rejuvenate": int, "temperatures": int, "samples": int, "burn_in": int,
     "iterations": int, "chain_length": int, "schedule": str, "max_states": int,
 }
 
