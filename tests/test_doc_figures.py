@@ -336,7 +336,26 @@ def _linear() -> list[tuple[str, str]]:
               f"{full['largest_document_error']:.2f})")
     tokens = ", ".join(f"{speed[N][1]:,.0f} against {speed[N][0]:,.0f} at N = {N:,}"
                        for N in (50, 200, 800, 3200))
+    tune = results("experiments/results/linear_smc.json")["tune"]["sotu-20-asym"]
+    r200 = next(r for r in tune if r["documents"] == "random paragraphs" and r["params"]["particles"] == 200)
+    low = new["error_per_token_min"]  # the worst of the seeds
+    long = {mod: [linear("N = 3200", label, mod) for label in (FULL, NEW)]
+            for mod in ("sotu-20-asym", "sotu-50-asym")}
+    long_phrase = "; ".join(
+        f"`{mod}`, 3,200 tokens: {b['tokens_per_cpu_second'] / a['tokens_per_cpu_second']:.1f}× the tokens "
+        f"per CPU-second, error per token {minus(b['error_per_token_mean'], 4)} against "
+        f"{minus(a['error_per_token_mean'], 4)}" for mod, (a, b) in long.items())
+    k_rows = {(r["documents"], r["label"]): r["error_per_token_mean"] for r in tune}
+    k_phrase = "; ".join(
+        f"{N:,} tokens: `smc-full` {minus(k_rows[(f'N = {N}', FULL)], 4)}, " + ", ".join(
+            f"K = {K} {minus(k_rows[(f'N = {N}', LR.format(100, 'smc')[:-1] + f', rejuvenate={K})')], 4)}"
+            for K in (64, 128, 256)) for N in (800, 3200))
     return [("docs/choosing_an_estimator.md", phrase),
+            ("docs/choosing_an_estimator.md", f"with 200 one training paragraph was "
+                                              f"{r200['largest_document_error']:.2f} nats off"),
+            ("docs/choosing_an_estimator.md", f"one of the 5 was {minus(low, 4)};"),
+            ("docs/choosing_an_estimator.md", f"against a reference): errors per token at {k_phrase}"),
+            ("docs/choosing_an_estimator.md", long_phrase),
             ("docs/performance.md", f"tokens per CPU-second, the default against `smc-full` with 100 "
                                     f"particles: {tokens}")]
 
