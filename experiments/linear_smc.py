@@ -239,7 +239,9 @@ def markdown(out: dict) -> str:
              "Times are CPU seconds of one call in one process (`time.process_time`, one worker) on a "
              "2-core machine shared with other jobs; runs are kept small (2 to 6 documents per length, "
              "3 seeds; 5 for the paragraphs). Older result pages label the full pass `variant=smc`: "
-             "that was its name before issue 21; it is now `smc-full`.", ""]
+             "that was its name before issue 21; it is now `smc-full`. Rows below that show "
+             "`variant=smc-full, rejuvenate=128` were made before `rejuvenate` was restricted to `smc`; "
+             "`smc-full` never used it.", ""]
     if "heldout" in out:
         lines += ["## Summary: tokens per CPU-second and error per token (held-out)", "",
                   "First N tokens of held-out addresses; error of the total per token against the "

@@ -313,14 +313,15 @@ def _annotate_load() -> list[tuple[str, str]]:
              f"{p200['requests_per_second']:.0f} requests/s, p95 {p200['p95_ms']:.0f} ms")]
 
 
-def linear(documents: str, label: str, model: str = "sotu-20-asym") -> dict:
-    """experiments/linear_smc.py, held-out part: one estimator on one set of documents."""
+def linear(documents: str, params: dict, model: str = "sotu-20-asym") -> dict:
+    """experiments/linear_smc.py, held-out part: one estimator (its given parameters) on one set of
+    documents."""
     rows = results("experiments/results/linear_smc.json")["heldout"][model]
-    return next(r for r in rows if r["documents"] == documents and r["label"] == label)
+    return next(r for r in rows if r["documents"] == documents and r["params"] == params)
 
 
-NEW = "left-to-right(particles=300, variant=smc, rejuvenate=128)"
-FULL = "left-to-right(particles=100, variant=smc-full, rejuvenate=128)"
+NEW = {"variant": "smc", "rejuvenate": 128, "particles": 300}
+FULL = {"variant": "smc-full", "particles": 100}
 
 
 def _linear() -> list[tuple[str, str]]:
@@ -345,11 +346,10 @@ def _linear() -> list[tuple[str, str]]:
         f"`{mod}`, 3,200 tokens: {b['tokens_per_cpu_second'] / a['tokens_per_cpu_second']:.1f}× the tokens "
         f"per CPU-second, error per token {minus(b['error_per_token_mean'], 4)} against "
         f"{minus(a['error_per_token_mean'], 4)}" for mod, (a, b) in long.items())
-    k_rows = {(r["documents"], r["label"]): r["error_per_token_mean"] for r in tune}
+    k_rows = {(r["documents"], r["params"].get("rejuvenate")): r["error_per_token_mean"] for r in tune}
     k_phrase = "; ".join(
-        f"{N:,} tokens: `smc-full` {minus(k_rows[(f'N = {N}', FULL)], 4)}, " + ", ".join(
-            f"K = {K} {minus(k_rows[(f'N = {N}', LR.format(100, 'smc')[:-1] + f', rejuvenate={K})')], 4)}"
-            for K in (64, 128, 256)) for N in (800, 3200))
+        f"{N:,} tokens: `smc-full` {minus(k_rows[(f'N = {N}', None)], 4)}, " + ", ".join(
+            f"K = {K} {minus(k_rows[(f'N = {N}', K)], 4)}" for K in (64, 128, 256)) for N in (800, 3200))
     return [("docs/choosing_an_estimator.md", phrase),
             ("docs/choosing_an_estimator.md", f"with 200 one training paragraph was "
                                               f"{r200['largest_document_error']:.2f} nats off"),

@@ -96,9 +96,9 @@ def test_budget_check_uses_the_linear_cost():
     model = tl.synthetic.random_model(5, 50, seed=1)
     doc = tl.Corpus.from_word_ids([np.zeros(20_000, np.int32)], vocab=model.vocab)
     with pytest.raises(MethodError, match=r"would take about 0.6 hours \(2e\+10 Gibbs site updates"):
-        tl.heldout(model, doc, variant="smc-full", max_hours=0.1)
+        tl.heldout(model, doc, variant="smc-full", particles=100, max_hours=0.1)
     with pytest.raises(MethodError, match=r"would take about 0.0 hours \(2.55e\+08 Gibbs site updates"):
-        tl.heldout(model, doc, rejuvenate=128, max_hours=0.001)
+        tl.heldout(model, doc, particles=100, rejuvenate=128, max_hours=0.001)
 
 
 def test_rejuvenate_must_be_a_count():
@@ -129,3 +129,16 @@ def test_cli_rejuvenate(tmp_path, capsys):
     assert "tealeaves: error: --rejuvenate does not apply to ais" in capsys.readouterr().err
     assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--rejuvenate", "-1"]) == 2
     assert "rejuvenate must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["smc-full", "algorithm-3", "extend-only"])
+def test_rejuvenate_only_with_smc(variant):
+    """Other variants have no rejuvenate: giving it is an error, not silently ignored, and their
+    results do not list it."""
+    model = tl.synthetic.random_model(5, 50, seed=1)
+    docs = tl.synthetic.generate(model, 1, 5, seed=1)
+    with pytest.raises(MethodError, match=f"'rejuvenate' applies only with variant smc, not '{variant}'"):
+        tl.heldout(model, docs, variant=variant, rejuvenate=4)
+    res = tl.heldout(model, docs, variant=variant, particles=2)
+    assert res.params == {"particles": 2, "variant": variant}
+    assert res.label == f"left-to-right(particles=2, variant={variant})"

@@ -34,7 +34,7 @@ VARIANTS = ("smc", "smc-full", "algorithm-3", "extend-only")
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
-        particles: int, variant: str, rejuvenate: int) -> float:
+        particles: int, variant: str, rejuvenate: int = -1) -> float:
     args = (doc.rows, doc.cum, float(doc.alpha.sum()), particles, n_obs, state)
     if variant in ("smc", "smc-full"):
         est = sequential.smc(*args, rejuvenate if variant == "smc" else -1)
@@ -50,8 +50,10 @@ def cost(N: int, p: dict) -> float:
     R, v = p["particles"], p["variant"]
     if v == "extend-only":
         return R * N
-    m = min(N - 1, p["rejuvenate"]) if v == "smc" else N - 1  # positions with a full pass: 0..m
-    return R * (m * (m + 1) / 2 + (N - 1 - m) * p["rejuvenate"]) if N else 0.0
+    if v != "smc" or N <= 1:
+        return R * N * (N - 1) / 2
+    m = min(N - 1, p["rejuvenate"])  # positions with a full pass: 0..m, then K each
+    return R * (m * (m + 1) / 2 + (N - 1 - m) * p["rejuvenate"])
 
 
 register(MethodSpec(
@@ -66,7 +68,8 @@ register(MethodSpec(
                              choices=VARIANTS),
             "rejuvenate": Param(128, int, "smc: Gibbs site updates per particle and position K (a pass "
                                 "over all earlier positions while there are at most K, then K of a "
-                                "cyclic scan: cost at most R N K)", minimum=0)},
+                                "cyclic scan: cost at most R N K)", minimum=0,
+                                only_for=("variant", ("smc",)))},
     cost=cost,
     tasks=("heldout", "completion"),
     # completion: a ratio of two unbiased estimates, consistent but not unbiased
