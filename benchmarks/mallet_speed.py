@@ -4,8 +4,9 @@ MALLET's evaluator (`MarginalProbEstimator.leftToRight`, behind `mallet evaluate
 integer counts n_tw and uses phi = (n_tw + beta) / (n_t + V beta); the workload of
 `heldout_speed.py` is defined by exactly such counts, so both programs score the same model on
 the same documents. MALLET's `--use-resampling` is algorithm 3 (R N(N-1)/2 site updates per
-document, like tealeaves' `smc` and `algorithm-3`). `benchmarks/mallet/LtrBench.java` calls
-MALLET's own method; this script compiles MALLET from a source checkout with `javac` (Debian's
+document, like tealeaves' `smc-full`, recorded as "smc", its name before issue 21, and
+`algorithm-3`). `benchmarks/mallet/LtrBench.java` calls MALLET's own method; this script
+compiles MALLET from a source checkout with `javac` (Debian's
 default-jdk-headless; MALLET's own lib/*.jar) and pins both programs to the same single core.
 
     git clone https://github.com/mimno/Mallet   # any recent checkout (measured: 2de54cb)
@@ -100,7 +101,7 @@ def main() -> None:
             java = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", cp, "LtrBench", path, str(R),
                                    "true", "1"], check=True, capture_output=True, text=True)
             mallet_rate, _seconds, mallet_total = map(float, java.stdout.split())
-            smc = best_of_three(model, corpus, "smc")
+            smc = best_of_three(model, corpus, "smc-full")
             alg3 = best_of_three(model, corpus, "algorithm-3")
             row = {"T": T, "N": N, "docs": len(corpus), "mallet": mallet_rate, "smc": smc[0],
                    "algorithm_3": alg3[0], "mallet_total": mallet_total, "algorithm_3_total": alg3[2],

@@ -99,7 +99,7 @@ def test_unreadable_and_truncated_files(tmp_path, model):
     ({"method": "left-to-right", "resample": False},
      r"parameter 'resample' was replaced by variant: .*'extend-only' \(was resample=False\)"),
     ({"method": "left-to-right", "variant": "smc2"},
-     "variant must be one of smc, algorithm-3, extend-only"),
+     "variant must be one of smc, smc-full, algorithm-3, extend-only"),
     ({"method": "exact", "runs": 0}, "runs must be an integer >= 1"),
     ({"method": "exact", "seed": -1}, "seed must be a non-negative integer"),
 ])

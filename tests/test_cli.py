@@ -21,11 +21,11 @@ def test_heldout_table_json_and_csv(example, tmp_path, capsys):
                  "--json", str(out_json), "--csv", str(out_csv), "--quiet"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "left-to-right(particles=5, variant=smc)" in out and "vs exact" in out
+    assert "left-to-right(particles=5, variant=smc, rejuvenate=128)" in out and "vs exact" in out
     data = json.loads(out_json.read_text())
     assert [r["method"] for r in data["results"]] == ["exact", "left-to-right", "chib"]
     lr = data["results"][1]
-    assert lr["params"] == {"particles": 5, "variant": "smc"} and lr["runs"] == 3
+    assert lr["params"] == {"particles": 5, "variant": "smc", "rejuvenate": 128} and lr["runs"] == 3
     assert len(lr["documents"]["log_prob"]) == len(docs) and lr["tokens"] == docs.num_tokens
     # the CLI gives the same numbers as the Python API with the same seed
     api = tl.heldout(model, docs, method="left-to-right", particles=5, runs=3, seed=4)

@@ -30,7 +30,7 @@ def _ratio(model, docs, exact, runs, seed, **params):
 @pytest.mark.parametrize("seed", CASES)
 def test_smc_is_unbiased_in_probability_space(seed, particles):
     model, docs, exact = _case(seed)
-    mean, se = _ratio(model, docs, exact, 8000, seed, particles=particles, variant="smc")
+    mean, se = _ratio(model, docs, exact, 8000, seed, particles=particles, variant="smc-full")
     assert se < 0.015  # the mean is known to about +-0.01
     assert abs(mean - 1.0) <= 4 * se + 1e-12, (mean, se)
 
@@ -67,7 +67,7 @@ def test_smc_error_shrinks_as_particles_grow(longer, task):
     assert errors[2] < 0.05, errors
 
 
-@pytest.mark.parametrize("variant", ["smc", "algorithm-3", "extend-only"])
+@pytest.mark.parametrize("variant", ["smc", "smc-full", "algorithm-3", "extend-only"])
 def test_same_seed_same_numbers_for_any_number_of_workers(variant):
     model = tl.synthetic.random_model(30, 200, seed=1)
     docs = tl.synthetic.generate(model, 5, [5, 60, 0, 12, 40], seed=2)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
-    "particles": int, "variant": str, "temperatures": int, "samples": int, "burn_in": int,
+    "particles": int, "variant": str, "rejuvenate": int, "temperatures": int, "samples": int, "burn_in": int,
     "iterations": int, "chain_length": int, "schedule": str, "max_states": int,
 }
 

@@ -4,9 +4,13 @@ section 5.3 for document completion, where only the factors of w2 are kept).
 Variants (`variant=`):
 - `smc` (default): a sequential Monte Carlo particle filter (Buntine 2009; the standard fully
   adapted construction): particles are reweighted by their predictive P(w_n | z_<n), resampled,
-  extended and rejuvenated by a Gibbs pass. Unbiased for P(w) at any R, so its log is low by
+  extended and rejuvenated by Gibbs updates of earlier positions: a pass over all of them while
+  there are at most K = `rejuvenate`, then K per position of a cyclic scan, so the cost per token
+  stops growing with the document. Unbiased for P(w) at any R and K, so its log is low by
   Jensen's gap (which shrinks as R grows) and it converges to log P(w). For completion it
   estimates P(w2 | w1) consistently (the ratio of two unbiased estimates).
+- `smc-full`: the same with a pass over all earlier positions at every position (the default
+  before issue 21; `smc` is identical on documents of at most K + 1 tokens).
 - `algorithm-3`: Wallach et al. (2009), algorithm 3, as published: particles re-sample z_<n
   but are never reweighted, so it does not converge to log P(w) as R grows; on real paragraphs
   it ends up to 3 nats off, in either direction. Kept to reproduce published numbers.
@@ -14,10 +18,10 @@ Variants (`variant=`):
   implementation). With one particle it is sequential importance sampling and unbiased; with
   more it is neither.
 
-Cost in Gibbs site updates: R N(N-1)/2 (smc, algorithm-3), R N (extend-only). The draws are
-exact Gibbs draws from eq. (7) over sparse counts (`sampling.sparse`). The default R = 100 was
-chosen by measurement on real paragraphs (docs/choosing_an_estimator.md): about 0.002 nats per
-token low on short State of the Union paragraphs, 0.0003 on long ones (R = 20: 0.008)."""
+Cost in Gibbs site updates: R N(N-1)/2 (smc-full, algorithm-3), at most R N K (smc), R N
+(extend-only). The draws are exact Gibbs draws from eq. (7) over sparse counts
+(`sampling.sparse`). R and K were chosen by measurement on real text (docs/linear_smc.md,
+docs/choosing_an_estimator.md)."""
 
 from __future__ import annotations
 
@@ -26,31 +30,51 @@ import numpy as np
 from ..sampling import PreparedDoc, sequential
 from .registry import MethodSpec, Param, register
 
-VARIANTS = {"smc": sequential.smc, "algorithm-3": sequential.algorithm3,
-            "extend-only": sequential.extend_only}
+VARIANTS = ("smc", "smc-full", "algorithm-3", "extend-only")
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
-        particles: int, variant: str) -> float:
-    est = VARIANTS[variant](doc.rows, doc.cum, float(doc.alpha.sum()), particles, n_obs, state)
+        particles: int, variant: str, rejuvenate: int = -1) -> float:
+    args = (doc.rows, doc.cum, float(doc.alpha.sum()), particles, n_obs, state)
+    if variant in ("smc", "smc-full"):
+        est = sequential.smc(*args, rejuvenate if variant == "smc" else -1)
+    else:
+        est = (sequential.algorithm3 if variant == "algorithm-3" else sequential.extend_only)(*args)
     return est + float(doc.scales[n_obs:].sum())
 
 
 def cost(N: int, p: dict) -> float:
-    return p["particles"] * (N if p["variant"] == "extend-only" else N * (N - 1) / 2)
+    """Gibbs site updates of rejuvenation: R N(N-1)/2 for a pass over all earlier positions at
+    every position (smc-full, algorithm-3); smc stops growing at K per position (R N K for long
+    documents); R N (extend-only)."""
+    R, v = p["particles"], p["variant"]
+    if v == "extend-only":
+        return R * N
+    if v != "smc" or N <= 1:
+        return R * N * (N - 1) / 2
+    m = min(N - 1, p["rejuvenate"])  # positions with a full pass: 0..m, then K each
+    return R * (m * (m + 1) / 2 + (N - 1 - m) * p["rejuvenate"])
 
 
 register(MethodSpec(
     name="left-to-right", fn=run, budget="particles",
-    description="left-to-right sequential estimator (smc: unbiased particle filter; algorithm-3)",
-    params={"particles": Param(100, int, "particles R"),
-            "variant": Param("smc", str, "smc (unbiased for P(w)), algorithm-3 (the paper's; not "
-                             "consistent in R) or extend-only (unbiased only with R = 1)",
-                             choices=tuple(VARIANTS))},
+    description="left-to-right sequential estimator (smc: unbiased particle filter at linear cost; "
+                "smc-full; algorithm-3; extend-only)",
+    params={"particles": Param(300, int, "particles R"),
+            "variant": Param("smc", str, "smc (unbiased for P(w); rejuvenation bounded by --rejuvenate), "
+                             "smc-full (unbiased; a pass over all earlier positions at every position, "
+                             "the default before issue 21, with 100 particles), algorithm-3 (the "
+                             "paper's; not consistent in R) or extend-only (unbiased only with R = 1)",
+                             choices=VARIANTS),
+            "rejuvenate": Param(128, int, "smc: Gibbs site updates per particle and position K (a pass "
+                                "over all earlier positions while there are at most K, then K of a "
+                                "cyclic scan: cost at most R N K)", minimum=0,
+                                only_for=("variant", ("smc",)))},
     cost=cost,
     tasks=("heldout", "completion"),
     # completion: a ratio of two unbiased estimates, consistent but not unbiased
-    unbiased=lambda p: p["variant"] == "smc" or (p["variant"] == "extend-only" and p["particles"] == 1),
+    unbiased=lambda p: p["variant"] in ("smc", "smc-full")
+    or (p["variant"] == "extend-only" and p["particles"] == 1),
     renamed={"resample": "variant: 'smc' (default, unbiased), 'algorithm-3' (was resample=True), "
                          "'extend-only' (was resample=False)"},
 ))

@@ -23,6 +23,9 @@ class Param:
     choices: tuple[Any, ...] | None = None
     minimum: float | None = 1
     tasks: tuple[str, ...] = ("heldout", "completion")
+    # (other parameter, its values): the parameter exists only with one of these values; with any
+    # other it is left out of the resolved parameters, and giving it is an error
+    only_for: tuple[str, tuple[Any, ...]] | None = None
 
     def check(self, method: str, name: str, value: Any) -> Any:
         if self.kind is bool:
@@ -82,8 +85,16 @@ class MethodSpec:
             takes = ", ".join(params) or "no parameters"
             raise MethodError(f"{task} method {self.name!r} has no parameter {unknown[0]!r} "
                               f"(it takes: {takes})")
-        return {name: p.check(self.name, name, given[name]) if name in given else p.default
-                for name, p in params.items()}
+        out = {name: p.check(self.name, name, given[name]) if name in given else p.default
+               for name, p in params.items()}
+        for name, p in params.items():
+            if p.only_for is not None and out[p.only_for[0]] not in p.only_for[1]:
+                if name in given:
+                    raise MethodError(f"{task} method {self.name!r}: parameter {name!r} applies only with "
+                                      f"{p.only_for[0]} {' or '.join(map(str, p.only_for[1]))}, "
+                                      f"not {out[p.only_for[0]]!r}")
+                del out[name]
+        return out
 
 
 _METHODS: dict[str, MethodSpec] = {}

@@ -7,8 +7,10 @@ scales. `rows` and `cum` are a document's rows and prior table, `A` = sum of alp
   predictive p_n^(r) = sum_t phi[t, w_n] (n_t^(r) + alpha_t) / (n + A) is computed from its z_<n;
   the factor estimate is their mean (particles carry equal weights after resampling); particles
   are resampled ∝ p_n^(r) (systematic resampling: each has expected offspring R p / sum p); each
-  draws z_n from its conditional; then one Gibbs pass over its earlier positions rejuvenates it
-  (a move that leaves P(z_<=n | w_<=n) invariant). E[prod_n factor_n] = P(w) exactly.
+  draws z_n from its conditional; then Gibbs updates of earlier positions rejuvenate it: a pass
+  over all of them (`smc-full`, R N(N-1)/2 site updates per document), or, past the first K
+  positions, K per position in a cyclic scan (R N K at most). Any move that leaves
+  P(z_<=n | w_<=n) invariant keeps E[prod_n factor_n] = P(w) exactly.
 - `algorithm3`: Wallach et al. (2009), algorithm 3: particles re-sample z_<n by a Gibbs pass
   before each position but are never reweighted, so the estimate does not converge to P(w).
 - `extend_only`: particles only extend, z_n ~ P(z_n | w_n, z_<n), never reweighted (the default
@@ -28,7 +30,11 @@ from .sparse import copy_chain, count_mass, new_chains, update
 
 
 @njit(cache=True, fastmath=FM)
-def smc(rows, cum, A, particles, start, state):
+def smc(rows, cum, A, particles, start, state, rejuvenate):
+    """The particle filter. After extending, every particle is rejuvenated by Gibbs updates of
+    z_<=n: a pass over all of z_<n while n <= K = `rejuvenate` (always if K < 0: R N(N-1)/2 site
+    updates per document); beyond, the next K positions of a cyclic scan over 0..n, which resumes
+    where the previous position's left off (at most R N K site updates per document)."""
     N, T = rows.shape
     R = particles
     Z, CNT, USED, POS, NU, buf = new_chains(R, T, N)
@@ -36,6 +42,7 @@ def smc(rows, cum, A, particles, start, state):
     kids = np.zeros(R, np.int64)
     unused = np.zeros(N)
     out = 0.0
+    c = 0  # the cyclic scan's next position
     for n in range(N):
         total = 0.0
         for r in range(R):  # p_n^(r) (n + A)
@@ -47,9 +54,19 @@ def smc(rows, cum, A, particles, start, state):
             break
         _systematic(S, total, kids, state)
         _replace_dead(kids, Z, CNT, USED, POS, NU, n)
-        # every particle: extend by z_n, then a Gibbs pass over z_<n
+        # every particle: extend by z_n, then rejuvenate
         update(rows, cum, Z, CNT, USED, POS, NU, n, n + 1, False, n, unused, buf, state)
-        update(rows, cum, Z, CNT, USED, POS, NU, 0, n, False, N, unused, buf, state)
+        if rejuvenate < 0 or n <= rejuvenate:  # a Gibbs pass over z_<n
+            update(rows, cum, Z, CNT, USED, POS, NU, 0, n, False, N, unused, buf, state)
+        else:  # positions c, c+1, ... (mod n+1): K in all
+            left = rejuvenate
+            while left > 0:
+                if c > n:
+                    c = 0
+                hi = min(c + left, n + 1)
+                update(rows, cum, Z, CNT, USED, POS, NU, c, hi, False, N, unused, buf, state)
+                left -= hi - c
+                c = hi
     return out
 
 

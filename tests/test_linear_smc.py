@@ -1,0 +1,144 @@
+"""Left-to-right SMC with bounded rejuvenation (`variant="smc"`, `rejuvenate=K`: a pass over all
+earlier positions while there are at most K, then K positions per step of a cyclic scan): unbiased
+for P(w) against exact values at several K and R (including R = 1 and K = 0, no rejuvenation),
+converging as particles grow on documents much longer than K, identical to the full pass on
+documents of at most K + 1 tokens, and its cost (the budget check's) linear in N."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import random_tiny
+
+import tealeaves as tl
+from tealeaves.errors import MethodError
+from tealeaves.heldout.registry import get_method
+
+CASES = range(20)
+_exact: dict[int, float] = {}
+
+
+def _case(seed):
+    model, docs = random_tiny(2000 + seed, N_range=(4, 12))
+    if seed not in _exact:
+        _exact[seed] = tl.heldout(model, docs, method="exact").total
+    return model, docs, _exact[seed]
+
+
+@pytest.mark.parametrize("rejuvenate,particles", [(0, 1), (1, 1), (0, 3), (1, 2), (2, 5), (3, 3)])
+@pytest.mark.parametrize("seed", CASES)
+def test_bounded_rejuvenation_is_unbiased_in_probability_space(seed, rejuvenate, particles):
+    """Documents of 4 to 12 tokens, so K = 0..3 is below the position for most steps."""
+    model, docs, exact = _case(seed)
+    res = tl.heldout(model, docs, method="left-to-right", runs=8000, seed=seed, bootstrap=0,
+                     particles=particles, rejuvenate=rejuvenate)
+    ratio = np.exp(res.run_log_prob[:, 0] - exact)
+    se = ratio.std(ddof=1) / np.sqrt(ratio.size)
+    assert se < 0.02
+    assert abs(ratio.mean() - 1.0) <= 4 * se + 1e-12, (ratio.mean(), se)
+
+
+@pytest.fixture(scope="module")
+def longer():
+    model = tl.synthetic.random_model(4, 60, beta=0.1, alpha_sum=1.5, alpha_shape="dirichlet", seed=7)
+    lengths = np.random.default_rng(7).integers(30, 61, size=6)
+    docs = tl.synthetic.generate(model, 6, lengths, seed=8)
+    return model, docs
+
+
+@pytest.mark.parametrize("task", ["heldout", "completion"])
+def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task):
+    """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan."""
+    model, docs = longer
+    if task == "heldout":
+        exact = tl.heldout(model, docs, method="exact").doc_log_prob
+        run = lambda R: tl.heldout(model, docs, particles=R, rejuvenate=2, seed=3).doc_log_prob  # noqa: E731
+    else:
+        exact = tl.completion(model, docs, method="exact", observed=0.5).doc_log_prob
+        run = lambda R: tl.completion(model, docs, particles=R, rejuvenate=2, seed=3).doc_log_prob  # noqa: E731
+    errors = [float(np.abs(run(R) - exact).mean()) for R in (2, 32, 2048)]
+    assert errors[0] > errors[1] > errors[2], errors
+    assert errors[2] < 0.05, errors
+
+
+def test_short_documents_get_the_full_pass():
+    """A document of at most K + 1 tokens: the same draws, so the same numbers, as smc-full."""
+    model = tl.synthetic.random_model(10, 100, seed=4)
+    docs = tl.synthetic.generate(model, 3, [5, 21, 30], seed=5)
+    short = docs.subset([0, 1])
+    full = tl.heldout(model, short, particles=7, variant="smc-full", runs=2, seed=9)
+    bounded = tl.heldout(model, short, particles=7, rejuvenate=20, runs=2, seed=9)
+    np.testing.assert_array_equal(full.run_log_prob, bounded.run_log_prob)
+    longer = tl.heldout(model, docs.subset([2]), particles=7, rejuvenate=20, seed=9)
+    assert longer.run_log_prob[0, 0] != tl.heldout(model, docs.subset([2]), particles=7,
+                                                   variant="smc-full", seed=9).run_log_prob[0, 0]
+
+
+def _sites(N: int, K: int | None) -> int:
+    """Rejuvenation site updates of one particle counted step by step: n at position n (the
+    extension and a pass over z_<n) while n <= K, then K."""
+    return sum(n if K is None or n <= K else K for n in range(N))
+
+
+@pytest.mark.parametrize("N", [0, 1, 2, 5, 40, 41, 42, 1000])
+def test_cost_counts_the_site_updates(N):
+    spec = get_method("left-to-right")
+    smc = spec.resolve({"particles": 3, "rejuvenate": 40})
+    full = spec.resolve({"particles": 3, "variant": "smc-full"})
+    assert spec.cost(N, smc) == 3 * _sites(N, 40)
+    assert spec.cost(N, full) == 3 * _sites(N, None) == 3 * N * (N - 1) / 2
+
+
+def test_budget_check_uses_the_linear_cost():
+    """A 20,000-token document at R = 100: the full pass is 100 * 20,000 * 19,999 / 2 = 2e10 site
+    updates; K = 128 is 100 * (128 * 129 / 2 + 19,871 * 128) = 2.55e8. Each refused before work
+    when over max_hours, with its own estimate."""
+    model = tl.synthetic.random_model(5, 50, seed=1)
+    doc = tl.Corpus.from_word_ids([np.zeros(20_000, np.int32)], vocab=model.vocab)
+    with pytest.raises(MethodError, match=r"would take about 0.6 hours \(2e\+10 Gibbs site updates"):
+        tl.heldout(model, doc, variant="smc-full", particles=100, max_hours=0.1)
+    with pytest.raises(MethodError, match=r"would take about 0.0 hours \(2.55e\+08 Gibbs site updates"):
+        tl.heldout(model, doc, particles=100, rejuvenate=128, max_hours=0.001)
+
+
+def test_rejuvenate_must_be_a_count():
+    model = tl.synthetic.random_model(5, 50, seed=1)
+    docs = tl.synthetic.generate(model, 1, 5, seed=1)
+    for bad in (-1, 2.5, "all"):
+        with pytest.raises(MethodError, match="rejuvenate must be"):
+            tl.heldout(model, docs, rejuvenate=bad)
+
+
+def test_cli_rejuvenate(tmp_path, capsys):
+    from tealeaves.cli import main
+
+    model = tl.synthetic.random_model(5, 50, seed=1)
+    docs = tl.synthetic.generate(model, 3, [5, 30, 40], seed=1)
+    tl.save_model(model, tmp_path / "m.npz")
+    (tmp_path / "d.txt").write_text("\n".join(" ".join(model.vocab[w] for w in d) for d in docs) + "\n")
+    out = tmp_path / "r.json"
+    assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--particles", "4",
+                 "--rejuvenate", "3", "--seed", "2", "--json", str(out), "--quiet"]) == 0
+    got = json.loads(out.read_text())["results"][0]
+    assert got["params"] == {"particles": 4, "variant": "smc", "rejuvenate": 3}
+    api = tl.heldout(model, docs, particles=4, rejuvenate=3, seed=2)
+    assert got["total"] == pytest.approx(api.total, rel=1e-12)
+    capsys.readouterr()
+    assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--method", "ais",
+                 "--rejuvenate", "3"]) == 2
+    assert "tealeaves: error: --rejuvenate does not apply to ais" in capsys.readouterr().err
+    assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--rejuvenate", "-1"]) == 2
+    assert "rejuvenate must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["smc-full", "algorithm-3", "extend-only"])
+def test_rejuvenate_only_with_smc(variant):
+    """Other variants have no rejuvenate: giving it is an error, not silently ignored, and their
+    results do not list it."""
+    model = tl.synthetic.random_model(5, 50, seed=1)
+    docs = tl.synthetic.generate(model, 1, 5, seed=1)
+    with pytest.raises(MethodError, match=f"'rejuvenate' applies only with variant smc, not '{variant}'"):
+        tl.heldout(model, docs, variant=variant, rejuvenate=4)
+    res = tl.heldout(model, docs, variant=variant, particles=2)
+    assert res.params == {"particles": 2, "variant": variant}
+    assert res.label == f"left-to-right(particles=2, variant={variant})"
