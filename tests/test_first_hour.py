@@ -116,7 +116,8 @@ def test_plot_without_matplotlib_fails_before_any_work(tmp_path, monkeypatch, ca
     with open(tmp_path / "r.jsonl", "w") as fh:
         for t in tasks:
             fh.write(json.dumps({"annotator": "a", "item": t.item, "choice": t.intruder}) + "\n")
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    for name in ["matplotlib", *(m for m in sys.modules if m.startswith("matplotlib."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # `import matplotlib(.x)` raises ImportError
     code = main(["intrusion", "score", str(tmp_path / "k.jsonl"), str(tmp_path / "r.jsonl"), "--plot",
                  str(tmp_path / "p.png"), "--json", str(tmp_path / "s.json")])
     out = capsys.readouterr()
