@@ -22,14 +22,14 @@ def is_gensim_lda(obj: Any) -> bool:
 
 
 def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> TopicModel:
-    phi = np.asarray(lda.get_topics(), dtype=np.float64)
+    phi = lda.get_topics()  # gensim's float32 copy: converted a block at a time by the model
     eta = np.asarray(lda.eta, dtype=np.float64)
     same = bool(eta.size) and np.allclose(eta, eta.reshape(-1)[0])
     beta = float(eta.reshape(-1)[0]) if same else None
     id2word = lda.id2word
     vocab = None
     if id2word is not None and type(id2word).__name__ != "FakeDict":
-        vocab = [str(id2word[i]) for i in range(phi.shape[1])]
+        vocab = [str(id2word[i]) for i in range(np.shape(phi)[1])]
     meta = {
         "format": "gensim",
         "source": source,

@@ -13,6 +13,7 @@ from ..checks import check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
 from ..model import TopicModel
 from ..records import parse_json
+from .common import read_phi
 
 FORMAT_VERSION = 1
 
@@ -48,13 +49,16 @@ def _scalar(f, key: str, path: str, kind: type, default):
 
 
 def load_npz(path: str, normalize: bool = False) -> TopicModel:
+    """The model in `path`; phi is read a block of rows at a time straight into the model's
+    layout, so loading needs phi's size and a few MB."""
     check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             missing = [k for k in ("phi", "alpha") if k not in f.files]
             if missing:
                 raise InputFileError(f"{path}: model file lacks {', '.join(missing)}")
-            phi = f["phi"]
+            with f.zip.open("phi.npy") as member:  # streamed into the model's layout: no second copy
+                phi = read_phi(member, normalize)
             alpha = f["alpha"]
             beta = _scalar(f, "beta", path, float, float("nan"))
             vocab = None
@@ -70,6 +74,8 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
                 raise InputFileError(f"{path}: metadata must be a JSON object, got {type(meta).__name__}")
     except InputFileError:
         raise
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
     except ARCHIVE_ERRORS as exc:
