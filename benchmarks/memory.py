@@ -162,12 +162,20 @@ def main() -> None:
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--out", type=Path, default=HERE / "results" / "memory.json")
     ap.add_argument("--case", help=argparse.SUPPRESS)  # internal: the measuring interpreter
+    ap.add_argument("--build", action="store_true", help=argparse.SUPPRESS)  # internal: write the files
     args = ap.parse_args()
     if args.case:
         print(json.dumps(run_case(args.case, args.cache)))
         return
     cache = args.cache / f"T{args.topics}-V{args.words}-N{args.tokens}"
-    build(cache, args.topics, args.words, args.tokens)
+    if args.build:
+        build(cache, args.topics, args.words, args.tokens)
+        return
+    # this process stays small: Linux carries a parent's resident size into a child's ru_maxrss
+    # (fork, then exec keeps the high-water mark), so the files are built in a process of their own
+    subprocess.run([sys.executable, __file__, "--build", "--topics", str(args.topics), "--words", str(args.words),
+                    "--tokens", str(args.tokens), "--cache", str(args.cache)], check=True)
+    own = _maxrss()
     sides = {"after": SRC, **({"before": args.before} if args.before else {})}
     phi_bytes = 8 * args.topics * args.words
     rows = []
@@ -181,7 +189,7 @@ def main() -> None:
             print(f"{case:15s} {side:6s} baseline {r['baseline'] / 2**20:7.0f} MiB  peak {r['peak'] / 2**20:7.0f} MiB  "
                   f"added {r['added'] / 2**20:7.0f} MiB ({r['added_over_phi']:.2f} phi)  child "
                   f"{r['children_peak'] / 2**20:5.0f} MiB  {r['seconds']:.1f} s", flush=True)
-    result = {"topics": args.topics, "words": args.words, "tokens": args.tokens, "phi_bytes": phi_bytes,
+    result = {"topics": args.topics, "orchestrator_peak": own, "words": args.words, "tokens": args.tokens, "phi_bytes": phi_bytes,
               "files": {k: (cache / v).stat().st_size for k, v in FILES.items() if (cache / v).exists()},
               "machine": {"python": platform.python_version(), "numpy": np.__version__,
                           "cpus": os.cpu_count()}, "rows": rows}

@@ -13,7 +13,7 @@ from .errors import InvalidModelError, MethodError, shown
 ROW_SUM_TOLERANCE = 1e-6
 # phi is checked, converted and normalised in blocks of rows of about this many bytes: the only
 # memory used beyond phi itself
-BLOCK_BYTES = 16 * 2**20
+BLOCK_BYTES = 4 * 2**20
 
 # How to give a model its words: said by every error about a model without a vocabulary.
 VOCAB_HINT = ("give its vocabulary: --vocab FILE (one word per line, in word-id order), in Python "

@@ -77,12 +77,15 @@ def read_phi(fh: BinaryIO, normalize: bool) -> CheckedPhi:
 
 
 def _read_rows(fh: BinaryIO, rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
+    """The next `rows` x `cols` values of the stream, read in pieces of at most 1 MiB (a zip
+    member's `read(n)` builds its result by concatenation: large reads cost twice their size)."""
     want = rows * cols * dtype.itemsize
     data = bytearray(want)
-    view, got = memoryview(data), 0
+    got = 0
     while got < want:
-        n = fh.readinto(view[got:])
-        if not n:
-            raise ValueError(f"the array data ends after {got:,} of {want:,} bytes of a block (truncated)")
-        got += n
+        piece = fh.read(min(want - got, 2**20))
+        if not piece:
+            raise ValueError(f"the array data ends {want - got:,} bytes early (truncated)")
+        data[got:got + len(piece)] = piece
+        got += len(piece)
     return np.frombuffer(data, dtype=dtype).reshape(rows, cols)
