@@ -225,3 +225,17 @@ def test_tomotopy_file_streams_phi_from_the_child(tmp_path):
     np.testing.assert_array_equal(model.phi, ref)
     np.testing.assert_array_equal(tl.load_model(mdl).phi, ref)  # the object: one topic at a time
 
+
+
+@pytest.mark.parametrize("eta", ["symmetric", "matrix"])
+def test_gensim_topics_in_blocks_are_get_topics(eta):
+    gensim = pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+
+    rng = np.random.default_rng(7)
+    texts = [[f"w{i}" for i in rng.integers(0, 3000, 40)] for _ in range(50)]
+    words = Dictionary(texts)
+    prior = 0.01 if eta == "symmetric" else rng.uniform(0.005, 0.02, (30, len(words)))
+    lda = gensim.models.LdaModel([words.doc2bow(t) for t in texts], id2word=words, num_topics=30, eta=prior,
+                                 random_state=0, passes=1)
+    np.testing.assert_array_equal(tl.load_model(lda).phi, old_check(lda.get_topics()))
