@@ -42,8 +42,8 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 CASES = ("baseline", "npz", "mallet-state", "gensim-alone", "gensim", "sklearn-alone", "sklearn",
          "tomotopy-alone", "tomotopy", "heldout")
-FILES = {"npz": "model.npz", "mallet-state": "state.gz", "gensim": "gensim.model", "sklearn": "sklearn.joblib",
-         "tomotopy": "tomotopy.bin", "heldout": "model.npz"}
+FILES = {"npz": "model.npz", "mallet-state": "state.gz", "gensim": "gensim.model",
+         "sklearn": "sklearn.joblib", "tomotopy": "tomotopy.bin", "heldout": "model.npz"}
 LIBRARY = {"gensim": "gensim.models", "sklearn": "sklearn.decomposition", "tomotopy": "tomotopy"}
 
 
@@ -69,7 +69,8 @@ def build(cache: Path, T: int, V: int, tokens: int) -> None:
         with gzip.open(cache / FILES["mallet-state"], "wt", compresslevel=1) as fh:
             fh.write("#doc source pos typeindex type topic\n#alpha : " + " ".join(map(str, alpha)) + "\n")
             fh.write("#beta : 0.01\n")
-            fh.writelines(f"{i // 100} NA {i % 100} {w} w{w} {t}\n" for i, (w, t) in enumerate(zip(words, topics)))
+            fh.writelines(f"{i // 100} NA {i % 100} {w} w{w} {t}\n"
+                          for i, (w, t) in enumerate(zip(words, topics, strict=True)))
     if not (cache / FILES["gensim"]).exists():
         from gensim.corpora import Dictionary
         from gensim.models import LdaModel
@@ -173,8 +174,8 @@ def main() -> None:
         return
     # this process stays small: Linux carries a parent's resident size into a child's ru_maxrss
     # (fork, then exec keeps the high-water mark), so the files are built in a process of their own
-    subprocess.run([sys.executable, __file__, "--build", "--topics", str(args.topics), "--words", str(args.words),
-                    "--tokens", str(args.tokens), "--cache", str(args.cache)], check=True)
+    subprocess.run([sys.executable, __file__, "--build", "--topics", str(args.topics), "--words",
+                    str(args.words), "--tokens", str(args.tokens), "--cache", str(args.cache)], check=True)
     own = _maxrss()
     sides = {"after": SRC, **({"before": args.before} if args.before else {})}
     phi_bytes = 8 * args.topics * args.words
@@ -184,12 +185,15 @@ def main() -> None:
             if case.endswith("-alone") and side == "before":
                 continue
             r = measure(case, cache, src)
-            r.update(side=side, added=r["peak"] - r["baseline"], added_over_phi=(r["peak"] - r["baseline"]) / phi_bytes)
+            added = r["peak"] - r["baseline"]
+            r.update(side=side, added=added, added_over_phi=added / phi_bytes)
             rows.append(r)
-            print(f"{case:15s} {side:6s} baseline {r['baseline'] / 2**20:7.0f} MiB  peak {r['peak'] / 2**20:7.0f} MiB  "
-                  f"added {r['added'] / 2**20:7.0f} MiB ({r['added_over_phi']:.2f} phi)  child "
-                  f"{r['children_peak'] / 2**20:5.0f} MiB  {r['seconds']:.1f} s", flush=True)
-    result = {"topics": args.topics, "orchestrator_peak": own, "words": args.words, "tokens": args.tokens, "phi_bytes": phi_bytes,
+            print(f"{case:15s} {side:6s} baseline {r['baseline'] / 2**20:7.0f} MiB  peak "
+                  f"{r['peak'] / 2**20:7.0f} MiB  added {added / 2**20:7.0f} MiB "
+                  f"({added / phi_bytes:.2f} phi)  "
+                  f"child {r['children_peak'] / 2**20:5.0f} MiB  {r['seconds']:.1f} s", flush=True)
+    result = {"topics": args.topics, "words": args.words, "tokens": args.tokens, "phi_bytes": phi_bytes,
+              "orchestrator_peak": own,
               "files": {k: (cache / v).stat().st_size for k, v in FILES.items() if (cache / v).exists()},
               "machine": {"python": platform.python_version(), "numpy": np.__version__,
                           "cpus": os.cpu_count()}, "rows": rows}

@@ -177,7 +177,8 @@ def test_mallet_state_counts_in_place(tmp_path):
     topics = rng.integers(0, T, words.size)
     alpha = np.full(T, 0.05)
     with gzip.open(tmp_path / "state.gz", "wt") as fh:
-        fh.write("#doc source pos typeindex type topic\n#alpha : " + " ".join(map(str, alpha)) + "\n#beta : 0.01\n")
+        fh.write("#doc source pos typeindex type topic\n#alpha : " + " ".join(map(str, alpha)) + "\n")
+        fh.write("#beta : 0.01\n")
         fh.writelines(f"0 NA {i} {w} w{w} {t}\n" for i, (w, t) in enumerate(zip(words, topics, strict=True)))
     model, peak = traced_peak(lambda: load_model(tmp_path / "state.gz"))
     assert peak < PEAK_FACTOR * PHI_BYTES, peak / PHI_BYTES
