@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +13,9 @@ from .errors import InvalidModelError, MethodError, shown
 
 ROW_SUM_TOLERANCE = 1e-6
 MAX_NAME = 1000  # characters of a model's name (it heads tables, messages and file names)
+# phi is checked, converted and normalised in blocks of rows of about this many bytes: the only
+# memory used beyond phi itself
+BLOCK_BYTES = 4 * 2**20
 
 # How to give a model its words: said by every error about a model without a vocabulary.
 VOCAB_HINT = ("give its vocabulary: --vocab FILE (one word per line, in word-id order), in Python "
@@ -29,6 +32,11 @@ class TopicModel:
     `vocab` (length V, unique strings) and `beta` (the topic-word concentration used in
     training) are optional. `normalize=True` rescales rows of `phi` that do not sum to one;
     otherwise such rows are an error.
+
+    `phi` is stored word-major (Fortran order): `phi_wt`, the V x T layout the samplers read, is
+    its transpose without a copy. `copy=False` takes a float64 Fortran-order `phi` as it is
+    (normalised in place and made read-only) instead of copying it; any other `phi` is copied
+    once, block by block.
     """
 
     phi: np.ndarray
@@ -47,8 +55,9 @@ class TopicModel:
         name: str = "model",
         metadata: dict[str, Any] | None = None,
         normalize: bool = False,
+        copy: bool = True,
     ) -> None:
-        phi_arr = _check_phi(phi, normalize)
+        phi_arr = phi.array if isinstance(phi, CheckedPhi) else _check_phi(phi, normalize, copy)
         alpha_arr = _check_alpha(alpha, phi_arr.shape[0])
         vocab_t = _check_vocab(vocab, phi_arr.shape[1])
         if beta is not None:
@@ -67,6 +76,11 @@ class TopicModel:
     @property
     def num_topics(self) -> int:
         return int(self.phi.shape[0])
+
+    @property
+    def phi_wt(self) -> np.ndarray:
+        """phi transposed (V x T, C order): a view, no copy."""
+        return self.phi.T
 
     @property
     def num_words(self) -> int:
@@ -102,13 +116,13 @@ class TopicModel:
         if len(words) != self.num_words:
             raise InvalidModelError(f"{source} has {len(words)} words but model {shown(self.name, 120)} has "
                                     f"{self.num_words}")
-        return TopicModel(self.phi, self.alpha, vocab=words, beta=self.beta, name=self.name,
+        return TopicModel(CheckedPhi(self.phi), self.alpha, vocab=words, beta=self.beta, name=self.name,
                           metadata=self.metadata)
 
     def with_params(self, phi: Any = None, alpha: Any = None, name: str | None = None) -> TopicModel:
         """A copy with `phi` and/or `alpha` replaced (validated again)."""
         return TopicModel(
-            self.phi if phi is None else phi,
+            CheckedPhi(self.phi) if phi is None else phi,
             self.alpha if alpha is None else alpha,
             vocab=self.vocab,
             beta=self.beta,
@@ -155,24 +169,86 @@ def _numbers(values: Any, what: str) -> None:
         raise InvalidModelError(f"{what} has complex values; it must be real")
 
 
-def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
+class CheckedPhi:
+    """A phi already checked and in place: one a TopicModel holds, or one `fill_phi` wrote into
+    a `phi_layout` array. `TopicModel(CheckedPhi(phi), ...)` takes it without a copy or a check."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+
+def phi_layout(num_topics: int, num_words: int) -> np.ndarray:
+    """An empty T x V float64 phi in the layout a TopicModel keeps (word-major: `.T` is V x T in
+    C order), for readers that fill it and pass it with `copy=False`."""
+    return np.empty((num_topics, num_words), dtype=np.float64, order="F")
+
+
+def row_blocks(num_topics: int, num_words: int, itemsize: int = 8) -> Iterator[slice]:
+    """Slices of consecutive topics, each about BLOCK_BYTES of phi."""
+    step = max(1, BLOCK_BYTES // max(1, num_words * itemsize))
+    for start in range(0, num_topics, step):
+        yield slice(start, min(start + step, num_topics))
+
+
+def _as_array(phi: Any) -> np.ndarray:
     if np.iscomplexobj(phi):
         raise InvalidModelError("phi has complex values; topic-word probabilities are real")
     _numbers(phi, "phi")
     try:
-        arr = np.array(phi, dtype=np.float64)
+        arr = np.asarray(phi)
+        if arr.dtype.kind not in "biuf":
+            arr = np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InvalidModelError(f"phi is not a numeric matrix: {exc}") from None
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise InvalidModelError(f"phi must be a T x V matrix, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        t, w = np.argwhere(bad)[0]
-        raise InvalidModelError(f"phi has a non-finite value ({arr[t, w]}) at topic {t}, word {w}")
-    if (arr < 0).any():
-        t, w = np.argwhere(arr < 0)[0]
-        raise InvalidModelError(f"phi has a negative value ({arr[t, w]:.3g}) at topic {t}, word {w}")
-    sums = arr.sum(axis=1)
+    return arr
+
+
+def _check_phi(phi: Any, normalize: bool, copy: bool = True) -> np.ndarray:
+    """phi as a checked float64 word-major array: copied once (unless `copy=False` and it already
+    is one), checked and normalised in blocks of rows."""
+    arr = _as_array(phi)
+    own = not copy and arr.dtype == np.float64 and arr.flags.f_contiguous and arr.flags.writeable
+    dest = arr if own else phi_layout(*arr.shape)
+    return fill_phi(dest, (arr[rows] for rows in row_blocks(*arr.shape)), normalize)
+
+
+def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) -> np.ndarray:
+    """Write `blocks` (consecutive rows of phi, any numeric dtype; together T x V) into `dest` as
+    float64, checking every value and each row's sum and rescaling rows as `TopicModel` does.
+    Each block is checked in a C-order float64 copy of itself (the same sums, bit for bit, as
+    over the whole matrix), so nothing of phi's size is allocated here."""
+    T, V = dest.shape
+    sums = np.empty(T)
+    nonfinite = negative = None
+    start = 0
+    for raw in blocks:
+        try:
+            block = np.array(raw, dtype=np.float64, order="C")
+        except (TypeError, ValueError) as exc:
+            raise InvalidModelError(f"phi is not a numeric matrix: {exc}") from None
+        rows = slice(start, start + block.shape[0])
+        if nonfinite is None and not np.isfinite(block).all():
+            t, w = np.argwhere(~np.isfinite(block))[0]
+            nonfinite = (start + t, w, block[t, w])
+        if negative is None and (block < 0).any():
+            t, w = np.argwhere(block < 0)[0]
+            negative = (start + t, w, block[t, w])
+        sums[rows] = s = block.sum(axis=1)
+        rescale = (np.abs(s - 1.0) > 1e-12) & (s > 0)  # rows already normalised keep their values
+        if rescale.any():  # beyond ROW_SUM_TOLERANCE only with normalize: an error below
+            block[rescale] /= s[rescale, None]
+        dest[rows] = block
+        start += block.shape[0]
+    if start != T:
+        raise InvalidModelError(f"phi has {start} topic rows, expected {T}")
+    if nonfinite is not None:
+        t, w, x = nonfinite
+        raise InvalidModelError(f"phi has a non-finite value ({x}) at topic {t}, word {w}")
+    if negative is not None:
+        t, w, x = negative
+        raise InvalidModelError(f"phi has a negative value ({x:.3g}) at topic {t}, word {w}")
     if (sums <= 0).any():
         t = int(np.argmax(sums <= 0))
         raise InvalidModelError(f"phi row of topic {t} is all zeros")
@@ -183,9 +259,7 @@ def _check_phi(phi: Any, normalize: bool) -> np.ndarray:
             f"phi row of topic {t} sums to {sums[t]:.9g}, not 1 "
             "(pass normalize=True / --normalize to rescale rows)"
         )
-    rescale = np.abs(sums - 1.0) > 1e-12  # rows already normalised keep their exact values
-    arr[rescale] /= sums[rescale, None]
-    return np.ascontiguousarray(arr)
+    return dest
 
 
 def _check_alpha(alpha: Any, num_topics: int) -> np.ndarray:

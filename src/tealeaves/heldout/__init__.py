@@ -195,8 +195,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
                             max(len(items), 1) if check else 0.0), int(workers), max_hours,
                  f"{task} by {spec.name}", model.num_topics)
-    phi_wt = np.ascontiguousarray(model.phi.T)
-    shared = (phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
+    shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
     extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
     with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:

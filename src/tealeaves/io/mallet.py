@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from array import array
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -37,11 +38,11 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
         yield i, line.rstrip("\n")
 
 
-def check_matrix(path: str, rows: int, cols: int, what: str = "topics x words") -> None:
+def check_matrix(path: str, rows: int, cols: int, what: str = "topics x words", copies: int = 3) -> None:
     """Refuse, before allocating, a matrix a file's counts declare that would not fit in memory
-    (the model holds about three float64 copies: counts, phi and its transpose)."""
-    check_memory(f"{path}: a {rows:,} x {cols:,} matrix ({what})", 3 * 8.0 * rows * cols,
-                 how="3 float64 copies")
+    (`copies` float64 matrices of that size held at once)."""
+    check_memory(f"{path}: a {rows:,} x {cols:,} matrix ({what})", copies * 8.0 * rows * cols,
+                 how=f"{copies} float64 cop{'y' if copies == 1 else 'ies'}")
 
 
 def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
@@ -50,15 +51,18 @@ def _floats(text: str, path: str, i: int, what: str) -> np.ndarray:
 
 def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False) -> TopicModel:
     meta = {"source": path, "format": fmt}
-    return build_model(phi, alpha, vocab, beta, os.path.basename(path), path, meta, normalize=normalize)
+    return build_model(phi, alpha, vocab, beta, os.path.basename(path), path, meta, normalize=normalize,
+                       copy=False)
 
 
 def read_state(path: str | os.PathLike) -> TopicModel:
-    """A model from MALLET's `--output-state` file (gzip, or plain text)."""
+    """A model from MALLET's `--output-state` file (gzip, or plain text). Lines are read one at
+    a time and each token kept as 12 bytes (its type and topic); the counts are accumulated
+    straight into phi's memory (V x T), so the model costs phi's size and 12 bytes a token."""
     path = os.fspath(path)
     alpha = beta = None
     types: dict[int, str] = {}
-    rows: list[tuple[int, int]] = []
+    word_ids, topic_ids = array("q"), array("i")
     for i, line in _lines(path):
         if not line.strip():
             continue
@@ -77,31 +81,35 @@ def read_state(path: str | os.PathLike) -> TopicModel:
             raise InputFileError(
                 f"{path}:{i}: expected 'doc source pos typeindex type topic', got {line[:80]!r}"
             )
-        typeindex = strict_int(f[-3], f"{path}:{i}", "typeindex", low=0)
+        typeindex = strict_int(f[-3], f"{path}:{i}", "typeindex", low=0, high=2**62)
         topic = strict_int(f[-1], f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1)
         if types.setdefault(typeindex, f[-2]) != f[-2]:
             raise InputFileError(
                 f"{path}:{i}: type {typeindex} is {f[-2]!r} here but {types[typeindex]!r} before"
             )
-        rows.append((typeindex, topic))
+        word_ids.append(typeindex)
+        topic_ids.append(topic)
     if alpha is None or beta is None:
         raise InputFileError(f"{path}: not a MALLET state file (no '#alpha :' or '#beta :' line)")
-    if not rows:
+    if not word_ids:
         raise InputFileError(f"{path}: the state file has no tokens")
     T = alpha.size
-    arr = np.array(rows, dtype=np.int64)
-    if arr[:, 1].max() >= T:
-        raise InputFileError(f"{path}: topic {arr[:, 1].max()} but #alpha has {T} values")
-    V = int(arr[:, 0].max()) + 1
+    words = np.frombuffer(word_ids, dtype=np.int64)
+    topics = np.frombuffer(topic_ids, dtype=np.int32)
+    if topics.max() >= T:
+        raise InputFileError(f"{path}: topic {topics.max()} but #alpha has {T} values")
+    V = int(words.max()) + 1
     if V > len(types):
         missing = [w for w in range(min(V, len(types) + 5)) if w not in types]
         raise InputFileError(f"{path}: type indices reach {V - 1} but only {len(types)} types occur "
                              f"(types {missing[:5]} never occur, so their words are unknown)")
-    check_matrix(path, T, V)
-    counts = np.zeros((T, V))
-    np.add.at(counts, (arr[:, 1], arr[:, 0]), 1.0)
-    phi = (counts + beta) / (counts.sum(axis=1, keepdims=True) + V * beta)
-    return _model(phi, alpha, [types[w] for w in range(V)], beta, path, "mallet-state")
+    check_matrix(path, T, V, copies=1)
+    counts = np.zeros((V, T))  # phi's own memory (the model keeps it word-major): filled in place
+    np.add.at(counts.reshape(-1), words * T + topics, 1.0)
+    totals = counts.sum(axis=0)  # tokens per topic (whole numbers: exact)
+    counts += beta
+    counts /= totals + V * beta  # phi[t, w] = (n_wt + beta) / (n_t + V beta)
+    return _model(counts.T, alpha, [types[w] for w in range(V)], beta, path, "mallet-state")
 
 
 def read_topic_keys(path: str | os.PathLike) -> tuple[np.ndarray, list[list[str]]]:

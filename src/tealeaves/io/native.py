@@ -3,8 +3,10 @@
 A native loader can abort the whole process (tomotopy throws a C++ exception through Python on
 a file with a fake header: signal 6) or never return (a truncated tomotopy file: 100% CPU until
 killed). So the library's loader runs in a fresh interpreter that writes the arrays tealeaves
-needs to an `.npz` (data, read back with `allow_pickle=False`); a crash, an error or the time
-limit becomes a one-line `InputFileError`. The child does not import tealeaves (fast start)."""
+needs to an `.npz` (data, read back with `allow_pickle=False`) and phi, when it has one, to a
+separate `phi.npy` that is streamed into the model's layout (`common.read_phi`); a crash, an
+error or the time limit becomes a one-line `InputFileError`. The child does not import tealeaves
+(fast start)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
+from .common import read_phi
 
 # seconds: a fixed allowance for starting the interpreter and the library, plus a rate per MB
 BASE_SECONDS = 60.0
@@ -34,20 +38,20 @@ def default_timeout(path: str) -> float:
     return BASE_SECONDS + SECONDS_PER_MB * mb
 
 
-def load_isolated(child: str, path: str, what: str, timeout: float | None = None) -> dict[str, np.ndarray]:
-    """Run `children/<child>.py PATH OUT` in a fresh interpreter and return the arrays it wrote.
-    `what` names the loader in errors ("tomotopy")."""
+def load_isolated(child: str, path: str, what: str, timeout: float | None = None) -> dict[str, Any]:
+    """Run `children/<child>.py PATH OUTDIR` in a fresh interpreter and return the arrays it wrote
+    (`phi` as a checked `CheckedPhi`, rows rescaled to sum to one). `what` names the loader in
+    errors ("tomotopy")."""
     if not os.path.exists(path):
         raise InputFileError(f"{path}: no such file")
     limit = default_timeout(path) if timeout is None else float(timeout)
     script = CHILDREN / f"{child}.py"
     with tempfile.TemporaryDirectory(prefix="tealeaves-load-") as tmp:
-        out = os.path.join(tmp, "arrays.npz")
         # -P: no script or working directory on sys.path (a local tomotopy.py must not shadow
         # the library); run_path on a file leaves sys.path alone
         cmd = [sys.executable, "-P", "-c",
                "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-               str(script), os.path.abspath(path), out]
+               str(script), os.path.abspath(path), tmp]
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=limit, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
@@ -59,10 +63,17 @@ def load_isolated(child: str, path: str, what: str, timeout: float | None = None
         if proc.returncode != 0:
             raise InputFileError(f"{path}: {what} cannot load it ({_why(proc)})")
         try:
-            with np.load(out, allow_pickle=False) as f:
-                return {k: f[k] for k in f.files}
-        except (OSError, ValueError) as exc:
+            with np.load(os.path.join(tmp, "arrays.npz"), allow_pickle=False) as f:
+                arrays: dict[str, Any] = {k: f[k] for k in f.files}
+            phi = os.path.join(tmp, "phi.npy")
+            if os.path.exists(phi):
+                with open(phi, "rb") as fh:
+                    arrays["phi"] = read_phi(fh, normalize=True)
+        except InvalidModelError as exc:
+            raise InvalidModelError(f"{path}: {exc}") from None
+        except ARCHIVE_ERRORS as exc:
             raise InputFileError(f"{path}: {what}'s loader wrote no readable result ({exc})") from None
+        return arrays
 
 
 def _why(proc: subprocess.CompletedProcess) -> str:

@@ -16,6 +16,7 @@ from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, shorten,
 from ..jsonout import json_safe
 from ..model import TopicModel
 from ..records import parse_json
+from .common import read_phi
 
 FORMAT_VERSION = 1
 
@@ -90,13 +91,16 @@ def _metadata(text: str, path: str) -> dict:
 
 
 def load_npz(path: str, normalize: bool = False) -> TopicModel:
+    """The model in `path`; phi is read a block of rows at a time straight into the model's
+    layout, so loading needs phi's size and a few MB."""
     check_array_file(path)
     try:
         with np.load(path, allow_pickle=False) as f:
             missing = [k for k in ("phi", "alpha") if k not in f.files]
             if missing:
                 raise InputFileError(f"{path}: model file lacks {', '.join(missing)}")
-            phi = f["phi"]
+            with f.zip.open("phi.npy") as member:  # streamed into the model's layout: no second copy
+                phi = read_phi(member, normalize)
             alpha = f["alpha"]
             beta = _scalar(f, "beta", path, float, float("nan"))
             vocab = None
@@ -111,6 +115,8 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
             meta = _metadata(_scalar(f, "metadata", path, str, "{}"), path)
     except InputFileError:
         raise
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
     except ARCHIVE_ERRORS as exc:

@@ -45,8 +45,8 @@ def from_sklearn(obj: Any, vocab: Any = None, name: str = "sklearn") -> TopicMod
                 f"the vectorizer gives no vocabulary ({type(exc).__name__}: {exc})"
             ) from None
     words: Sequence[str] | None = None if vocab is None else [str(w) for w in vocab]
-    phi = np.asarray(lda.components_, dtype=np.float64)
-    if words is not None and len(words) != phi.shape[1]:
+    phi = lda.components_  # copied once, block by block, into the model (it stays the user's)
+    if words is not None and len(words) != np.shape(phi)[1]:
         raise MethodError(f"the vocabulary has {len(words)} words but the model {phi.shape[1]}")
     meta = {
         "format": "sklearn",

@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import numpy as np
-
-from ..model import TopicModel
+from ..model import TopicModel, phi_layout
 from .common import build_model, require
 from .native import load_isolated
 
@@ -25,8 +23,10 @@ def is_tomotopy(obj: Any) -> bool:
 
 
 def from_tomotopy(mdl: Any, name: str = "tomotopy", source: str | None = None) -> TopicModel:
-    phi = np.array([mdl.get_topic_word_dist(k) for k in range(mdl.k)], dtype=np.float64)
     vocab = [str(w) for w in mdl.used_vocabs]
+    phi = phi_layout(int(mdl.k), len(vocab))
+    for k in range(mdl.k):  # one topic at a time: no list of all rows
+        phi[k] = mdl.get_topic_word_dist(k)
     removed = [str(w) for w in getattr(mdl, "removed_top_words", [])]
     return _build(phi, mdl.alpha, vocab, float(mdl.eta), removed, name, source)
 
@@ -34,7 +34,7 @@ def from_tomotopy(mdl: Any, name: str = "tomotopy", source: str | None = None) -
 def _build(phi: Any, alpha: Any, vocab: list[str], eta: float, removed: list[str], name: str,
            source: str | None) -> TopicModel:
     meta = {"format": "tomotopy", "source": source, "removed_top_words": removed}
-    return build_model(phi, alpha, vocab, eta, name, source, meta)
+    return build_model(phi, alpha, vocab, eta, name, source, meta, copy=False)
 
 
 def load_tomotopy(path: str | os.PathLike, timeout: float | None = None) -> TopicModel:
