@@ -216,7 +216,8 @@ def test_decompressed_size_over_the_budget(files, tmp_path, monkeypatch, kind):
             path = tmp_path / "state.gz"
             with gzip.open(path, "wt") as fh:
                 fh.write("#doc source pos typeindex type topic\n#alpha : 0.1\n#beta : 0.01\n")
-                fh.write("0 NA 0 0 w 0\n" * 600_000)
+                source = "x" * 10_000  # long lines, positions in order (the reader checks the order)
+                fh.writelines(f"0 {source} {i} 0 w 0\n" for i in range(800))
             assert path.stat().st_size < 200_000  # a small file that holds 8 MB
             call = lambda: tl.load_model(path)  # noqa: E731
         elif kind == "text-docs":

@@ -468,3 +468,292 @@ def test_export_of_damaged_values(tmp_path, tasks, damage, part):
         con.execute("PRAGMA journal_mode=DELETE")
     _one_line_error(["annotate", "export", "--db", db, "-o", tmp_path / "r.csv"], part)
     assert not (tmp_path / "r.csv").exists()
+
+
+# -- red-team round (REDTEAM.md items 6-9, 11, 14, 16, 17) ------------------------------------------
+
+
+def _key_lines(tmp_path: Path, tasks) -> list[dict]:
+    tl.intrusion.write_tasks(tasks, tmp_path / "t.jsonl", tmp_path / "k.jsonl", secret=SECRET)
+    return [json.loads(line) for line in (tmp_path / "k.jsonl").read_text().splitlines()]
+
+
+def _correct_responses(path: Path, key: list[dict], annotator: str = "a") -> Path:
+    path.write_text("".join(json.dumps({"annotator": annotator, "item": k["item"], "choice": k["intruder"]})
+                            + "\n" for k in key))
+    return path
+
+
+@pytest.mark.parametrize("text", ['{"a": 1, "a": 2}', '[{"x": {"b": 1, "c": 2, "b": 1}}]'])
+def test_json_object_naming_a_key_twice(text):
+    with pytest.raises(tl.InputFileError, match=r"f.json: not valid JSON \(the key '[ab]' appears twice"):
+        parse_json(text, "f.json")
+
+
+def test_duplicate_keys_in_key_and_response_files(tmp_path, tasks):
+    key = _key_lines(tmp_path, tasks)
+    lines = (tmp_path / "k.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "k2.jsonl").write_text(lines[0].replace('"intruder": ', '"intruder": 0, "intruder": ', 1)
+                                       + "".join(lines[1:]))
+    r = _correct_responses(tmp_path / "r.jsonl", key)
+    _one_line_error(["intrusion", "score", tmp_path / "k2.jsonl", r],
+                    "k2.jsonl:1: not valid JSON (the key 'intruder' appears twice")
+    (tmp_path / "r2.jsonl").write_text(f'{{"annotator": "a", "item": "{key[0]["item"]}", "choice": 0, '
+                                       f'"choice": {key[0]["intruder"]}}}\n')
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r2.jsonl"],
+                    "r2.jsonl:1: not valid JSON (the key 'choice' appears twice")
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"])
+def test_json_non_finite_literals_are_refused(literal):
+    with pytest.raises(tl.InputFileError, match="f.json: not valid JSON"):
+        parse_json(f'{{"diversity": {literal}}}', "f.json")
+
+
+def test_key_with_log_zero_is_still_read(tmp_path):
+    """-Infinity (log 0) is what json.dumps writes for a key's zero proportion: the key reader
+    takes it (and scores it), and no other reader does."""
+    from tealeaves.intrusion.tasks import Task
+
+    task = Task(item="d0", kind="topic", model="A", options=["t u", "v w", "x y"], document=0, intruder=1,
+                option_topics=[0, 1, 2], option_log_theta=[float(np.log(0.6)), -np.inf, float(np.log(0.4))])
+    tl.intrusion.write_tasks([task], tmp_path / "t.jsonl", tmp_path / "k.jsonl", secret=SECRET)
+    assert "-Infinity" in (tmp_path / "k.jsonl").read_text()
+    assert tl.intrusion.read_key(tmp_path / "k.jsonl")[0]["option_log_theta"][1] == -np.inf
+    (tmp_path / "r.jsonl").write_text('{"annotator": "a", "item": "d0", "choice": 1}\n')
+    assert _run(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.jsonl"])[0] == 0
+    with pytest.raises(tl.InputFileError, match="-Infinity is not a JSON number"):
+        parse_json('{"x": -Infinity}', "f.json")
+
+
+def _diversity_json(tmp_path: Path, **fields) -> Path:
+    doc = {"task": "diversity", "diversity": 0.5, "topn": 10, "exclusivity": [1.0, 2.0]}
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps({**doc, **fields}))
+    return p
+
+
+@pytest.mark.parametrize("fields,part", [({"diversity": -7}, "field diversity: expected a number in 0..1"),
+                                         ({"diversity": 5}, "field diversity: expected a number in 0..1"),
+                                         ({"topn": -5}, "field topn: expected a whole number >= 1"),
+                                         ({"topn": 1e300}, "field topn: expected a whole number >= 1"),
+                                         ({"topn": 2.5}, "field topn: expected a whole number >= 1"),
+                                         ({"exclusivity": [-1.0]},
+                                          "field exclusivity[0]: expected a number >= 0")])
+def test_report_refuses_impossible_values(tmp_path, fields, part):
+    _one_line_error(["report", _diversity_json(tmp_path, **fields), "-o", tmp_path / "r.html"], part)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_refuses_negative_counts_and_non_finite_literals(tmp_path):
+    doc = {"task": "heldout", "results": [{"label": "m", "method": "is", "total": -10.0, "per_token": -2.0,
+                                           "perplexity": 7.4, "tokens": -160, "seconds": 0.1}]}
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps(doc))
+    _one_line_error(["report", p, "-o", tmp_path / "r.html"],
+                    "field results[0].tokens: expected a whole number >= 0")
+    for literal, why in (("NaN", "NaN is not a JSON number"), ("Infinity", "Infinity is not a JSON number"),
+                         ("1e999", "the number 1e999 is too large for a float")):
+        p.write_text(json.dumps(doc).replace('"tokens": -160', f'"tokens": {literal}'))
+        _one_line_error(["report", p, "-o", tmp_path / "r.html"], "h.json: ", f"not valid JSON ({why})")
+    p.write_text('{"task": "diversity", "diversity": 0.5, "diversity": 0.9}')
+    _one_line_error(["report", p, "-o", tmp_path / "r.html"], "the key 'diversity' appears twice")
+
+
+def test_report_still_reads_what_tealeaves_writes_for_unavailable_values(tmp_path):
+    """tealeaves writes an unavailable number as null (never NaN): the range checks let null pass."""
+    p = _diversity_json(tmp_path, diversity=None, exclusivity=[1.0])
+    assert _run(["report", p, "-o", tmp_path / "r.html"])[0] == 0
+
+
+def _damaged_key(tmp_path: Path, tasks, change) -> Path:
+    key = _key_lines(tmp_path, tasks)
+    key = [k for k in key if not k["attention"]]
+    change(key[0])
+    p = tmp_path / "k2.jsonl"
+    p.write_text("".join(json.dumps(k) + "\n" for k in key))
+    _correct_responses(tmp_path / "r.jsonl", key)
+    return p
+
+
+@pytest.mark.parametrize("change,part", [
+    (lambda k: k.update(options=[k["options"][0]] * len(k["options"])), "options 0 and 1 look the same"),
+    (lambda k: k.update(options=["ﬁre", "fire", "x", "y", "z", "w"]), "options 0 and 1 look the same"),
+    (lambda k: k.update(options=["a", " ", "x", "y", "z", "w"]), "option 1 is blank"),
+    (lambda k: k.update(kind="topic"), "a topic item needs an integer document"),
+    (lambda k: k.update(kind="topic", document=0, topic=None), "a topic item needs one option_log_theta"),
+    (lambda k: k.update(document=3), "a word item has no document"),
+    (lambda k: k.update(option_log_theta=[-1.0] * 6), "a word item has no option_topics or option_log_theta"),
+])
+def test_key_rows_that_cannot_be_true(tmp_path, tasks, change, part):
+    _one_line_error(["intrusion", "score", _damaged_key(tmp_path, tasks, change), tmp_path / "r.jsonl"],
+                    "k2.jsonl:1: ", part)
+
+
+def _topic_key(tmp_path: Path, change=None) -> tuple[Path, Path]:
+    model = tl.synthetic.random_model(8, 40, seed=3)
+    rng = np.random.default_rng(0)
+    theta = rng.dirichlet(np.ones(8), size=4)
+    made = tl.intrusion.topic_tasks(model, theta, n_topics=3, seed=1)
+    tl.intrusion.write_tasks(made, tmp_path / "t.jsonl", tmp_path / "k.jsonl", secret=SECRET)
+    key = [json.loads(line) for line in (tmp_path / "k.jsonl").read_text().splitlines()]
+    if change:
+        change(key[0])
+        (tmp_path / "k.jsonl").write_text("".join(json.dumps(k) + "\n" for k in key))
+    return tmp_path / "k.jsonl", _correct_responses(tmp_path / "r.jsonl", key)
+
+
+@pytest.mark.parametrize("change,part", [
+    (lambda k: k.update(option_log_theta=[5.0] * len(k["options"])),
+     "option_log_theta 5.0 is not a log proportion"),
+    (lambda k: k.update(option_topics=[0] * len(k["options"])), "names a topic twice"),
+    (lambda k: k.update(option_topics=k["option_topics"][:-1]), "option_topics names"),
+    (lambda k: k.update(kind="word"), "a word item needs an integer topic"),
+    (lambda k: k.update(kind="word", topic=1), "a word item has no document"),
+])
+def test_topic_key_rows_that_cannot_be_true(tmp_path, change, part):
+    key, responses = _topic_key(tmp_path, change)
+    _one_line_error(["intrusion", "score", key, responses], "k.jsonl:1: ", part)
+
+
+def test_scores_never_print_nan_without_a_reason(tmp_path):
+    """One annotator, one document: no interval and no kappa can be computed; each says why."""
+    key, _ = _topic_key(tmp_path)
+    first = key.read_text().splitlines()[0]
+    key.write_text(first + "\n")
+    responses = _correct_responses(tmp_path / "r1.jsonl", [json.loads(first)])
+    code, out, _ = _run(["intrusion", "score", key, responses])
+    assert code == 0 and "nan" not in out.lower(), out
+    assert "n/a (<2 docs)" in out
+    assert "Fleiss' kappa n/a (no item was answered by two or more annotators)" in out
+
+
+def test_kappa_when_everyone_agrees_on_one_position(tmp_path, tasks):
+    key = [k for k in _key_lines(tmp_path, tasks) if not k["attention"]][:1]
+    (tmp_path / "k1.jsonl").write_text(json.dumps(key[0]) + "\n")
+    answers = [{"annotator": a, "item": key[0]["item"], "choice": 0} for a in "abc"]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in answers))
+    code, out, _ = _run(["intrusion", "score", tmp_path / "k1.jsonl", tmp_path / "r.jsonl"])
+    assert code == 0 and "nan" not in out.lower(), out
+    assert "n/a (<2 topics)" in out and "Fleiss' kappa n/a (every answer chose the same position" in out
+
+
+def test_empty_inputs_are_errors(tmp_path, tasks):
+    (tmp_path / "blank.txt").write_text("\n\n\n")
+    _one_line_error(["intrusion", "auto", example_paths()[0], tmp_path / "blank.txt"],
+                    "the reference corpus is empty")
+    key = _key_lines(tmp_path, tasks)
+    (tmp_path / "r0.jsonl").write_text("")
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r0.jsonl"],
+                    "no response to score: the responses file holds no response")
+    checks = [k for k in key if k["attention"]]
+    (tmp_path / "ka.jsonl").write_text("".join(json.dumps(k) + "\n" for k in checks))
+    answered = _correct_responses(tmp_path / "r.jsonl", checks)
+    _one_line_error(["intrusion", "score", tmp_path / "ka.jsonl", answered],
+                    "no response to score: every item in the key is an attention check")
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.jsonl"],
+                    "no response to score: every response answers an attention check")
+
+
+def test_utf16_files_are_named_with_the_right_advice(tmp_path, tasks):
+    key = _key_lines(tmp_path, tasks)
+    r = _correct_responses(tmp_path / "r.jsonl", key)
+    (tmp_path / "r16.jsonl").write_bytes(r.read_text().encode("utf-16"))  # with a byte-order mark
+    msg = _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r16.jsonl"],
+                          "r16.jsonl: looks like UTF-16 (NUL bytes / a byte-order mark)", "save it as UTF-8")
+    assert "--encoding" not in msg and "latin-1" not in msg  # score has no --encoding
+    # a UTF-16-LE CSV without a byte-order mark decodes as UTF-8 (NUL after every character)
+    (tmp_path / "r.csv").write_bytes("annotator,item,choice\na,x,1\n".encode("utf-16-le"))
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.csv"],
+                    "r.csv: looks like UTF-16", "iconv -f UTF-16-LE -t UTF-8")
+    docs = tmp_path / "d.txt"
+    docs.write_bytes("the people of the nation\n".encode("utf-16-le"))
+    _one_line_error(["heldout", "sotu:sotu-20-asym", docs, "--particles", "2"], "d.txt:1: looks like UTF-16",
+                    "--encoding utf-16-le")
+    docs.write_bytes("the people of the nation\n".encode("utf-16"))
+    _one_line_error(["heldout", "sotu:sotu-20-asym", docs, "--particles", "2"], "d.txt:1: looks like UTF-16",
+                    "--encoding utf-16")
+    vocab = tmp_path / "v.txt"
+    vocab.write_bytes("\n".join(f"w{i}" for i in range(30)).encode("utf-16"))
+    msg = _one_line_error(["diversity", example_paths()[0], "--vocab", vocab], "looks like UTF-16")
+    assert "--encoding" not in msg
+
+
+def test_a_stray_nul_in_a_text_file(tmp_path):
+    docs = tmp_path / "d.txt"
+    docs.write_bytes(b"the people of the nation and the government\nthe\x00 people\n")
+    _one_line_error(["heldout", "sotu:sotu-20-asym", docs, "--particles", "2"],
+                    "d.txt:2: holds a NUL character (column 4)")
+
+
+def test_tokenizer_removals_are_counted(tmp_path):
+    model = example_paths()[0]
+    docs = tmp_path / "d.txt"
+    docs.write_text("w29 w30 a 12\nw1 b\n")
+    _one_line_error(["heldout", model, docs, "--tokenize", "default"],
+                    "no token is in the model's vocabulary (0 dropped; "
+                    "6 string(s) removed whole by the tokenizer)")
+    corpus = tl.read_corpus(docs, tokenizer="default")
+    assert corpus.tokenizer_dropped == 6 and corpus.report()["tokenizer_dropped"] == 6
+    assert tl.read_corpus(docs).tokenizer_dropped == 0  # whitespace removes nothing
+
+
+STATE_HEAD = "#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n"
+
+
+@pytest.mark.parametrize("body,part", [
+    ("-1 x 0 0 a 0\n", "s.txt:4: document -1 is out of range"),
+    ("0 x 0 0 a 0\n1 x 0 1 b 1\n0 x 1 0 a 0\n", "s.txt:6: document 0 after document 1 (line 5)"),
+    ("0 x 0 0 a 0\n0 x 1 1 b 1\n0 x 1 1 b 0\n", "s.txt:6: position 1 of document 0 is listed twice (line 5)"),
+    ("0 x 0 0 a 0\n0 x 2 1 b 1\n0 x 1 1 b 0\n", "s.txt:6: position 1 of document 0 comes after position 2"),
+    ("0 x -3 0 a 0\n", "s.txt:4: position -3 is out of range"),
+    ("x x 0 0 a 0\n", "s.txt:4: document 'x' is not a whole number"),
+])
+def test_state_file_order(tmp_path, body, part):
+    p = tmp_path / "s.txt"
+    p.write_text(STATE_HEAD + body)
+    with pytest.raises(tl.InputFileError) as exc:
+        tl.load_model(p, format="mallet-state")
+    assert part in str(exc.value) and "\n" not in str(exc.value)
+    p.write_text(STATE_HEAD + "0 x 0 0 a 0\n0 x 1 1 b 1\n2 x 0 1 b 0\n")  # document 1 empty: fine
+    assert tl.load_model(p, format="mallet-state").num_topics == 2
+
+
+@pytest.mark.parametrize("field,value,part", [
+    ("annotator", " alice ", "annotator ' alice ' has white space at its start or end"),
+    ("annotator", "al\nice", "annotator 'al\\nice' holds the control character U+000A"),
+    ("annotator", "a\x00b", "holds the control character U+0000"),
+    ("annotator", "a\x1b[31m", "holds the control character U+001B"),
+    ("annotator", 5, "annotator 5 is not a string"),
+    ("choice", "2", "choice '2' is text; in JSON a position is a number"),
+])
+def test_response_ids_and_json_choices(tmp_path, tasks, field, value, part):
+    key = _key_lines(tmp_path, tasks)
+    r = {"annotator": "a", "item": key[0]["item"], "choice": 2, field: value}
+    (tmp_path / "r.jsonl").write_text(json.dumps(r) + "\n")
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.jsonl"], "r.jsonl:1: ", part)
+
+
+def test_response_csv_ids_are_checked_and_choices_are_text(tmp_path, tasks):
+    key = _key_lines(tmp_path, tasks)
+    rows = [{"annotator": "a", "item": k["item"], "choice": str(k["intruder"])} for k in key]
+    _write_csv(tmp_path / "r.csv", rows)
+    assert _run(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.csv"])[0] == 0  # "2" in a CSV cell
+    rows[1]["annotator"] = "a "
+    _write_csv(tmp_path / "r.csv", rows)
+    _one_line_error(["intrusion", "score", tmp_path / "k.jsonl", tmp_path / "r.csv"],
+                    "r.csv:3: annotator 'a ' has white space")
+
+
+@pytest.mark.parametrize("encoding", ["unicode_escape", "raw_unicode_escape", "idna", "punycode", "utf-7",
+                                      "U7"])
+def test_transforming_codecs_are_not_encodings(tmp_path, encoding):
+    _one_line_error(["heldout", example_paths()[0], example_paths()[1], "--encoding", encoding],
+                    "--encoding", "transforms text rather than decoding a character set")
+
+
+def test_real_character_sets_are_still_encodings():
+    from tealeaves.textfile import check_encoding
+
+    for name in ("utf-8", "latin-1", "cp1252", "utf-16-le", "palmos", "koi8-r"):
+        assert check_encoding(name) == name

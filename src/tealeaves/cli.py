@@ -462,6 +462,8 @@ def _print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
     line = (f"{rep['documents']} documents, {rep['tokens']} tokens scored, "
             f"{rep['oov_tokens']} dropped (not among the model's {vocab_size} words), "
             f"{rep['empty_documents']} empty documents")
+    if rep.get("tokenizer_dropped"):
+        line += f"; {rep['tokenizer_dropped']} string(s) removed whole by the tokenizer"
     print(line)
     if rep["oov_top_words"]:
         top = ", ".join(f"{w} x{c}" for w, c in rep["oov_top_words"].items())

@@ -4,6 +4,7 @@ commands (kept apart from cli.py, which holds the likelihood and coherence comma
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any
@@ -263,8 +264,14 @@ def _num(s: dict[str, Any], k: str) -> str:
     return f"{s[k]:9.3f}" if k in s else f"{'-':>9}"
 
 
-def _ci(s: dict[str, Any], k: str) -> str:
-    return f"[{s[k][0]:6.3f}, {s[k][1]:6.3f}]" if k in s else f"{'-':>17}"
+def _ci(s: dict[str, Any], k: str, unit: str) -> str:
+    """A bootstrap interval, or why there is none (fewer than two topics or documents)."""
+    if k not in s:
+        return f"{'-':>17}"
+    lo, hi = s[k]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{'n/a (<2 ' + unit + ')':>17}"
+    return f"[{lo:6.3f}, {hi:6.3f}]"
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -282,11 +289,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
     head = ("model", "precision", "95% CI", "topics", "log odds", "95% CI", "docs")
     print("{:<20} {:>9} {:>17} {:>6} {:>9} {:>17} {:>5}".format(*head))
     for m, s in res.summary.items():
-        mp = f"{_num(s, 'model_precision')} {_ci(s, 'model_precision_ci')} {s.get('topics', '-'):>6}"
-        tlo = f"{_num(s, 'topic_log_odds')} {_ci(s, 'topic_log_odds_ci')} {s.get('documents', '-'):>5}"
+        mp_ci, tlo_ci = _ci(s, "model_precision_ci", "topics"), _ci(s, "topic_log_odds_ci", "docs")
+        mp = f"{_num(s, 'model_precision')} {mp_ci} {s.get('topics', '-'):>6}"
+        tlo = f"{_num(s, 'topic_log_odds')} {tlo_ci} {s.get('documents', '-'):>5}"
         print(f"{m:<20} {mp} {tlo}")
     for kind, kappa in res.agreement.items():
-        print(f"agreement ({kind} intrusion): Fleiss' kappa {kappa:.3f}")
+        shown = f"n/a ({res.agreement_notes[kind]})" if kind in res.agreement_notes else f"{kappa:.3f}"
+        print(f"agreement ({kind} intrusion): Fleiss' kappa {shown}")
     if args.json:
         write_json(args.json, {"command": _name(args), **res.to_dict()})
     if args.plot:
@@ -315,8 +324,9 @@ def _cmd_auto(args: argparse.Namespace) -> int:
     )
     for m, s in res.summary.items():
         lo, hi = s["model_precision_ci"]
+        ci = f"[{lo:.3f}, {hi:.3f}]" if math.isfinite(lo) and math.isfinite(hi) else "[n/a: <2 topics]"
         print(
-            f"{m}: automated model precision {s['model_precision']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"{m}: automated model precision {s['model_precision']:.3f} {ci} "
             f"over {s['topics']} topics ({args.measure}, window {args.window})"
         )
     relaxed = [str(it["topic"]) for it in res.items if it.get("relaxed")]

@@ -69,6 +69,11 @@ def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:
     return load_model_arg(args, path)
 
 
+def _removed(docs: Corpus) -> str:
+    n = docs.tokenizer_dropped
+    return f"; {n} string(s) removed whole by the tokenizer" if n else ""
+
+
 def check_scorable(docs: Corpus, path: str) -> None:
     """No document or no known token is an input problem (often the wrong vocabulary); a
     majority of unknown tokens gets a warning."""
@@ -76,7 +81,7 @@ def check_scorable(docs: Corpus, path: str) -> None:
         raise InvalidCorpusError(f"{path}: no documents")
     if docs.num_tokens == 0:
         raise InvalidCorpusError(
-            f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped); "
+            f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped{_removed(docs)}); "
             "is this the model the documents were prepared for?"
         )
     share = docs.oov_tokens / (docs.oov_tokens + docs.num_tokens)

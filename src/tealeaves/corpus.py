@@ -26,6 +26,8 @@ class Corpus:
 
     `oov_tokens` counts tokens dropped because their word is not in the vocabulary (the
     most frequent in `oov_words`); `empty_documents` lists documents with no scored token.
+    `tokenizer_dropped` counts the whitespace-separated strings the tokenizer removed whole
+    (numbers, one-letter words, `w29` under the default tokenizer) before any vocabulary lookup.
     `built_vocab` is true when the reader made `vocab` itself from text (ids in order of first
     appearance): such ids mean nothing to a model, and scoring them against one is an error.
     """
@@ -37,6 +39,7 @@ class Corpus:
     oov_tokens: int = 0
     oov_words: dict[str, int] = field(default_factory=dict)
     built_vocab: bool = False
+    tokenizer_dropped: int = 0  # whitespace-separated strings in which the tokenizer found no token
 
     def __post_init__(self) -> None:
         raw_words, raw_offsets = np.asarray(self.words), np.asarray(self.offsets)
@@ -152,6 +155,7 @@ class Corpus:
             "tokens": self.num_tokens,
             "oov_tokens": int(self.oov_tokens),
             "oov_top_words": top_oov,
+            "tokenizer_dropped": int(self.tokenizer_dropped),
             "empty_documents": len(self.empty_documents),
             "empty_document_indices": self.empty_documents[:top],
         }
@@ -231,7 +235,7 @@ def check_same_vocab(a: Sequence[str], b: Sequence[str], name_a: str, name_b: st
     )
 
 
-def _lines(path: str, encoding: str = "utf-8"):
+def _lines(path: str, encoding: str | None = "utf-8"):
     """(line number, line) of a text file, bounded (`textfile.read_lines`)."""
     return read_lines(path, encoding)
 
@@ -252,7 +256,10 @@ def _read_text(path: str, vocab: Sequence[str] | None,
     words: list[int] = []
     offsets = [0]
     oov: Counter[str] = Counter()
+    removed = 0
     for _, line in _lines(path, encoding):
+        if tokenizer is not whitespace:  # what the tokenizer removed whole, counted
+            removed += sum(1 for chunk in line.split() if not tokenizer(chunk))
         for tok in tokenizer(line):
             i = index.get(tok)
             if i is None:
@@ -265,7 +272,7 @@ def _read_text(path: str, vocab: Sequence[str] | None,
         offsets.append(len(words))
     out_vocab = tuple(index) if build else tuple(vocab)
     return Corpus(np.array(words, np.int64), np.array(offsets), out_vocab, path,
-                  sum(oov.values()), dict(oov), built_vocab=build)
+                  sum(oov.values()), dict(oov), built_vocab=build, tokenizer_dropped=removed)
 
 
 def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -> Corpus:
@@ -287,8 +294,9 @@ def _read_ids(path: str, vocab: Sequence[str] | None, encoding: str = "utf-8") -
     return Corpus(np.array(words, np.int64), np.array(offsets), vocab, path)
 
 
-def read_vocab_file(path: str | os.PathLike, encoding: str = "utf-8") -> tuple[str, ...]:
-    """A vocabulary file: one word per line, word id = line number - 1. Blank lines at the end
+def read_vocab_file(path: str | os.PathLike, encoding: str | None = None) -> tuple[str, ...]:
+    """A vocabulary file (UTF-8 unless `encoding` is given): one word per line, word id = line
+    number - 1. Blank lines at the end
     are ignored; a blank line or a line with whitespace inside would shift or merge ids: an error."""
     path = os.fspath(path)
     lines = [line.rstrip("\r\n") for _, line in _lines(path, encoding)]

@@ -3,7 +3,7 @@
 object, a ragged CSV row, a repeated CSV column) becomes one `InputFileError` naming the file and line.
 
 The values inside them are typed here too, strictly and in one place, for every reader: whole
-numbers (`strict_int`, `strict_choice`), booleans (`strict_bool`), numbers (`strict_float`,
+numbers (`strict_int`, `strict_choice`), ids (`strict_id`), booleans (`strict_bool`), numbers (`strict_float`,
 `strict_floats`), lists of strings (`strict_strings`) and topic-proportion matrices
 (`check_proportions`). A value they refuse is a one-line error naming where it is and the field.
 """
@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import unicodedata
 import warnings
 from collections import Counter
 from typing import Any
@@ -53,14 +54,24 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH) -> Any:
-    """`json.loads(text)`, refusing nesting deeper than `max_depth` before parsing."""
+def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH, constants: tuple[str, ...] = ()) -> Any:
+    """`json.loads(text)`, strictly: nesting deeper than `max_depth` is refused before parsing;
+    so are an object naming a key twice (no silent "last one wins"), a number too long to be data
+    or too large for a float (`1e999`), and the non-standard literals NaN, Infinity and -Infinity
+    (except those in `constants`: a key file's log proportion may be -Infinity, log 0)."""
     if json_depth(text) > max_depth:
         raise InputFileError(f"{where}: JSON nested more than {max_depth} levels deep")
+
+    def constant(name: str) -> float:
+        if name not in constants:
+            raise ValueError(f"{name} is not a JSON number")
+        return float(name.replace("Infinity", "inf"))
+
     try:
-        return json.loads(text, parse_int=_json_int)
+        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=constant,
+                          object_pairs_hook=_json_object)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise InputFileError(f"{where}: not valid JSON ({exc})") from None
+        raise InputFileError(f"{where}: not valid JSON ({shorten(exc, 120)})") from None
 
 
 def _json_int(text: str) -> int:
@@ -69,9 +80,27 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+def _json_float(text: str) -> float:
+    if len(text) > MAX_JSON_NUMBER:
+        raise ValueError(f"a number of {len(text)} characters")
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"the number {shorten(text, 40)} is too large for a float")
+    return number
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object; a key named twice is an error (json.loads would keep the last silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        twice = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        raise ValueError(f"the key {_shown(twice)} appears twice in one object")
+    return out
+
+
 def _text(path: str) -> str:
     """The whole UTF-8 text of `path` (a byte-order mark dropped), bounded (`textfile.read_text`)."""
-    return read_text(path, encoding="utf-8-sig", newline="")
+    return read_text(path, newline="")
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -85,13 +114,16 @@ def read_json_lines(path: str | os.PathLike) -> list[dict[str, Any]]:
     return [row for _, row in numbered_json_lines(path)]
 
 
-def numbered_json_lines(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
-    """`read_json_lines` with each object's place, "FILE:LINE", for error messages."""
+def numbered_json_lines(
+    path: str | os.PathLike, constants: tuple[str, ...] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """`read_json_lines` with each object's place, "FILE:LINE", for error messages (`constants`
+    as `parse_json` takes them)."""
     p = os.fspath(path)
     rows = []
     for i, line in enumerate(_text(p).split("\n"), 1):
         if line.strip():
-            row = parse_json(line, f"{p}:{i}")
+            row = parse_json(line, f"{p}:{i}", constants=constants)
             if not isinstance(row, dict):
                 raise InputFileError(f"{p}:{i}: expected a JSON object, got {type(row).__name__}")
             rows.append((f"{p}:{i}", row))
@@ -251,6 +283,22 @@ def strict_float(
         span = f"{low}..{high}" if high is not None else f">= {low}" if low is not None else f"<= {high}"
         raise BadValueError(f"{where}: {field} {number} is out of range ({span})")
     return number
+
+
+def strict_id(value: Any, where: str, field: str) -> str:
+    """An identifier (an annotator, an item): a non-empty string with no leading or trailing white
+    space and no control character (NUL, newline, tab, ESC, ...): " alice " and "alice" would count
+    as two people, and a newline breaks every line-based output. A number is not an id (JSON `5`)."""
+    if not isinstance(value, str):
+        raise BadValueError(f"{where}: {field} {_shown(value)} is not a string (an id is text)")
+    if not value:
+        raise BadValueError(f"{where}: {field} is empty")
+    if value != value.strip():
+        raise BadValueError(f"{where}: {field} {_shown(value)} has white space at its start or end")
+    bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
+    if bad is not None:
+        raise BadValueError(f"{where}: {field} {_shown(value)} holds the control character U+{ord(bad):04X}")
+    return value
 
 
 def strict_floats(text: str, where: str, field: str) -> np.ndarray:

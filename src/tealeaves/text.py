@@ -10,6 +10,7 @@ preprocessing exactly."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
@@ -25,6 +26,16 @@ def showable(text: str) -> str:
     """`text` with every character in UNSHOWABLE replaced by a space (a form feed in a document
     shown to annotators)."""
     return UNSHOWABLE.sub(" ", text)
+
+
+def shown_as(option: str) -> str:
+    """How an option looks: compatibility-normalised (NFKC), without invisible format characters
+    (zero-width space, soft hyphen, direction marks), runs of white space as one space, trimmed.
+    Two options that look the same cannot be told apart by an annotator (the app's task check and
+    the key reader both use this rule)."""
+    text = unicodedata.normalize("NFKC", option)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(text.split())
 
 
 def tokenize(text: str) -> list[str]:

@@ -31,9 +31,15 @@ PIPE_IDLE = 300.0  # seconds a FIFO or pipe may stay silent
 CHUNK = 2**20
 
 
+# codecs Python calls text encodings that rewrite the text rather than decode a character set:
+# backslash escapes (unicode_escape rewrites "\\n" in a document), domain-name and UTF-7 encodings
+TRANSFORMING = ("unicode-escape", "raw-unicode-escape", "idna", "punycode", "utf-7")
+
+
 def check_encoding(encoding: str) -> str:
-    """`encoding` if Python can decode text files with it, else a one-line error: an unknown
-    name, or a codec that is not a text encoding (rot13, hex, base64, zlib_codec, uu, ...)."""
+    """`encoding` if Python can decode text files with it as a character set, else a one-line
+    error: an unknown name, a codec that is not a text encoding (rot13, hex, base64, zlib_codec,
+    uu, ...), or one that transforms text (`TRANSFORMING`: unicode_escape, idna, utf-7, ...)."""
     import codecs
 
     example = "(for example utf-8, latin-1, cp1252, utf-16)"
@@ -43,20 +49,69 @@ def check_encoding(encoding: str) -> str:
         raise InputFileError(f"unknown text encoding {shown(encoding)} {example}") from None
     if not getattr(info, "_is_text_encoding", True) or info.name == "undefined":
         raise InputFileError(f"{shown(encoding)} is a {info.name} codec, not a text encoding {example}")
+    if info.name in TRANSFORMING:
+        raise InputFileError(f"{shown(encoding)} is the {info.name} codec, which transforms text rather "
+                             f"than decoding a character set {example}")
     return encoding
 
 
-def _not_text(where: str, encoding: str, exc: UnicodeError) -> InputFileError:
+def _advice(option: bool, utf16: str | None = None) -> str:
+    """How to give the right encoding: by the reader's encoding option when it has one (`option`),
+    else by saving the file as UTF-8 (the only encoding that file format is read in)."""
+    if option:
+        name = utf16 or "latin-1"
+        return f"give its encoding (CLI --encoding {name}, Python encoding={name!r})"
+    source = (utf16 or "ENCODING").upper()
+    return f"this file is read as UTF-8 only: save it as UTF-8 (iconv -f {source} -t UTF-8)"
+
+
+def _utf16(data: bytes | str) -> str | None:
+    """'utf-16' (a byte-order mark), 'utf-16-le' or 'utf-16-be' (NUL bytes in at least a quarter of
+    the places: ASCII text in UTF-16 without a mark, a NUL after or before each character) when
+    `data` looks like UTF-16, else None (a binary file has a NUL in about 1 byte of 256)."""
+    nul = b"\x00" if isinstance(data, bytes) else "\x00"
+    head = data[:2] if isinstance(data, bytes) else data[:2].encode("latin-1", "replace")
+    if head in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if data.count(nul) * 4 < len(data) or not data:
+        return None
+    return "utf-16-le" if data.index(nul) % 2 else "utf-16-be"
+
+
+def _looks_utf16(where: str, utf16: str, option: bool, encoding: str) -> InputFileError:
+    return InputFileError(f"{where}: looks like UTF-16 (NUL bytes / a byte-order mark), not "
+                          f"{_name(encoding)} text; {_advice(option, utf16)}")
+
+
+def _name(encoding: str) -> str:
+    return "UTF-8" if encoding == "utf-8-sig" else encoding  # the fixed UTF-8 of a format
+
+
+def _nul(where: str, text: str, option: bool, encoding: str) -> InputFileError:
+    """The error for decoded text holding NUL characters: UTF-16 read in another encoding (many
+    NULs, or a byte-order mark read as latin-1), else a stray NUL, which no text file holds."""
+    utf16 = _utf16(text)
+    if utf16:
+        return _looks_utf16(where, utf16, option, encoding)
+    return InputFileError(f"{where}: holds a NUL character (column {text.index(chr(0)) + 1}); text has "
+                          "none: is it a binary file, or UTF-16/32?")
+
+
+def _not_text(where: str, encoding: str, exc: UnicodeError, option: bool = True) -> InputFileError:
     """The one-line error for text that does not decode in `encoding`. UTF-16 and UTF-32 without
-    a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order."""
-    name = "UTF-8" if encoding == "utf-8-sig" else encoding
+    a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order. UTF-16 read
+    as anything else is named as such. The advice names --encoding only when the reader has it
+    (`option`)."""
+    name = _name(encoding)
     if not isinstance(exc, UnicodeDecodeError):
         size = "16" if "16" in encoding else "32"
         hint = (f"; without a byte-order mark, name the byte order: --encoding utf-{size}-le or "
                 f"utf-{size}-be" if "BOM" in str(exc) else "")
         return InputFileError(f"{where}: not {shown(name)} text ({shorten(exc, 80)}){hint}")
-    hint = ("; give its encoding (encoding=..., CLI --encoding latin-1), or is it a binary file?"
-            if name.lower() in ("utf-8", "utf8") else "")
+    utf16 = _utf16(exc.object) if isinstance(exc.object, bytes) and "16" not in encoding else None
+    if utf16:
+        return _looks_utf16(where, utf16, option, encoding)
+    hint = f"; is it a binary file? If not, {_advice(option)}" if name.lower() in ("utf-8", "utf8") else ""
     return InputFileError(f"{where}: not {name} text ({exc.reason}){hint}")
 
 
@@ -181,11 +236,15 @@ def _memory_budget(factor: float) -> float:
     return total / 2 / factor if total else float("inf")
 
 
-def read_lines(path: str | os.PathLike, encoding: str = "utf-8", decompress: bool = False,
+def read_lines(path: str | os.PathLike, encoding: str | None = None, decompress: bool = False,
                newline: str | None = None, factor: float = BYTES_PER_BYTE) -> Iterator[tuple[int, str]]:
     """(line number, line) for every line of a text file, line endings kept; see the module
-    notes for the bounds. Decoding and reading errors are one-line InputFileErrors."""
+    notes for the bounds. `encoding` None: UTF-8, the only encoding the file's format is read in
+    (the advice on a decoding error is then to save it as UTF-8, not to give an encoding). Decoding
+    and reading errors, and NUL characters (UTF-16 read as something else), are one-line
+    InputFileErrors."""
     p = os.fspath(path)
+    option, encoding = encoding is not None, encoding or "utf-8-sig"
     lineno = 0
     try:
         with io.TextIOWrapper(open_binary(p, decompress, factor), encoding=encoding,
@@ -198,25 +257,30 @@ def read_lines(path: str | os.PathLike, encoding: str = "utf-8", decompress: boo
                 if len(line) > MAX_LINE:
                     raise InputFileError(f"{p}:{lineno}: line longer than {MAX_LINE // 2**20} MiB "
                                          "characters (is it one document per line?)")
+                if "\x00" in line:
+                    raise _nul(f"{p}:{lineno}", line, option, encoding)
                 yield lineno, (line[1:] if lineno == 1 and line.startswith("\ufeff") else line)
     except UnicodeError as exc:
-        raise _not_text(f"{p}:{lineno + 1}", encoding, exc) from None
+        raise _not_text(f"{p}:{lineno + 1}", encoding, exc, option) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
 
 
-def read_text(path: str | os.PathLike, encoding: str = "utf-8", newline: str | None = None,
+def read_text(path: str | os.PathLike, encoding: str | None = None, newline: str | None = None,
               factor: float = BYTES_PER_BYTE) -> str:
-    """A whole text file, bounded like `read_lines` (lines may be of any length up to the
-    memory bound: JSON documents are often one line)."""
+    """A whole text file, bounded and checked like `read_lines` (lines may be of any length up to
+    the memory bound: JSON documents are often one line)."""
     p = os.fspath(path)
+    option, encoding = encoding is not None, encoding or "utf-8-sig"
     parts = []
     try:
         with io.TextIOWrapper(open_binary(p, False, factor), encoding=encoding, newline=newline) as fh:
             while chunk := fh.read(CHUNK):
+                if "\x00" in chunk:
+                    raise _nul(p, chunk, option, encoding)
                 parts.append(chunk)
     except UnicodeError as exc:
-        raise _not_text(p, encoding, exc) from None
+        raise _not_text(p, encoding, exc, option) from None
     except (OSError, EOFError) as exc:
         raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     text = "".join(parts)

@@ -6,12 +6,11 @@ Needs no extra, so the CLI checks a task file before it touches a database."""
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InputFileError, MethodError
-from ..text import UNSHOWABLE
+from ..text import UNSHOWABLE, shown_as
 
 MAX_BODY = 4096  # bytes of a submission (an answer echoes the item and its options)
 MAX_ID = 200  # characters of an item or participant id
@@ -44,15 +43,6 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
                 stack.append((f"{where}.{k}" if where else str(k), x))
         elif isinstance(v, list | tuple):
             stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
-
-
-def shown_as(option: str) -> str:
-    """How an option looks: compatibility-normalised (NFKC), without invisible format characters
-    (zero-width space, soft hyphen, direction marks), runs of white space as one space, trimmed.
-    Two options that look the same cannot be told apart by an annotator."""
-    text = unicodedata.normalize("NFKC", option)
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return " ".join(text.split())
 
 
 def answer_bytes(item: str, options: list[str]) -> int:

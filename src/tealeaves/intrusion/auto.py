@@ -118,7 +118,7 @@ def auto(
         raise MethodError("no word-intrusion items to predict")
     counts = count(reference, sorted({w for k in key for w in k["options"]}), window=window, workers=workers,
                    encoding=encoding)
-    if counts.units == 0:
+    if counts.units == 0 or counts.tokens == 0:  # as coherence: blank lines are no corpus
         raise MethodError("the reference corpus is empty")
     idx = counts.index()
     items, absent = [], []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ import numpy as np
 from ..checks import check_bootstrap, check_int
 from ..display import Display
 from ..errors import BadValueError, InputFileError, MethodError
+from ..errors import shown as quoted
 from ..jsonout import json_safe
 from ..records import (
     numbered_csv,
@@ -28,9 +29,11 @@ from ..records import (
     strict_bool,
     strict_choice,
     strict_float,
+    strict_id,
     strict_int,
     strict_strings,
 )
+from ..text import shown_as
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -59,6 +62,7 @@ class IntrusionScores(Display):
     agreement: dict[str, float]
     responses_used: int
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
+    agreement_notes: dict[str, str] = field(default_factory=dict)  # kind -> why its kappa is n/a
 
     _name = "IntrusionScores"
 
@@ -87,6 +91,7 @@ class IntrusionScores(Display):
                 },
                 "excluded_annotators": self.excluded_annotators,
                 "agreement": self.agreement,
+                "agreement_notes": self.agreement_notes,
                 "responses_used": self.responses_used,
                 "item_choices": self.item_choices,
             }
@@ -100,6 +105,14 @@ def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -
     means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return float(lo), float(hi)
+
+
+def kappa_note(choices_by_item: dict[str, list[int]]) -> str:
+    """Why Fleiss' kappa is not defined for these answers (when `fleiss_kappa` gives nan)."""
+    rated = [ch for ch in choices_by_item.values() if len(ch) >= 2]
+    if not rated:
+        return "no item was answered by two or more annotators"
+    return "every answer chose the same position (chance agreement is 1)"
 
 
 def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> float:
@@ -123,9 +136,11 @@ KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
 
 def key_row(k: Any, where: str) -> dict[str, Any]:
     """One key row checked and typed: item, kind and model strings, options a list of at least 2
-    strings, the topic (word item) or document (topic item) a whole number, intruder an option
-    position, attention and relaxed booleans (absent: false), option_topics whole numbers and
-    option_log_theta numbers (a topic item needs one per option; -inf is log 0)."""
+    strings no two of which look the same (`text.shown_as`, the app's rule), intruder an option
+    position, attention and relaxed booleans (absent: false). A word item has a topic (a whole
+    number) and no document, option_topics or option_log_theta; a topic item has a document and,
+    per option a log proportion (option_log_theta, <= 0; -inf is log 0) and, when given, a
+    distinct topic (option_topics)."""
     if not isinstance(k, dict):
         raise BadValueError(f"{where}: expected a record, got {type(k).__name__}")
     missing = [f for f in KEY_FIELDS if f not in k]
@@ -134,10 +149,11 @@ def key_row(k: Any, where: str) -> dict[str, Any]:
     options = strict_strings(k["options"], where, "options")
     if len(options) < 2:
         raise BadValueError(f"{where}: options must be a list of at least 2 strings")
+    _distinct_options(options, where)
     if k["kind"] not in ("word", "topic") or not isinstance(k["model"], str) or \
             not isinstance(k["item"], str):
         raise BadValueError(f"{where}: kind must be word or topic; item and model strings")
-    index = "topic" if k["kind"] == "word" else "document"
+    index, other = ("topic", "document") if k["kind"] == "word" else ("document", "topic")
     if k.get(index) is None:
         raise BadValueError(f"{where}: a {k['kind']} item needs an integer {index}")
     row = {**k, "options": options, index: strict_int(k[index], where, index, low=0),
@@ -149,15 +165,63 @@ def key_row(k: Any, where: str) -> dict[str, Any]:
         raise BadValueError(f"{where}: option_topics and option_log_theta must be lists")
     row["option_topics"] = [strict_int(t, where, "option_topics", low=0) for t in topics]
     row["option_log_theta"] = [_log_theta(v, where) for v in log_theta]
-    if k["kind"] == "topic" and len(log_theta) != len(options):
-        raise BadValueError(f"{where}: a topic item needs one option_log_theta per option")
+    _kind_agrees(row, where, other)
     return row
+
+
+def _distinct_options(options: list[str], where: str) -> None:
+    """No blank option, and no two that look the same (an annotator could not tell them apart)."""
+    looks: dict[str, int] = {}
+    for j, o in enumerate(options):
+        key = shown_as(o)
+        if not key:
+            raise BadValueError(f"{where}: option {j} is blank")
+        if key in looks:
+            raise BadValueError(f"{where}: options {looks[key]} and {j} look the same ({quoted(o)}); "
+                                "an annotator cannot tell them apart")
+        looks[key] = j
+
+
+def _kind_agrees(row: dict[str, Any], where: str, other: str) -> None:
+    """The fields of a word item or a topic item, and only those (a relabelled kind is refused)."""
+    kind, n = row["kind"], len(row["options"])
+    if row.get(other) is not None:
+        raise BadValueError(f"{where}: a {kind} item has no {other} (got {quoted(str(row[other]))}); "
+                            "is the kind wrong?")
+    topics, log_theta = row["option_topics"], row["option_log_theta"]
+    if kind == "word":
+        if topics or log_theta:
+            raise BadValueError(f"{where}: a word item has no option_topics or option_log_theta; "
+                                "is the kind wrong?")
+        return
+    if len(log_theta) != n:
+        raise BadValueError(f"{where}: a topic item needs one option_log_theta per option ({n}); "
+                            f"got {len(log_theta)}")
+    if topics and len(topics) != n:  # optional (scoring needs only the log proportions)
+        raise BadValueError(f"{where}: option_topics names {len(topics)} topics for {n} options")
+    if len(set(topics)) != len(topics):
+        raise BadValueError(f"{where}: option_topics {topics} names a topic twice")
+
+
+def _why_none(items: dict[str, dict[str, Any]], clean: list[tuple[str, str, int]],
+              excluded: list[str]) -> str:
+    """Why no response is left to score (for the one-line error)."""
+    if not items:
+        return "the key has no items"
+    if all(k["attention"] for k in items.values()):
+        return "every item in the key is an attention check"
+    if not clean:
+        return "the responses file holds no response"
+    if all(items[i]["attention"] for _, i, _ in clean):
+        return "every response answers an attention check"
+    return (f"every annotator who answered a scored item was excluded by the attention checks "
+            f"({len(excluded)} excluded; --max-attention-failures allows more failures)")
 
 
 def _log_theta(value: Any, where: str) -> float:
     number = strict_float(value, where, "option_log_theta", finite=False)
-    if not number < float("inf"):  # nan or +inf; -inf is the log of a zero proportion
-        raise BadValueError(f"{where}: option_log_theta {number} is not a log proportion")
+    if not number <= 0:  # nan or > 0 (a proportion above 1); -inf is the log of a zero proportion
+        raise BadValueError(f"{where}: option_log_theta {number} is not a log proportion (<= 0)")
     return number
 
 
@@ -194,10 +258,11 @@ def check_key(
     return items
 
 
-def _choice(r: dict[str, Any], k: dict[str, Any], where: str) -> int:
+def _choice(r: dict[str, Any], k: dict[str, Any], where: str, typed: bool = True) -> int:
     """The chosen position of a response: its `choice` (a position) or `chosen` (the option
     text); with both, they must agree. Options the response says were shown (a JSON list, or
-    JSON text in a CSV cell) must equal the key's, in order."""
+    JSON text in a CSV cell) must equal the key's, in order. In a `typed` source (JSON, Python),
+    a position is a number, never text ("2")."""
     item, options = k["item"], list(k["options"])
     shown = r.get("options")
     if shown not in (None, "", []):
@@ -212,6 +277,9 @@ def _choice(r: dict[str, Any], k: dict[str, Any], where: str) -> int:
             raise MethodError(f"{where}: item {item!r} has no option {chosen!r}")
         if raw in (None, ""):
             return options.index(chosen)
+    if typed and isinstance(raw, str):
+        raise BadValueError(f"{where}: choice {quoted(raw)} is text; in JSON a position is a number (2, not "
+                            '"2")')
     choice = strict_choice(raw, len(options), where, "choice")
     if chosen not in (None, "") and options[choice] != chosen:
         raise MethodError(f"{where}: choice {choice} is {options[choice]!r} but chosen is {chosen!r}")
@@ -230,6 +298,7 @@ def score(
         from .tasks import read_key
 
         key = read_key(key)
+    typed = not (isinstance(responses, str | os.PathLike) and os.fspath(responses).endswith(".csv"))
     if isinstance(responses, str | os.PathLike):
         placed = numbered_responses(responses)
     else:
@@ -243,13 +312,12 @@ def score(
     for where, r in placed:
         if not isinstance(r, dict):
             raise MethodError(f"{where}: expected a record with annotator, item and choice")
-        ann, item = r.get("annotator"), r.get("item")
-        if not isinstance(ann, str | int) or isinstance(ann, bool) or str(ann).strip() == "":
+        if r.get("annotator") in (None, ""):
             raise MethodError(f"{where}: no annotator (every response needs one)")
-        ann, item = str(ann), str(item)
+        ann, item = strict_id(r["annotator"], where, "annotator"), strict_id(r.get("item"), where, "item")
         if item not in items:
             raise MethodError(f"{where}: unknown item {item!r} (not in the key)")
-        choice = _choice(r, items[item], where)
+        choice = _choice(r, items[item], where, typed)
         if (ann, item) in seen:
             raise MethodError(f"{where}: annotator {ann!r} answered item {item!r} twice")
         seen.add((ann, item))
@@ -261,6 +329,8 @@ def score(
             failures[ann] += 1
     excluded = sorted(a for a, f in failures.items() if f > max_attention_failures)
     used = [(a, i, c) for a, i, c in clean if a not in excluded and not items[i]["attention"]]
+    if not used:
+        raise MethodError(f"no response to score: {_why_none(items, clean, excluded)}")
     mp: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     tlo: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     by_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -271,9 +341,9 @@ def score(
             mp[k["model"]][k["topic"]].append(int(choice == k["intruder"]))
         else:
             lt = k["option_log_theta"]
-            # 0 when they agree (eq. 2), also when the intruder's proportion is 0 (log -inf)
-            tlo[k["model"]][k["document"]].append(
-                0.0 if choice == k["intruder"] else lt[k["intruder"]] - lt[choice])
+            # 0 when they agree (eq. 2), or when both proportions are equal (both 0: no nan)
+            same = choice == k["intruder"] or lt[k["intruder"]] == lt[choice]  # both 0: -inf - -inf
+            tlo[k["model"]][k["document"]].append(0.0 if same else lt[k["intruder"]] - lt[choice])
     rng = np.random.default_rng(seed)
     model_precision = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in mp.items()}
     log_odds = {m: {t: float(np.mean(v)) for t, v in d.items()} for m, d in tlo.items()}
@@ -294,5 +364,7 @@ def score(
     agreement = {
         kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch)) for kind, ch in by_item.items()
     }
+    notes = {kind: kappa_note(ch) for kind, ch in by_item.items() if np.isnan(agreement[kind])}
     choices = {item: ch for kind in by_item.values() for item, ch in kind.items()}
-    return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices)
+    return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices,
+                           notes)

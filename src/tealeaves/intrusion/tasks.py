@@ -427,11 +427,13 @@ def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     return [t for _, t in _numbered_tasks(path)]
 
 
-def _numbered_tasks(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
-    """`read_tasks` with each task's place, "FILE:LINE" (its first line)."""
+def _numbered_tasks(
+    path: str | os.PathLike, constants: tuple[str, ...] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """`read_tasks` with each task's place, "FILE:LINE" (its first line); `constants` as `parse_json`."""
     p = os.fspath(path)
     if not p.endswith(".csv"):
-        rows = numbered_json_lines(p)
+        rows = numbered_json_lines(p, constants)
         for where, r in rows:
             if "item" not in r or not isinstance(r.get("options"), list):
                 raise InputFileError(f"{where}: a task needs an item and a list of options")
@@ -466,17 +468,20 @@ def _task_numbers(task: dict[str, Any], where: str) -> None:
             task[k] = strict_int(task[k], where, k, low=0)
 
 
+LOG_ZERO = ("-Infinity",)  # a key's option_log_theta is -inf where a proportion is 0 (json.dumps writes it)
+
+
 def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
     """A key file written by `write_tasks` (JSON lines or long CSV), every row checked and typed
     (`key_row`: an intruder position, attention and relaxed true/false, ...)."""
     from .scoring import key_row
 
-    rows = _numbered_tasks(path)
+    rows = _numbered_tasks(path, LOG_ZERO)
     is_csv = os.fspath(path).endswith(".csv")
     for where, r in rows:
         if is_csv:
             for k in ("option_topics", "option_log_theta"):
-                r[k] = parse_json(r[k], f"{where}: {k}") if r.get(k) else []
+                r[k] = parse_json(r[k], f"{where}: {k}", constants=LOG_ZERO) if r.get(k) else []
     return [key_row(r, where) for where, r in rows]
 
 

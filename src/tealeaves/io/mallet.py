@@ -63,6 +63,7 @@ def read_state(path: str | os.PathLike) -> TopicModel:
     alpha = beta = None
     types: dict[int, str] = {}
     word_ids, topic_ids = array("q"), array("i")
+    last = (-1, -1, 0)  # document, position and line of the previous token
     for i, line in _lines(path):
         if not line.strip():
             continue
@@ -81,6 +82,7 @@ def read_state(path: str | os.PathLike) -> TopicModel:
             raise InputFileError(
                 f"{path}:{i}: expected 'doc source pos typeindex type topic', got {line[:80]!r}"
             )
+        last = _in_order(f, path, i, last)
         typeindex = strict_int(f[-3], f"{path}:{i}", "typeindex", low=0, high=2**62)
         topic = strict_int(f[-1], f"{path}:{i}", "topic", low=0, high=MAX_TOPICS - 1)
         if types.setdefault(typeindex, f[-2]) != f[-2]:
@@ -110,6 +112,21 @@ def read_state(path: str | os.PathLike) -> TopicModel:
     counts += beta
     counts /= totals + V * beta  # phi[t, w] = (n_wt + beta) / (n_t + V beta)
     return _model(counts.T, alpha, [types[w] for w in range(V)], beta, path, "mallet-state")
+
+
+def _in_order(f: list[str], path: str, i: int, last: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A state line's document and position: whole numbers >= 0, documents in order and, within a
+    document, positions increasing (MALLET writes each token once, in order)."""
+    doc = strict_int(f[0], f"{path}:{i}", "document", low=0)
+    pos = strict_int(f[-4], f"{path}:{i}", "position", low=0)
+    if doc < last[0]:
+        raise InputFileError(f"{path}:{i}: document {doc} after document {last[0]} (line {last[2]}); "
+                             "a state file lists documents in order")
+    if doc == last[0] and pos <= last[1]:
+        what = "is listed twice" if pos == last[1] else f"comes after position {last[1]}"
+        raise InputFileError(f"{path}:{i}: position {pos} of document {doc} {what} (line {last[2]}); "
+                             "a state file lists each token once, in order")
+    return doc, pos, i
 
 
 def read_topic_keys(path: str | os.PathLike) -> tuple[np.ndarray, list[list[str]]]:

@@ -3,12 +3,15 @@ forged or mistyped JSON (a missing key, a list where an object belongs, a string
 belongs, an unknown kind) is a one-line `InputFileError` naming the file and the field, never a
 traceback from deep inside the drawing code.
 
-A spec is `NUM` (a number or null), `REAL` (a number), `STR`, `ANY`, `[spec]` (a list of
-those), `Map(spec)` (an object with any keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a
-dict of field specs (a name ending in "?" is optional)."""
+A spec is `NUM` (a number or null), `REAL` (a number), a `Num` range (`FRACTION`, a proportion
+in 0..1 or null; `COUNT`, a whole number >= 0 or null; `SIZE`, a whole number >= 1; `NONNEG`, a
+number >= 0 or null), `STR`, `ANY`, `[spec]` (a list of those), `Map(spec)` (an object with any
+keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a dict of field specs (a name ending
+in "?" is optional). Every number must be finite (tealeaves writes an unavailable value as null)."""
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +20,27 @@ from ..errors import InputFileError, shorten
 
 NUM, REAL, STR, ANY = "a number or null", "a number", "a string", "anything"
 PAIR_OR_NULL = "a list of two numbers or null"
+
+
+@dataclass(frozen=True)
+class Num:
+    """A finite number (or null, when `null`) in `low`..`high`; a whole one when `whole`."""
+
+    low: float | None = None
+    high: float | None = None
+    whole: bool = False
+    null: bool = True
+
+    def __str__(self) -> str:
+        kind = "a whole number" if self.whole else "a number"
+        span = (f" in {self.low:g}..{self.high:g}" if self.low is not None and self.high is not None
+                else f" >= {self.low:g}" if self.low is not None else "")
+        return f"{kind}{span}{' or null' if self.null else ''}"
+
+
+FRACTION, COUNT, NONNEG = Num(0, 1), Num(0, whole=True), Num(0)
+SIZE = Num(1, whole=True, null=False)
+MAX_WHOLE = 2**53  # a count or size beyond this is not one tealeaves wrote
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,8 @@ class Pair:
 
 
 def _kind(v: Any) -> str:
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"{v} (not a finite number)"
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
             type(None): "null"}.get(type(v), "a number")
 
@@ -38,12 +64,30 @@ def _fail(where: str, want: str, v: Any) -> InputFileError:
     return InputFileError(f"field {shorten(where, 80)}: expected {want}, got {_kind(v)}")
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _in_range(v: Any, spec: Num) -> bool:
+    if v is None:
+        return spec.null
+    if not _is_number(v) or not math.isfinite(v):
+        return False
+    if spec.whole and not (float(v).is_integer() and abs(v) <= MAX_WHOLE):
+        return False
+    return (spec.low is None or v >= spec.low) and (spec.high is None or v <= spec.high)
+
+
 def _checked(v: Any, spec: Any, where: str) -> None:
     """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`."""
     if spec is ANY:
         return
-    if spec in (NUM, REAL):
-        if not ((v is None and spec is NUM) or (isinstance(v, int | float) and not isinstance(v, bool))):
+    if isinstance(spec, Num):
+        if not _in_range(v, spec):
+            shown = shorten(repr(v), 40) if _is_number(v) else _kind(v)
+            raise InputFileError(f"field {shorten(where, 80)}: expected {spec}, got {shown}")
+    elif spec in (NUM, REAL):
+        if not ((v is None and spec is NUM) or (_is_number(v) and math.isfinite(v))):
             raise _fail(where, spec, v)
     elif spec is STR:
         if not isinstance(v, str):
@@ -75,9 +119,9 @@ def _checked(v: Any, spec: Any, where: str) -> None:
 CHECK = {"ci95": Pair(NUM), "reference": {"exact": ANY, "ais": ANY, "ais_temperatures?": ANY},
          "documents": ANY, "bias_per_token": NUM, "excess_error?": NUM, "excess_limit?": NUM,
          "flagged": ANY, "flags?": [STR]}
-HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "total": NUM, "sd?": NUM,
-                  "per_token": NUM, "perplexity": NUM, "tokens": NUM, "tokens_dropped?": NUM,
-                  "seconds": NUM, "note?": STR, "check?": ANY, "documents?": {"log_prob": [NUM]}}
+HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "total": NUM, "sd?": NONNEG,
+                  "per_token": NUM, "perplexity": NONNEG, "tokens": COUNT, "tokens_dropped?": COUNT,
+                  "seconds": NONNEG, "note?": STR, "check?": ANY, "documents?": {"log_prob": [NUM]}}
 
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
@@ -85,36 +129,37 @@ SPECS: dict[str, dict[str, Any]] = {
                 "per_token_interval_about?": STR, "warning?": ANY,
                 "per_token?": NUM, "perplexity_ratio?": NUM, "verdict?": STR, "model_a?": ANY,
                 "model_b?": ANY, "documents?": {"log_ratio?": [NUM]}},
-    "curve": {"models": [ANY], "totals": [NUM], "sd": [NUM], "per_token": [NUM]},
+    "curve": {"models": [ANY], "totals": [NUM], "sd": [NONNEG], "per_token": [NUM]},
     "coherence": {"results": [{"measure": STR, "mean": NUM, "params": Map(ANY),
                                "topics": [{"words": [STR], "score": NUM}]}], "model?": ANY},
-    "diversity": {"exclusivity?": [REAL], "diversity?": NUM, "topn?": NUM, "per_model?": Map(NUM),
+    "diversity": {"exclusivity?": [NONNEG], "diversity?": FRACTION, "topn?": SIZE,
+                  "per_model?": Map(FRACTION),
                   "model?": ANY},
-    "bcubed": {"precision?": NUM, "recall?": NUM, "f?": NUM, "f_of_means?": NUM, "purity?": NUM,
-               "inverse_purity?": NUM, "nmi?": NUM, "items?": NUM,
-               "per_class?": [{"class": ANY, "precision": NUM, "recall": NUM, "f": NUM}]},
-    "csl": {"biased?": ANY, "mean?": NUM, "items?": NUM, "chain_steps?": NUM, "seconds?": NUM,
+    "bcubed": {"precision?": FRACTION, "recall?": FRACTION, "f?": FRACTION, "f_of_means?": FRACTION,
+               "purity?": FRACTION, "inverse_purity?": FRACTION, "nmi?": FRACTION, "items?": COUNT,
+               "per_class?": [{"class": ANY, "precision": FRACTION, "recall": FRACTION, "f": FRACTION}]},
+    "csl": {"biased?": ANY, "mean?": NUM, "items?": COUNT, "chain_steps?": COUNT, "seconds?": NONNEG,
             "exact_mean?": NUM, "item_log_prob?": [NUM]},
-    "intrusion-score": {"summary": Map({"model_precision?": NUM, "model_precision_ci?": PAIR_OR_NULL,
-                                        "topics?": NUM, "topic_log_odds?": NUM,
-                                        "topic_log_odds_ci?": PAIR_OR_NULL, "documents?": NUM}),
-                        "model_precision?": Map(Map(NUM)), "topic_log_odds?": Map(Map(NUM))},
-    "intrusion-auto": {"summary": Map({"model_precision": NUM, "model_precision_ci": Pair(NUM),
-                                       "topics": NUM}),
+    "intrusion-score": {"summary": Map({"model_precision?": FRACTION, "model_precision_ci?": PAIR_OR_NULL,
+                                        "topics?": COUNT, "topic_log_odds?": NUM,
+                                        "topic_log_odds_ci?": PAIR_OR_NULL, "documents?": COUNT}),
+                        "model_precision?": Map(Map(FRACTION)), "topic_log_odds?": Map(Map(NUM))},
+    "intrusion-auto": {"summary": Map({"model_precision": FRACTION, "model_precision_ci": Pair(NUM),
+                                       "topics": COUNT}),
                        "items": [{"options": [STR], "predicted": REAL, "intruder": REAL, "correct": ANY}]},
-    "predictive": {"log_likelihood": NUM, "rank": NUM, "documents": NUM, "tokens": NUM,
+    "predictive": {"log_likelihood": NUM, "rank": NUM, "documents": COUNT, "tokens": COUNT,
                    "doc_log_lik": [NUM]},
     "intrusion-tasks": {"tasks": [{"kind": STR, "text?": STR, "options": [STR]}]},
-    "evaluate": {"rows": [{"model": STR, "topics": NUM, "per_token": NUM, "per_token_sd": NUM,
-                           "perplexity": NUM, "coherence": Map(NUM), "diversity": NUM, "exclusivity": NUM,
-                           "predictive_rank": NUM, "auto_model_precision": NUM,
+    "evaluate": {"rows": [{"model": STR, "topics": COUNT, "per_token": NUM, "per_token_sd": NONNEG,
+                           "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
+                           "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
                            "auto_model_precision_ci?": PAIR_OR_NULL}],
-                 "scoring?": {"documents?": NUM, "tokens?": NUM, "oov_tokens?": NUM, "rule?": ANY},
+                 "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
                  "comparisons?": [{"a": STR, "b": STR, "method": STR, "per_token": NUM,
                                    "per_token_interval": Pair(NUM), "verdict": STR,
                                    "per_token_interval_scope?": STR, "per_token_interval_about?": STR,
                                    "warning?": ANY, "method_reason?": STR}],
-                 "groups?": [[STR]], "stages?": Map({"wall": NUM, "cpu": NUM}),
+                 "groups?": [[STR]], "stages?": Map({"wall": NONNEG, "cpu": NONNEG}),
                  "estimate?": {"stages?": Map(NUM), "total?": NUM, "ratio_ais_up_to?": NUM, "how?": STR}},
     "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
                "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
