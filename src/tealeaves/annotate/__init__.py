@@ -66,7 +66,7 @@ def serve(
     if key is not None:
         check_key(key, tasks)
     sock = _bind(host, port)
-    new_files = [f for f in _sqlite_files(db) if not os.path.lexists(f)]
+    new_files = [f for f in sqlite_files(db) if not os.path.lexists(f)]
     store = None
     try:
         store = __getattr__("open_store")(db)
@@ -88,7 +88,7 @@ def serve(
     server.run(sockets=[sock])
 
 
-def _sqlite_files(db: str) -> list[str]:
+def sqlite_files(db: str) -> list[str]:
     """The files SQLite keeps for `db` (a path or a sqlite:/// URL; none for other databases)."""
     if "://" not in db:
         path = db
@@ -114,9 +114,11 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def export_responses(db: str, path: str | os.PathLike) -> int:
-    """Write every stored response, one row per response, to `path` (.csv, else JSON lines),
-    atomically; return the number written."""
+    """Write every stored response, one row per response, to `path` (.csv is CSV; .jsonl, .ndjson
+    or no extension is JSON lines: `csvout.table_format`), atomically; return the number written."""
     from .store import readable
+
+    csv_out = csvout.table_format(path, "the export") == "csv"
 
     store = __getattr__("open_store")(db, create=False)
     try:
@@ -130,7 +132,7 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
         store.engine.dispose()  # closing the last connection removes SQLite's -wal and -shm files
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
-        if out.endswith(".csv"):
+        if csv_out:
             w = csvout.writer(fh)
             w.writerow(EXPORT_FIELDS)
             for r in rows:
