@@ -405,3 +405,180 @@ def test_plot_format_checked_before_work(tmp_path, capsys, monkeypatch):
     code, err = run(capsys, "intrusion", "score", key, responses, "--plot", tmp_path / "scores.txt")
     one_line_error(code, err, "has extension .txt; matplotlib writes")
     assert listing(tmp_path) == ["k.jsonl", "r.jsonl"]
+
+
+# -- red team: companions, regular-only outputs, empty names, formats, redirects, write errors --
+
+CLI = "import sys; from tealeaves.cli import main; sys.exit(main())"
+
+
+def _task_set(tmp_path: Path, model_path: str, capsys, tasks: str = "t.jsonl", key: str = "k.jsonl") -> None:
+    code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / tasks, "--key", tmp_path / key)
+    assert code == 0, err
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+def test_sqlite_companions_of_an_input_database_are_inputs(tmp_path, capsys):
+    db = tmp_path / "answers"  # no extension: only the companion rule stands between -o and the WAL
+    db.write_bytes(b"SQLite format 3\0")
+    for end in ("-wal", "-shm", "-journal"):
+        (tmp_path / f"answers{end}").write_bytes(b"committed answers " + end.encode())
+    before = _contents(tmp_path)
+    for given in (str(db), f"sqlite:///{db}"):
+        for end in ("-wal", "-shm", "-journal"):
+            code, err = run(capsys, "annotate", "export", "--db", given, "-o", tmp_path / f"answers{end}")
+            one_line_error(code, err, f"is SQLite's {end} file of the input")
+    code, err = run(capsys, "annotate", "export", "--db", db, "-o", tmp_path / "ANSWERS-WAL")
+    one_line_error(code, err, "differ only in case")
+    assert _contents(tmp_path) == before
+
+
+def test_secret_of_an_input_key_is_an_input(tmp_path, model_path, capsys):
+    _task_set(tmp_path, model_path, capsys)
+    before = _contents(tmp_path)
+    code, err = run(capsys, "intrusion", "score", tmp_path / "k.jsonl", tmp_path / "t.jsonl",
+                    "--json", tmp_path / "k.jsonl.secret")
+    one_line_error(code, err, "is the secret of the input")
+    code, err = run(capsys, "intrusion", "score", tmp_path / "k.jsonl", tmp_path / "t.jsonl",
+                    "--json", tmp_path / "K.JSONL")
+    one_line_error(code, err, "differ only in case")
+    assert _contents(tmp_path) == before
+
+
+def test_key_and_its_secret_must_be_regular_files(tmp_path, model_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    stream = tmp_path / "out"
+    stream.symlink_to("/proc/self/fd/1")  # `/dev/stdout`, whatever standard output is
+    for key in (fifo, stream, "/dev/stderr"):
+        code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / "t.jsonl", "--key", key)
+        one_line_error(code, err, "not a regular file; a key's secret is written beside it")
+    os.mkfifo(tmp_path / "k.jsonl.secret")
+    code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / "t.jsonl",
+                    "--key", tmp_path / "k.jsonl")
+    one_line_error(code, err, "the secret of --key")
+    assert listing(tmp_path) == ["fifo", "k.jsonl.secret", "m.npz", "out"]
+    assert not os.path.exists("/dev/stderr.secret")
+    tasks = tl.intrusion.word_tasks(tl.load_model(model_path), seed=0)
+    with pytest.raises(tl.errors.MethodError, match="not a regular file"):
+        tl.intrusion.write_tasks(tasks, tmp_path / "t.jsonl", fifo, secret="s" * 16)
+    tl.intrusion.write_tasks(tasks, tmp_path / "t.jsonl", stream)  # no secret: written through
+    assert listing(tmp_path) == ["fifo", "k.jsonl.secret", "m.npz", "out", "t.jsonl"]
+
+
+@ROOT
+def test_key_to_a_character_device_is_refused(tmp_path, model_path, capsys):
+    dev = tmp_path / "null"
+    os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / "t.jsonl", "--key", dev)
+    one_line_error(code, err, "not a regular file")
+    assert listing(tmp_path) == ["m.npz", "null"]
+
+
+def test_stream_to_a_regular_file_is_appended_not_replaced(tmp_path, model_path):
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        subprocess.run([sys.executable, "-c", CLI, "diversity", model_path, "--topn", "5",
+                        "--json", "/dev/stdout"], stdout=fh, check=True)
+        inode = os.fstat(fh.fileno()).st_ino
+    text = out.read_text()
+    assert os.stat(out).st_ino == inode  # the shell's file, not a new one
+    assert text.startswith("topic diversity") and json.loads(text[text.index("{"):])["command"] == "diversity"
+
+
+def test_empty_output_names_are_errors(tmp_path, model_path, capsys):
+    docs = tmp_path / "d.txt"
+    docs.write_text("w00 w01 w02\n")
+    for argv, flag in [
+        (["diversity", model_path, "--json", ""], "--json"),
+        (["heldout", model_path, docs, "--csv", ""], "--csv"),
+        (["report", model_path, "-o", ""], "-o/--output"),
+        (["report", model_path, "--figures", ""], "--figures"),
+        (["convert", model_path, ""], "MODEL_OUT"),
+        (["synth", tmp_path / "s.npz", ""], "DOCS_OUT"),
+        (["intrusion", "words", model_path, "-o", "", "--key", tmp_path / "k.jsonl"], "-o/--output"),
+        (["intrusion", "words", model_path, "-o", tmp_path / "t.jsonl", "--key", ""], "--key"),
+        (["annotate", "export", "--db", model_path, "-o", ""], "-o/--output"),
+    ]:
+        code, err = run(capsys, *argv)
+        one_line_error(code, err, f"{flag} is empty; give a file name")
+    assert listing(tmp_path) == ["d.txt", "m.npz"]
+
+
+def test_task_and_export_format_follows_the_extension_in_any_case(tmp_path, model_path, capsys):
+    _task_set(tmp_path, model_path, capsys, "t.CSV", "k.Csv")
+    assert (tmp_path / "t.CSV").read_text().startswith("item,kind,text,position,option\n")
+    _task_set(tmp_path, model_path, capsys, "t.csv", "k.csv")
+    for read, a, b in [(tl.intrusion.read_key, "k.Csv", "k.csv"),
+                       (tl.intrusion.read_tasks, "t.CSV", "t.csv")]:
+        upper, lower = read(tmp_path / a), read(tmp_path / b)  # the same rows but their secret ids
+        assert [r | {"item": ""} for r in upper] == [r | {"item": ""} for r in lower] and len(upper) == 3
+    _task_set(tmp_path, model_path, capsys, "t", "k.NDJSON")  # no extension: JSON lines
+    assert json.loads((tmp_path / "t").read_text().splitlines()[0])["kind"] == "word"
+    before = listing(tmp_path)
+    for tasks, key, bad in [("x.xlsx", "y.jsonl", ".xlsx"), ("x.jsonl", "y.JSON", ".json"),
+                            ("x.txt", "y.csv", ".txt")]:
+        code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / tasks,
+                        "--key", tmp_path / key)
+        one_line_error(code, err, f"has the extension {bad}; tealeaves writes .csv (CSV) or .jsonl")
+    code, err = run(capsys, "intrusion", "words", model_path, "-o", tmp_path / "x.jsonl",
+                    "--key", tmp_path / "X.JSONL")
+    one_line_error(code, err, "name the same file")
+    code, err = run(capsys, "annotate", "export", "--db", tmp_path / "db.sqlite", "-o", tmp_path / "r.XLSX")
+    one_line_error(code, err, "has the extension .xlsx")
+    assert listing(tmp_path) == before
+    with pytest.raises(tl.errors.MethodError, match="has the extension .xlsx"):
+        tl.intrusion.write_tasks([], tmp_path / "t.jsonl", tmp_path / "k.xlsx")
+
+
+def test_model_output_extension_in_any_case(tmp_path, model_path, capsys):
+    code, err = run(capsys, "convert", model_path, tmp_path / "out.NPZ")
+    assert code == 0, err
+    assert listing(tmp_path) == ["m.npz", "out.NPZ"]  # not out.NPZ.npz
+    assert tl.load_model(str(tmp_path / "out.NPZ")).num_topics == 3
+
+
+def test_redirect_is_an_http_url_or_a_relative_path():
+    pytest.importorskip("starlette")
+    from tealeaves.annotate.app import AppConfig
+
+    for url in ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "vbscript:x", "https:/x",
+                "{participant}:x", " https://x", "java\tscript:x", "\\\\evil.com", "ftp://x/y", ""]:
+        with pytest.raises(tl.errors.MethodError, match="redirect URL"):
+            AppConfig(redirect=url)
+    for url in ["https://app.prolific.com/submissions/complete?cc={code}", "http://x/{participant}",
+                "/thanks?code={code}", "done.html", "?c={code}"]:
+        assert AppConfig(redirect=url).redirect == url
+
+
+def test_serve_refuses_a_script_redirect_before_anything(tmp_path, capsys):
+    pytest.importorskip("starlette")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(TASK) + "\n")
+    with socket.socket() as holder:  # a busy port: a server that started would fail, not run on
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        code, err = run(capsys, "annotate", "serve", "--tasks", tasks, "--db", tmp_path / "new.sqlite",
+                        "--port", holder.getsockname()[1], "--redirect", "javascript:alert(1)")
+    one_line_error(code, err, "is not an http(s) URL or a relative path")
+    assert listing(tmp_path) == ["tasks.jsonl"]
+
+
+def test_write_errors_name_the_file(tmp_path, model_path, capsys):
+    code, err = run(capsys, "diversity", model_path, "--json", "/dev/full")
+    one_line_error(code, err, "/dev/full: No space left on device")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", CLI, "diversity", model_path, "--json", "-"],
+                              stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2 and "standard output: No space left on device" in done.stderr, done.stderr
+    target = tmp_path / "r.json"
+    with pytest.raises(OSError) as info, atomic.atomic_path(target):
+        raise OSError(28, "No space left on device")  # a write into the temporary file
+    assert info.value.filename == str(target)
+    with pytest.raises(OSError) as info, atomic.atomic_path(target):
+        open(tmp_path / "missing-input")  # an input's error keeps its own name
+    assert info.value.filename == str(tmp_path / "missing-input")
+    assert listing(tmp_path) == ["m.npz"]

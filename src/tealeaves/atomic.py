@@ -4,11 +4,18 @@
   is atomic on one file system): Ctrl-C or a crash never leaves a half-written result where a
   good one was.
 - A symbolic link is followed: the file it points to is replaced (or created), never the link.
+- A name for an open stream (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, or a link to one) is
+  written through even when the stream goes to a regular file (`> out.txt`): appended to it,
+  never replaced (the shell's file would lose what was printed before, and the rest).
 - A character device (`/dev/null`, a terminal) or a FIFO (named pipe) is written through: the
   complete output goes into a temporary file first, then is copied into the device or pipe,
   which stays what it was. A FIFO is opened without blocking; one that no process is reading
   is a one-line error, never a wait. The CLI opens it before any work (`claim`).
 - Anything else (a block device, a socket, a folder) is refused with a one-line error.
+- An output that brings a companion file named after it (an intrusion key's `KEY.secret`) must be
+  a regular file (`check_regular`): a secret is never written through a device or pipe, nor beside one.
+- A write error (disk full, `/dev/full`, permission) names the output file as the user gave it,
+  never a temporary name or none.
 - Inside `transaction()` (the CLI runs every command in one), outputs are held as temporary files
   and put in place together when the command succeeds; when it fails, every one is removed, and
   so are the folders `makedirs` created: a failed command leaves nothing behind.
@@ -19,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -61,11 +69,28 @@ def resolve(target: str | os.PathLike) -> tuple[str, bool]:
             raise MethodError(f"{target!r} is a link that cannot be followed ({exc.strerror})") from None
         return target, False  # EACCES...: the write will say what is wrong
     if stat.S_ISREG(st.st_mode):
+        if _stream(target):
+            return target, True
         return (os.path.realpath(target) if os.path.islink(target) else target), False
     if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
         return target, True
     raise MethodError(f"{target!r} is {_kind(st.st_mode)}; an output must be a regular file, a character "
                       "device or a FIFO")
+
+
+_FD_FOLDER = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
+
+
+def _stream(target: str) -> bool:
+    """Whether `target` is, or links to, an open file descriptor (`/dev/stdout` -> `/proc/self/fd/1`)."""
+    path = os.path.abspath(target)
+    for _ in range(40):  # the kernel's limit of links followed
+        if _FD_FOLDER.fullmatch(os.path.realpath(os.path.dirname(path))):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return False
 
 
 def _kind(mode: int) -> str:
@@ -78,11 +103,18 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def check_regular(target: str | os.PathLike, why: str) -> None:
+    """Refuse a `target` that would be written through (a device or FIFO), with `why` it must be a
+    regular file (new, existing or linked to)."""
+    if resolve(target)[1]:
+        raise MethodError(f"{os.fspath(target)!r} is a device, FIFO or stream, not a regular file; {why}")
+
+
 def with_extension(path: str | os.PathLike, ext: str) -> str:
     """`path` as a writer that adds `ext` to a name without it (numpy's .npz) will write it: the
-    name itself when it ends in `ext` or is a device or FIFO written through."""
+    name itself when it ends in `ext` (in any case: `m.NPZ`) or is a device or FIFO written through."""
     path = os.fspath(path)
-    if path.endswith(ext) or (os.path.exists(path) and resolve(path)[1]):
+    if path.lower().endswith(ext.lower()) or (os.path.exists(path) and resolve(path)[1]):
         return path
     return path + ext
 
@@ -103,9 +135,11 @@ def _key(path: str) -> tuple[int, int]:
 
 
 def _open_through(path: str) -> int:
-    """The write end of a device or FIFO, without blocking on a FIFO nobody reads."""
+    """The write end of a device or FIFO, without blocking on a FIFO nobody reads (a regular file
+    behind a stream: appended to)."""
+    append = os.O_APPEND if stat.S_ISREG(os.stat(path).st_mode) else 0
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | append)
     except OSError as exc:
         if exc.errno == errno.ENXIO:
             raise MethodError(f"{path!r} is a FIFO that no process is reading; start the reader first "
@@ -128,15 +162,30 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
+@contextlib.contextmanager
+def _naming(target: str, tmp: str | None) -> Iterator[None]:
+    """An OSError inside that names no file, or the temporary file `tmp` (None: any file), names
+    `target` instead (a full disk or `/dev/full` says which output it could not write)."""
+    try:
+        yield
+    except OSError as exc:
+        if tmp is None or exc.filename is None or exc.filename == tmp:
+            exc.filename = target
+            exc.filename2 = None
+        raise
+
+
 def _commit(pending: list[_Pending]) -> None:
     """Put every output in place: renames first, then the copies into devices and FIFOs."""
     try:
         for p in pending:
             if not p.through:
-                os.replace(p.tmp, p.path)
+                with _naming(p.path, p.tmp):
+                    os.replace(p.tmp, p.path)
         for p in pending:
             if p.through:
-                _write_through(p.tmp, p.path)
+                with _naming(p.path, p.tmp):
+                    _write_through(p.tmp, p.path)
     finally:
         for p in pending:
             _remove(p.tmp)
@@ -150,10 +199,12 @@ def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = 
     (default: 0666 less the umask)."""
     path, through = resolve(target)
     folder = tempfile.gettempdir() if through else os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix or ".tmp", dir=folder)
+    with _naming(os.fspath(target), None):
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix or ".tmp", dir=folder)
     os.close(fd)
     try:
-        yield tmp
+        with _naming(os.fspath(target), tmp):
+            yield tmp
         os.chmod(tmp, 0o666 & ~_UMASK if mode is None else mode)  # mkstemp makes 0600
     except BaseException:
         _remove(tmp)

@@ -3,9 +3,14 @@ extension they add: a model written to `x` goes to `x.npz`, an intrusion key `k`
 secret `k.secret`): each can be written (its folder exists and is writable, it is not a folder,
 a device or FIFO is writable, a FIFO has a reader), none names an input file or another output,
 none lies where a folder output (`--figures`, `select --out`) writes its own files, and only
-`--json` may be `-` (standard output). A long run is never lost at the end to a typo, and an
-output never overwrites the documents or the model it was computed from. (Writes themselves
-are atomic, follow links, write through devices and FIFOs and happen together at the end:
+`--json` may be `-` (standard output). The files that belong to an input are inputs too: an
+intrusion key's `KEY.secret`, a SQLite database's `-wal`, `-shm` and `-journal` files (given as a
+path or a `sqlite:///` URL). Two names that differ only in case are the same file (on macOS and
+Windows). An empty name is an error, not "no output". An intrusion key must be a regular file
+(its secret is written beside it); tasks, keys and exports are CSV or JSON lines by extension,
+any case (`csvout.table_format`), another extension is refused. A long run is never lost at the
+end to a typo, and an output never overwrites the documents or the model it was computed from.
+(Writes themselves are atomic, follow links, write through devices and FIFOs and happen together at the end:
 `tealeaves.atomic`.)"""
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from . import atomic
+from . import atomic, csvout
 from .errors import MethodError
 
 FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output")
@@ -25,21 +30,45 @@ INPUTS = ("model", "docs", "reference", "paths", "model_a", "model_b", "data", "
           "vocab", "db", "key")
 
 
+REGULAR_ONLY = ("key", "key_secret")  # outputs with a companion written beside them
+
+
+def _given(args: argparse.Namespace, name: str) -> str | None:
+    """The output `name` names, None when not asked for; an empty name is an error."""
+    value = getattr(args, name, None)
+    if value == "":
+        raise MethodError(f"{_flag(name)} is empty; give a file name")
+    return value if isinstance(value, str) else None
+
+
+def _writes_key(args: argparse.Namespace) -> bool:
+    return getattr(args, "intrusion_command", None) in ("words", "topics")
+
+
 def _outputs(args: argparse.Namespace) -> Iterator[tuple[str, str, bool]]:
     """(option, path as written, is a folder) for every output the command will write."""
     for name in FILE_OUTPUTS:
-        value = getattr(args, name, None)
-        if isinstance(value, str) and value:
+        value = _given(args, name)
+        if value:
             yield name, atomic.with_extension(value, ".npz") if name == "model_out" else value, False
     for name in DIR_OUTPUTS:
-        value = getattr(args, name, None)
-        if isinstance(value, str) and value:
+        value = _given(args, name)
+        if value:
             yield name, value, True
-    if getattr(args, "intrusion_command", None) in ("words", "topics") and getattr(args, "key", None):
+    if _writes_key(args):
         from .intrusion.tasks import secret_path
 
-        yield "key", args.key, False
-        yield "key_secret", secret_path(args.key), False
+        key = _given(args, "key")
+        if key:
+            yield "key", key, False
+            yield "key_secret", secret_path(key), False
+
+
+def _table_outputs(args: argparse.Namespace) -> tuple[str, ...]:
+    """The outputs whose format (CSV or JSON lines) is chosen by their extension."""
+    if _writes_key(args):
+        return ("output", "key")
+    return ("output",) if getattr(args, "annotate_command", None) == "export" else ()
 
 
 # the files a folder output writes inside its folder: report figures NN-name.svg/.png; select's
@@ -59,14 +88,33 @@ def _owned_by(option: str, folder: str, path: str) -> bool:
     return rel in _SELECT_FILES or rel.split(os.sep)[0] in _SELECT_FOLDERS
 
 
-def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[str]:
+def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, str]]:
+    """(path, what it is) for every input file and the files that belong to it (`companions`)."""
     for name in INPUTS:
         if name in outputs:
             continue
         value = getattr(args, name, None)
         for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str) and v and v != "-" and os.path.exists(v):
-                yield v
+            if not isinstance(v, str) or not v or v == "-":
+                continue
+            if name == "db" and "://" in v:  # sqlite:///path: its file; other databases have none
+                from .annotate import sqlite_files
+
+                v = next(iter(sqlite_files(v)), "")
+            if v and os.path.exists(v):
+                yield v, "an input of this command"
+                for companion, what in companions(v):
+                    yield companion, f"{what} of the input {v!r}"
+
+
+def companions(path: str) -> list[tuple[str, str]]:
+    """(file, what it is) for the files that belong to an input file and are read with it: an
+    intrusion key's secret `KEY.secret`; a SQLite database's `-wal`, `-shm` and `-journal` (which
+    hold committed data while a server runs). Any input may be either, so every input has them."""
+    from .intrusion.tasks import secret_path
+
+    return [(secret_path(path), "the secret"), *((path + end, f"SQLite's {end} file")
+                                                  for end in ("-wal", "-shm", "-journal"))]
 
 
 def _flag(name: str) -> str:
@@ -76,33 +124,33 @@ def _flag(name: str) -> str:
 
 
 def _same(a: str, b: str) -> bool:
+    """The same file, or names that differ only in case (one file on macOS and Windows)."""
     try:
-        return os.path.samefile(a, b)
+        if os.path.samefile(a, b):
+            return True
     except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
+        pass
+    return os.path.realpath(a).casefold() == os.path.realpath(b).casefold()
 
 
 def check_outputs(args: argparse.Namespace) -> None:
-    """Raise a one-line MethodError for an output that cannot or must not be written."""
-    outs = list(_outputs(args))
+    """Raise a one-line MethodError for an output that cannot or must not be written: first the
+    names (standard output, collisions with each other and with inputs), then each file."""
+    outs = [(n, p, folder) for n, p, folder in _outputs(args) if not _stdout(n, p)]
     names = {n for n, _, _ in outs}
-    inputs = list(_inputs(args, names if getattr(args, "intrusion_command", None) in ("words", "topics")
-                          else names - {"key"}))
-    folders = [(n, p) for n, p, folder in outs if folder and p != "-"]
-    seen: list[tuple[str, str]] = []
-    for name, path, folder in outs:
-        if path == "-":
-            if name != "json":
-                raise MethodError(f"{_flag(name)} -: only --json can write to standard output")
-            continue
-        for other_name, other in seen:
+    inputs = list(_inputs(args, names if _writes_key(args) else names - {"key"}))
+    for i, (name, path, _) in enumerate(outs):
+        for other_name, other, _ in outs[:i]:
             if _same(path, other):
-                raise MethodError(f"{_flag(name)} and {_flag(other_name)} name the same file {path!r}")
-        for inp in inputs:
+                raise MethodError(f"{_flag(name)} and {_flag(other_name)} name the same file {path!r}"
+                                  f"{_case_note(path, other)}")
+        for inp, what in inputs:
             if _same(path, inp):
-                raise MethodError(f"{_flag(name)} {path!r} is an input of this command; it would be "
+                raise MethodError(f"{_flag(name)} {path!r} is {what}{_case_note(path, inp)}; it would be "
                                   "overwritten")
-        seen.append((name, path))
+    tables = _table_outputs(args)
+    folders = [(n, p) for n, p, folder in outs if folder]
+    for name, path, folder in outs:
         if folder:
             if os.path.exists(path) and not os.path.isdir(path):
                 raise MethodError(f"{_flag(name)} {path!r} is a file, not a folder")
@@ -111,15 +159,34 @@ def check_outputs(args: argparse.Namespace) -> None:
             if _owned_by(folder_name, folder_path, path):
                 raise MethodError(f"{_flag(name)} {path!r} is where {_flag(folder_name)} {folder_path!r} "
                                   "writes its own files")
+        if name in tables:
+            csvout.table_format(path, _flag(name))
         _check_file(name, path)
         if name == "plot":  # matplotlib installed and able to write the extension's format
             from .intrusion.plots import check_plot_path
 
             check_plot_path(path)
     for folder_name, folder_path in folders:
-        for inp in inputs:
+        for inp, _ in inputs:
             if _owned_by(folder_name, folder_path, inp):
                 raise MethodError(f"{_flag(folder_name)} {folder_path!r} would write over the input {inp!r}")
+
+
+def _case_note(path: str, other: str) -> str:
+    """Why `path` is `other` when only the case of their names differs, else nothing."""
+    a, b = os.path.realpath(path), os.path.realpath(other)
+    if a == b or a.casefold() != b.casefold():
+        return ""
+    return f" ({other!r}: names that differ only in case are one file on macOS and Windows)"
+
+
+def _stdout(name: str, path: str) -> bool:
+    """Whether the output is `-`, standard output (only --json may be)."""
+    if path != "-":
+        return False
+    if name != "json":
+        raise MethodError(f"{_flag(name)} -: only --json can write to standard output")
+    return True
 
 
 def _check_file(name: str, path: str) -> None:
@@ -131,6 +198,10 @@ def _check_file(name: str, path: str) -> None:
         target, through = atomic.resolve(path)
     except MethodError as exc:
         raise MethodError(f"{_flag(name)} {exc}") from None
+    if through and name in REGULAR_ONLY:
+        raise MethodError(f"{_flag(name)} {path!r} is a device, FIFO or stream, not a regular file; a key's "
+                          "secret is written beside it as KEY.secret, so the key and its secret must be "
+                          "regular files")
     if through:
         if not os.access(path, os.W_OK):
             raise MethodError(f"{_flag(name)} {path!r} is not writable")

@@ -13,9 +13,33 @@ back as it was."""
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections.abc import Iterable, Sequence
-from typing import IO, Any
+from typing import IO, Any, Literal
+
+from .errors import MethodError
+
+JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
+
+
+def is_csv(path: str | os.PathLike) -> bool:
+    """Whether a task, key or responses file is CSV: its extension is .csv, in any case."""
+    return os.path.splitext(os.fspath(path))[1].lower() == ".csv"
+
+
+def table_format(path: str | os.PathLike, what: str = "the output") -> Literal["csv", "jsonl"]:
+    """The format a writer of tasks, keys or responses writes to `path`, from its extension in any
+    case: .csv is CSV; .jsonl, .ndjson or none (`/dev/stdout`) is JSON lines. Any other extension
+    (`t.xlsx`, `t.json`) is a one-line MethodError, never JSON lines under a misleading name."""
+    ext = os.path.splitext(os.path.basename(os.fspath(path)))[1].lower()
+    if ext == ".csv":
+        return "csv"
+    if ext in ("", *JSON_LINES_EXTENSIONS):
+        return "jsonl"
+    raise MethodError(f"{what} {os.fspath(path)!r} has the extension {ext}; tealeaves writes .csv (CSV) or "
+                      ".jsonl (JSON lines)")
+
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ESCAPED = "".join(FORMULA_START) + "'"

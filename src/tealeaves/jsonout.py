@@ -36,7 +36,12 @@ def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
 
     text = json.dumps(json_safe({**data, "version": __version__}), indent=1)
     if os.fspath(path) == "-":
-        STDOUT.write(text + "\n")
-        STDOUT.flush()
+        try:
+            STDOUT.write(text + "\n")
+            STDOUT.flush()
+        except OSError as exc:  # a write error names its file (`> /dev/full`)
+            if exc.filename is None:
+                exc.filename = "standard output"
+            raise
     else:
         write_text(path, text)

@@ -66,7 +66,7 @@ def serve(
     check_task_set(tasks)
     if key is not None:
         check_key(key, tasks)
-    files = _sqlite_files(db)
+    files = sqlite_files(db)
     new_files = [f for f in files if not os.path.lexists(f)]
     if not files or os.path.lexists(files[0]):  # an existing database is checked before the port is taken
         existing = __getattr__("open_store")(db, create=False)
@@ -97,7 +97,7 @@ def serve(
     server.run(sockets=[sock])
 
 
-def _sqlite_files(db: str) -> list[str]:
+def sqlite_files(db: str) -> list[str]:
     """The files SQLite keeps for `db` (a path or a sqlite:/// URL; none for other databases)."""
     if "://" not in db:
         path = db
@@ -123,9 +123,11 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def export_responses(db: str, path: str | os.PathLike) -> int:
-    """Write every stored response, one row per response, to `path` (.csv, else JSON lines),
-    atomically; return the number written."""
+    """Write every stored response, one row per response, to `path` (.csv is CSV; .jsonl, .ndjson
+    or no extension is JSON lines: `csvout.table_format`), atomically; return the number written."""
     from .store import readable
+
+    csv_out = csvout.table_format(path, "the export") == "csv"
 
     store = __getattr__("open_store")(db, create=False)
     try:
@@ -139,7 +141,7 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
         store.engine.dispose()  # closing the last connection removes SQLite's -wal and -shm files
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
-        if out.endswith(".csv"):
+        if csv_out:
             w = csvout.writer(fh)
             w.writerow(EXPORT_FIELDS)
             for r in rows:

@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -93,10 +93,27 @@ class AppConfig:
         bad = bad_character(self.admin_token)
         if bad:
             raise MethodError(f"the admin token holds {bad}; use printable characters")
+        if self.redirect is not None:
+            check_redirect(self.redirect)
         if self.per_annotator is not None and self.per_annotator < 1:
             raise MethodError("per_annotator must be at least 1")
         if self.new_participants_per_minute < 1:
             raise MethodError("new_participants_per_minute must be at least 1")
+
+
+def check_redirect(url: str) -> None:
+    """Refuse a redirect that is not an http(s) URL or a relative path (`javascript:`, `data:`
+    would run in the annotator's browser), or that holds what browsers read differently from us
+    (spaces, control characters, backslashes: percent-encode them)."""
+    if not isinstance(url, str) or not url:
+        raise MethodError("the redirect URL is empty; give an http(s) URL or leave it out")
+    odd = next((c for c in url if ord(c) <= 0x20 or ord(c) == 0x7F or c == "\\"), None)
+    if odd is not None:
+        raise MethodError(f"the redirect URL {url[:60]!r} holds {odd!r}; percent-encode it (%{ord(odd):02X})")
+    parts = urlsplit(url.replace("{participant}", "p").replace("{code}", "c"))  # as filled in
+    if parts.scheme and (parts.scheme.lower() not in ("http", "https") or not parts.netloc):
+        raise MethodError(f"the redirect URL {url[:60]!r} is not an http(s) URL or a relative path "
+                          f"(scheme {parts.scheme[:20]!r})")
 
 
 class SecurityHeaders:

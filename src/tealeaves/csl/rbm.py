@@ -17,6 +17,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..atomic import atomic_path, with_extension
 from ..checks import FLOP_RATE, check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TooLargeError
 
@@ -170,8 +171,10 @@ class BinaryRBM:
         return np.atleast_2d(X)[list(indices)]
 
     def save(self, path: str | os.PathLike) -> None:
-        np.savez_compressed(path, kind=np.array("binary-rbm"), W=self.W, b=self.b, c=self.c,
-                            name=np.array(self.name))
+        """Write the RBM to `path` (.npz added, numpy's rule), atomically (`tealeaves.atomic`)."""
+        with atomic_path(with_extension(path, ".npz"), suffix=".npz") as tmp:
+            np.savez_compressed(tmp, kind=np.array("binary-rbm"), W=self.W, b=self.b, c=self.c,
+                                name=np.array(self.name))
 
 
 def load_rbm(path: str | os.PathLike) -> BinaryRBM:

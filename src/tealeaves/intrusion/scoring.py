@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import csvout
 from ..checks import check_bootstrap, check_int
 from ..display import Display
 from ..errors import BadValueError, InputFileError, MethodError
@@ -45,7 +46,7 @@ def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
 def numbered_responses(path: str | os.PathLike) -> list[tuple[str, dict[str, Any]]]:
     """`read_responses` with each response's place, "FILE:LINE"."""
     p = os.fspath(path)
-    if not p.endswith(".csv"):
+    if not csvout.is_csv(p):
         return numbered_json_lines(p)
     header, rows = numbered_csv(p, ("annotator", "item"))
     if not {"choice", "chosen"} & set(header):

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from .. import csvout
-from ..atomic import atomic_path, atomic_paths
+from ..atomic import atomic_path, atomic_paths, check_regular
 from ..checks import OPS_RATE, check_int, check_memory, check_work
 from ..corpus import Corpus
 from ..errors import InputFileError, MethodError, shown
@@ -119,6 +119,14 @@ def _secret(secret: str | None) -> str:
 def secret_path(key_path: str | os.PathLike) -> str:
     """Where the CLI keeps a task set's secret: beside its key, `KEY.secret`."""
     return os.fspath(key_path) + ".secret"
+
+
+def check_secret_beside(key_path: str | os.PathLike) -> None:
+    """Refuse a key, or its secret's name, that is not a regular file: a device or FIFO would be
+    written through (the key shown on a terminal) and its `KEY.secret` created beside it."""
+    why = "a key's secret is kept beside it as KEY.secret, so the key must be a regular file"
+    check_regular(key_path, why)
+    check_regular(secret_path(key_path), "the secret of a key must be a regular file")
 
 
 def key_secret(key_path: str | os.PathLike) -> str:
@@ -432,7 +440,7 @@ def _numbered_tasks(
 ) -> list[tuple[str, dict[str, Any]]]:
     """`read_tasks` with each task's place, "FILE:LINE" (its first line); `constants` as `parse_json`."""
     p = os.fspath(path)
-    if not p.endswith(".csv"):
+    if not csvout.is_csv(p):
         rows = numbered_json_lines(p, constants)
         for where, r in rows:
             if "item" not in r or not isinstance(r.get("options"), list):
@@ -477,7 +485,7 @@ def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
     from .scoring import key_row
 
     rows = _numbered_tasks(path, LOG_ZERO)
-    is_csv = os.fspath(path).endswith(".csv")
+    is_csv = csvout.is_csv(path)
     for where, r in rows:
         if is_csv:
             for k in ("option_topics", "option_log_theta"):
@@ -490,11 +498,15 @@ def write_tasks(
 ) -> None:
     """Annotator file (no answers) and key file, as JSONL (.jsonl) or long-format CSV (.csv:
     one row per option, in shown order), written together atomically; with `secret`, also the
-    task set's secret beside the key (`secret_path`, owner-only)."""
+    task set's secret beside the key (`secret_path`, owner-only; the key and its secret must then
+    be regular files). The format comes from each name's extension (`csvout.table_format`)."""
     if _same_file(path, key_path):
         raise MethodError(f"the tasks and the key name the same file {os.fspath(path)!r}")
+    csvout.table_format(path, "the tasks")
+    csvout.table_format(key_path, "the key")
     if secret is not None:
         secret = _secret(secret)
+        check_secret_beside(key_path)
     with atomic_paths([path, key_path]) as (tmp_tasks, tmp_key), contextlib.ExitStack() as stack:
         _write_rows([t.public() for t in tasks], os.fspath(path), tmp_tasks)
         _write_rows([t.key() for t in tasks], os.fspath(key_path), tmp_key)
@@ -510,7 +522,7 @@ def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 def _write_rows(rows: list[dict[str, Any]], name: str, out: str) -> None:
     """`rows` to `out` as JSON lines, or as long CSV when the target `name` ends in .csv."""
-    if not name.endswith(".csv"):
+    if csvout.table_format(name) == "jsonl":
         with open(out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(r) + "\n" for r in rows)
         return
