@@ -93,7 +93,7 @@ def test_encoding(tmp_path):
 def test_heldout_help_names_formats_and_defaults():
     out = _cli("heldout", "--help").stdout
     assert "MALLET" in out and "tomotopy" in out and "--allow-pickle" in out
-    assert "particles R (default 100)" in out and "number of temperatures S (default 2000)" in out
+    assert "particles R (default 300)" in out and "number of temperatures S (default 2000)" in out
 
 
 def test_usage_errors_are_one_line():

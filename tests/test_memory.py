@@ -198,7 +198,7 @@ def test_mallet_state_type_index_beyond_int64_is_one_line(tmp_path):
 
 def test_npz_phi_of_strings_is_refused(tmp_path):
     save_plain(tmp_path / "s.npz", np.array([["0.5", "0.5"]]))
-    with pytest.raises(InvalidModelError, match="phi is not a numeric matrix"):
+    with pytest.raises(InvalidModelError, match="phi holds text, not numbers"):
         load_model(tmp_path / "s.npz")
 
 

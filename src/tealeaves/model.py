@@ -161,6 +161,11 @@ def _numbers(values: Any, what: str) -> None:
         flat = arr.ravel()
         kind = next(("U" if isinstance(v, str | bytes) else "b" if isinstance(v, bool | np.bool_) else "c"
                      for v in flat if isinstance(v, str | bytes | bool | np.bool_ | complex)), "f")
+    check_number_kind(kind, what)
+
+
+def check_number_kind(kind: str, what: str) -> None:
+    """Refuse a numpy dtype kind that is not real numbers: text, booleans, complex values."""
     if kind in "USa":
         raise InvalidModelError(f"{what} holds text, not numbers")
     if kind == "b":

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import InvalidModelError, MethodError
-from ..model import CheckedPhi, TopicModel, fill_phi, phi_layout, row_blocks
+from ..model import CheckedPhi, TopicModel, check_number_kind, fill_phi, phi_layout, row_blocks
 
 
 def require(module: str, extra: str) -> None:
@@ -62,9 +62,8 @@ def read_phi(fh: BinaryIO, normalize: bool) -> CheckedPhi:
     shape, fortran, dtype = read_header(fh)
     if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
         raise InvalidModelError(f"phi must be a T x V matrix, got shape {tuple(shape)}")
-    if dtype.kind == "c":
-        raise InvalidModelError("phi has complex values; topic-word probabilities are real")
-    if dtype.hasobject or dtype.kind not in "biuf":
+    check_number_kind(dtype.kind, "phi")
+    if dtype.hasobject or dtype.kind not in "iuf":
         raise InvalidModelError(f"phi is not a numeric matrix (its type is {dtype})")
     T, V = (int(n) for n in shape)
     dest = phi_layout(T, V)

@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import json
-import math
-from typing import Any
 
 import numpy as np
 
 from ..atomic import atomic_path, with_extension
 from ..checks import check_array_file
-from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, shorten, shown
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
 from ..jsonout import json_safe
 from ..model import TopicModel
 from ..records import parse_json
@@ -60,31 +58,10 @@ def _check_version(version: float, path: str) -> None:
 
 
 def _metadata(text: str, path: str) -> dict:
-    """The metadata JSON object, strictly: no duplicate keys, no NaN, Infinity or numbers too
-    large for a float (1e999), which `json.loads` would accept."""
+    """The metadata JSON object, read by the one strict parser (`records.parse_json`: no
+    duplicate keys, no NaN, Infinity or numbers too large for a float)."""
     where = f"{path}: metadata"
-    parse_json(text, where)  # depth and syntax first
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in items]
-        dup = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
-        if dup is not None:
-            raise ValueError(f"the key {shown(dup)} appears twice")
-        return dict(items)
-
-    def number(text: str) -> float:
-        v = float(text)
-        if not math.isfinite(v):
-            raise ValueError(f"the number {shorten(text)} is not finite")
-        return v
-
-    def constant(text: str) -> float:
-        raise ValueError(f"{text} is not a JSON number")
-
-    try:
-        meta = json.loads(text, object_pairs_hook=pairs, parse_float=number, parse_constant=constant)
-    except ValueError as exc:
-        raise InputFileError(f"{where}: {exc}") from None
+    meta = parse_json(text, where)
     if not isinstance(meta, dict):
         raise InputFileError(f"{where} must be a JSON object, got {type(meta).__name__}")
     return meta
