@@ -144,7 +144,7 @@ def test_scheduler_without_workers_is_one_error(monkeypatch):
 
     monkeypatch.setattr(par, "WORKER_WAIT", 1.0)
     message = r"has no workers \(waited 1 s\); start some with: dask worker tcp://"
-    with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as empty:
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
         with pytest.raises(MethodError, match=message), use_dask(empty.scheduler_address):
             pass
 
