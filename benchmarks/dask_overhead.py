@@ -152,8 +152,8 @@ def main() -> None:
     sizes = [measure(length, args, work) for length in args.lengths]
     result = {"docs": args.docs, "topics": args.topics, "words": args.words, "particles": args.particles,
               "workers": args.workers, "cpus": os.cpu_count(), "sizes": sizes,
-              "note": "CPU over all processes involved is the primary figure; the machine is shared, "
-                      "so wall times are noisy. Ratios are against the mean of the two local runs."}
+              "note": "CPU over all processes involved is the primary figure; wall times are noisy when "
+                      "other jobs share the machine. Ratios are against the mean of the two local runs."}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(result, fh, indent=1)
