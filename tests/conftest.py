@@ -46,6 +46,16 @@ def random_tiny(seed: int, T_range=(2, 5), N_range=(1, 12), V: int = 15, concent
     return model, docs
 
 
+@pytest.fixture(scope="module")
+def longer():
+    """A 4-topic model and 6 documents of 30 to 60 tokens: long enough that left-to-right's
+    rejuvenation choices matter, short enough for the exact value."""
+    model = tl.synthetic.random_model(4, 60, beta=0.1, alpha_sum=1.5, alpha_shape="dirichlet", seed=7)
+    lengths = np.random.default_rng(7).integers(30, 61, size=6)
+    docs = tl.synthetic.generate(model, 6, lengths, seed=8)
+    return model, docs
+
+
 @pytest.fixture(scope="session")
 def example():
     from tealeaves.cli import example_paths

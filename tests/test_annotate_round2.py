@@ -219,9 +219,11 @@ def test_no_request_content_gets_a_5xx(tasks_file, backend):
             b"POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json; charset=\xff\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
         ]
-        for data in raw:
-            status = _status(_raw(srv.port, data))
-            assert status == 0 or 400 <= status < 500 or status == 200, (data[:120], status)
+        got = [_status(_raw(srv.port, data)) for data in raw]
+        # each its own answer: 400 for a malformed request; 200 for a bad Host header, which the
+        # app never reads (the participant gets their next item); 403 for a forged admin cookie;
+        # 422 for a request body that is not what the API takes
+        assert got == [400, 400, 400, 400, 400, 200, 400, 400, 400, 403, 422], got
         assert c.post("/api/answer", json=good).status_code == 200
         assert c.get("/healthz").status_code == 200
     stored = open_store(srv.cmd[srv.cmd.index("--db") + 1]).responses()

@@ -45,14 +45,6 @@ def test_algorithm3_fails_the_same_check_where_it_is_biased(seed, particles):
     assert abs(mean - 1.0) <= 4 * se, (mean, se)
 
 
-@pytest.fixture(scope="module")
-def longer():
-    model = tl.synthetic.random_model(4, 60, beta=0.1, alpha_sum=1.5, alpha_shape="dirichlet", seed=7)
-    lengths = np.random.default_rng(7).integers(30, 61, size=6)
-    docs = tl.synthetic.generate(model, 6, lengths, seed=8)
-    return model, docs
-
-
 @pytest.mark.parametrize("task", ["heldout", "completion"])
 def test_smc_error_shrinks_as_particles_grow(longer, task):
     model, docs = longer

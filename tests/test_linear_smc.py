@@ -38,14 +38,6 @@ def test_bounded_rejuvenation_is_unbiased_in_probability_space(seed, rejuvenate,
     assert abs(ratio.mean() - 1.0) <= 4 * se + 1e-12, (ratio.mean(), se)
 
 
-@pytest.fixture(scope="module")
-def longer():
-    model = tl.synthetic.random_model(4, 60, beta=0.1, alpha_sum=1.5, alpha_shape="dirichlet", seed=7)
-    lengths = np.random.default_rng(7).integers(30, 61, size=6)
-    docs = tl.synthetic.generate(model, 6, lengths, seed=8)
-    return model, docs
-
-
 @pytest.mark.parametrize("task", ["heldout", "completion"])
 def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task):
     """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan."""

@@ -138,12 +138,13 @@ def test_encodings_that_are_not_text_encodings_are_refused_up_front(capsys, code
     _, _, model_path, docs_path = example
     err = _err(capsys, ["heldout", model_path, docs_path, "--encoding", codec])
     assert "--encoding" in err and ("not a text encoding" in err or "unknown text encoding" in err)
-    with pytest.raises(tl.TealeavesError):
+    with pytest.raises(tl.TealeavesError, match="not a text encoding|unknown text encoding"):
         tl.read_corpus(docs_path, encoding=codec)
     for argv in (["coherence", model_path, docs_path], ["evaluate", model_path, "--heldout", docs_path],
                  ["predictive", model_path, docs_path], ["select", docs_path],
                  ["intrusion", "auto", model_path, docs_path]):
-        assert "--encoding" in _err(capsys, [*argv, "--encoding", codec])
+        err = _err(capsys, [*argv, "--encoding", codec])
+        assert "not a text encoding" in err or "unknown text encoding" in err, err
 
 
 def test_utf16_without_a_byte_order_mark(capsys, tmp_path, example):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+from .errors import BadValueError, shown
 
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
@@ -36,6 +38,20 @@ def shown_as(option: str) -> str:
     text = unicodedata.normalize("NFKC", option)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     return " ".join(text.split())
+
+
+def check_distinct_options(options: Sequence[str], where: str) -> None:
+    """No blank option and no two that look the same (`shown_as`): an annotator could not tell
+    them apart. A one-line BadValueError naming `where` and the options."""
+    looks: dict[str, int] = {}
+    for j, o in enumerate(options):
+        key = shown_as(o)
+        if not key:
+            raise BadValueError(f"{where}: option {j} is blank")
+        if key in looks:
+            raise BadValueError(f"{where}: options {looks[key]} and {j} look the same ({shown(o)}); "
+                                "an annotator cannot tell them apart")
+        looks[key] = j
 
 
 def tokenize(text: str) -> list[str]:

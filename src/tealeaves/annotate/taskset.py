@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InputFileError, MethodError
-from ..text import UNSHOWABLE, shown_as
+from ..text import UNSHOWABLE, check_distinct_options
 
 MAX_BODY = 4096  # bytes of a submission (an answer echoes the item and its options)
 MAX_ID = 200  # characters of an item or participant id
@@ -97,17 +97,10 @@ def _check_options(options: Any, item: str, where: str) -> None:
     if not isinstance(options, list) or len(options) < 2:
         n = len(options) if isinstance(options, list) else type(options).__name__
         raise InputFileError(f"{where}: needs a list of at least 2 options, got {n}")
-    looks: dict[str, int] = {}
     for j, o in enumerate(options):
         if not isinstance(o, str):
             raise InputFileError(f"{where}: option {j} is {type(o).__name__}, not a string")
-        key = shown_as(o)
-        if not key:
-            raise InputFileError(f"{where}: option {j} is blank")
-        if key in looks:
-            raise InputFileError(f"{where}: options {looks[key]} and {j} look the same ({o[:40]!r}); "
-                                 "an annotator cannot tell them apart")
-        looks[key] = j
+    check_distinct_options(options, where)
     size = answer_bytes(item, options)
     if size > MAX_BODY:
         raise InputFileError(f"{where}: the options are too long to answer (an answer would be {size} "

@@ -34,7 +34,7 @@ from ..records import (
     strict_int,
     strict_strings,
 )
-from ..text import shown_as
+from ..text import check_distinct_options
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -150,7 +150,7 @@ def key_row(k: Any, where: str) -> dict[str, Any]:
     options = strict_strings(k["options"], where, "options")
     if len(options) < 2:
         raise BadValueError(f"{where}: options must be a list of at least 2 strings")
-    _distinct_options(options, where)
+    check_distinct_options(options, where)
     if k["kind"] not in ("word", "topic") or not isinstance(k["model"], str) or \
             not isinstance(k["item"], str):
         raise BadValueError(f"{where}: kind must be word or topic; item and model strings")
@@ -168,19 +168,6 @@ def key_row(k: Any, where: str) -> dict[str, Any]:
     row["option_log_theta"] = [_log_theta(v, where) for v in log_theta]
     _kind_agrees(row, where, other)
     return row
-
-
-def _distinct_options(options: list[str], where: str) -> None:
-    """No blank option, and no two that look the same (an annotator could not tell them apart)."""
-    looks: dict[str, int] = {}
-    for j, o in enumerate(options):
-        key = shown_as(o)
-        if not key:
-            raise BadValueError(f"{where}: option {j} is blank")
-        if key in looks:
-            raise BadValueError(f"{where}: options {looks[key]} and {j} look the same ({quoted(o)}); "
-                                "an annotator cannot tell them apart")
-        looks[key] = j
 
 
 def _kind_agrees(row: dict[str, Any], where: str, other: str) -> None:
