@@ -41,7 +41,7 @@ def add_parsers(sub: Any) -> None:
                    help="coherence measures, comma-separated (umass, uci, npmi, c_v)")
     e.add_argument("--method", default="left-to-right", help="held-out estimator (default left-to-right)")
     e.add_argument("--particles", type=at_least(1), default=None,
-                   help="left-to-right particles (default 100)")
+                   help="left-to-right particles (default 300, the estimator's own)")
     e.add_argument("--runs", type=at_least(1), default=2, help="runs per document (for the sd; default 2)")
     e.add_argument("--compare", default="difference", choices=COMPARE_MODES,
                    help="pairwise comparisons: the difference of the held-out estimates (default, free); "
@@ -72,7 +72,7 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--iterations", type=at_least(1), default=500, help="training iterations (default 500)")
     s.add_argument("--measure", default=",".join(DEFAULT_COHERENCE), help="coherence measures")
     s.add_argument("--particles", type=at_least(1), default=None,
-                   help="left-to-right particles (default 100)")
+                   help="left-to-right particles (default 300, the estimator's own)")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")

@@ -79,13 +79,14 @@ def run_demo(
             p["temperatures"] = 200
         results.append(heldout(main, docs, method=method, runs=size["runs"], **common, **p))
     checks = cross_check(main, docs, results, size, seed, workers)
-    say(f"{'estimator':<44} {'total log-lik':>14} {'± sd':>7} {'per token':>10} "
+    w = max(len("estimator"), *(len(r.label) for r in results))  # labels whole, columns aligned
+    say(f"{'estimator':<{w}} {'total log-lik':>14} {'± sd':>7} {'per token':>10} "
         f"{'vs reference per token [95%]':>32} {'seconds':>8}")
     for r, c in zip(results, checks, strict=True):
         sd = "" if np.isnan(r.sd) else f"{r.sd:7.2f}"
         lo, hi = c["ci95"]
         vs = f"{c['bias_per_token']:+.4f} [{lo:+.4f}, {hi:+.4f}]{' !' if c['flagged'] else ''}"
-        say(f"{r.label:<44} {r.total:14.2f} {sd:>7} {r.per_token:10.4f} {vs:>32} {r.seconds:8.2f}")
+        say(f"{r.label:<{w}} {r.total:14.2f} {sd:>7} {r.per_token:10.4f} {vs:>32} {r.seconds:8.2f}")
     ref = checks[0]["reference"]
     note = (
         f"Every estimate is checked against a reference on {checks[0]['documents']} random paragraphs "
