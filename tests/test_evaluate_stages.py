@@ -176,3 +176,33 @@ def test_estimate_follows_the_estimator_cost_model(files):
     big = ev.estimate_cost(models, corpora, None, (), "left-to-right", 2, {"particles": 50}, "difference", 1)
     assert big["seconds"]["held-out"] == pytest.approx(10 * small["seconds"]["held-out"])
     assert small["seconds"]["coherence"] == 0 and small["ratio_ais_pairs"] == 0
+
+
+def test_stage_clock_attributes_time_to_the_stage_it_was_spent_in(monkeypatch):
+    """A fake clock (wall and CPU) moved by known amounts inside and between stages: each stage gets
+    exactly what was spent inside it (summed over its entries), the total everything."""
+    import time
+
+    stages_mod = importlib.import_module("tealeaves.stages")
+    wall, cpu = [100.0], [50.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: wall[0])
+    monkeypatch.setattr(stages_mod, "cpu_seconds", lambda: cpu[0])
+
+    def spend(w: float, c: float) -> None:
+        wall[0] += w
+        cpu[0] += c
+
+    clock = stages_mod.Stages(["a", "b"], enabled=False)
+    with clock.stage("a"):
+        spend(3.0, 5.0)  # two workers: more CPU than wall
+    spend(1.0, 1.0)  # between stages: in the total only
+    with clock.stage("b"):
+        spend(2.0, 2.0)
+    with clock.stage("a"):
+        spend(4.0, 0.5)
+    d = clock.to_dict()
+    assert d["a"] == {"wall": 7.0, "cpu": 5.5} and d["b"] == {"wall": 2.0, "cpu": 2.0}
+    assert d["total"] == {"wall": 10.0, "cpu": 8.5}
+    with pytest.raises(KeyError):
+        with clock.stage("c"):
+            pass

@@ -50,7 +50,9 @@ def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task):
         run = lambda R: tl.completion(model, docs, particles=R, rejuvenate=2, seed=3).doc_log_prob  # noqa: E731
     errors = [float(np.abs(run(R) - exact).mean()) for R in (2, 32, 2048)]
     assert errors[0] > errors[1] > errors[2], errors
-    assert errors[2] < 0.05, errors
+    # at the Monte Carlo rate the error falls as 1/sqrt(R): by 8x from 32 to 2048 particles; allow
+    # a factor 3 for the randomness of one seed (an estimator stuck at a bias would not fall at all)
+    assert errors[2] < 3 * errors[1] * np.sqrt(32 / 2048), errors
 
 
 def test_short_documents_get_the_full_pass():

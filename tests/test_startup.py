@@ -90,6 +90,37 @@ def test_result_reports_compile_seconds_apart():
     assert "seconds" in d
 
 
+def test_compile_time_is_not_counted_in_seconds(monkeypatch):
+    """With a fake clock, the warm-up (where compiling happens) takes 1,000 s and each scored
+    document 1 s: `compile_seconds` holds the 1,000, `seconds` only the documents' time."""
+    import importlib
+    import time
+
+    heldout_pkg = importlib.import_module("tealeaves.heldout")
+    clock = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    real_warm_up, real_task = heldout_pkg._warm_up, heldout_pkg._doc_task
+    warming = [False]
+
+    def slow_warm_up(shared, items):
+        warming[0] = True
+        real_warm_up(shared, items)
+        warming[0] = False
+        clock[0] += 1000.0
+
+    def timed_task(shared, item):
+        clock[0] += 0.0 if warming[0] else 1.0
+        return real_task(shared, item)
+
+    monkeypatch.setattr(heldout_pkg, "_warm_up", slow_warm_up)
+    monkeypatch.setattr(heldout_pkg, "_doc_task", timed_task)
+    model = tl.synthetic.random_model(3, 20, seed=1)
+    docs = tl.synthetic.generate(model, 4, 8, seed=2)
+    res = tl.heldout(model, docs, method="is-prior-theta", runs=2, bootstrap=0, progress=False)
+    assert res.compile_seconds == 1000.0
+    assert res.seconds == 4.0  # one fake second per document, nothing of the warm-up
+
+
 def test_warm_up_does_not_change_results(monkeypatch):
     """The warm-up call has its own seed: results are the same as without it."""
     import importlib
