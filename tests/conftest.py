@@ -58,7 +58,7 @@ def longer():
 
 @pytest.fixture(scope="session")
 def example():
-    from tealeaves.cli import example_paths
+    from tealeaves.cli.tools import example_paths
 
     model_path, docs_path = example_paths()
     model = tl.load_model(model_path)

@@ -193,7 +193,7 @@ def test_coherence_diversity_and_bcubed_commands(tmp_path, capsys):
 
 
 def test_every_command_has_help_with_an_example():
-    from tealeaves.cli import build_parser
+    from tealeaves.cli.main import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     checked = 0

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tealeaves as tl
-from tealeaves.cli import format_compare, main
+from tealeaves.cli import main
+from tealeaves.cli.compare import format_compare
 from tealeaves.compare import intervals as iv
 from tealeaves.compare.result import CompareResult
 from tealeaves.report import render

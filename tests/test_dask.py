@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tealeaves as tl
-from tealeaves.parallel import use_dask
+from tealeaves.util.parallel import use_dask
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tealeaves as tl
-from tealeaves.parallel import BATCHES_PER_WORKER, ITEM_OVERHEAD, batches, run_tasks, use_dask
+from tealeaves.util.parallel import BATCHES_PER_WORKER, ITEM_OVERHEAD, batches, run_tasks, use_dask
 
 
 def _covers_once(groups: list[list[int]], n: int) -> None:
@@ -139,7 +139,7 @@ def test_coherence_counts_on_dask_grouped_equal_local(cluster, tmp_path):
 def test_scheduler_without_workers_is_one_error(monkeypatch):
     from distributed import LocalCluster
 
-    import tealeaves.parallel as par
+    import tealeaves.util.parallel as par
     from tealeaves.errors import MethodError
 
     monkeypatch.setattr(par, "WORKER_WAIT", 1.0)

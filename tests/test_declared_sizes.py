@@ -20,8 +20,10 @@ import pytest
 from limits import time_limit
 
 import tealeaves as tl
-from tealeaves import checks, textfile
-from tealeaves.cli import example_paths, main
+from tealeaves.cli import main
+from tealeaves.cli.tools import example_paths
+from tealeaves.files import records, textfile
+from tealeaves.util import limits as util_limits
 
 GIB = 2**30
 
@@ -42,7 +44,7 @@ def cli_error(capsys, *argv: str) -> str:
 @pytest.fixture
 def memory(monkeypatch):
     """This machine has 1 GiB (so the limit is 512 MiB), whatever it really has."""
-    monkeypatch.setattr(checks, "memory_bytes", lambda: GIB)
+    monkeypatch.setattr(util_limits, "memory_bytes", lambda: GIB)
     return GIB
 
 
@@ -210,7 +212,8 @@ def test_long_line_in_every_text_reader(files, tmp_path, capsys, short_lines, ar
 
 @pytest.mark.parametrize("kind", ["gzip-state", "text-docs", "json-lines", "csv"])
 def test_decompressed_size_over_the_budget(files, tmp_path, monkeypatch, kind):
-    monkeypatch.setattr(checks, "memory_bytes", lambda: 64 * 2**20)  # budget 64 MiB / 2 / 8 = 4 MiB of text
+    # budget 64 MiB / 2 / 8 = 4 MiB of text
+    monkeypatch.setattr(util_limits, "memory_bytes", lambda: 64 * 2**20)
     with time_limit():
         if kind == "gzip-state":
             path = tmp_path / "state.gz"
@@ -227,11 +230,11 @@ def test_decompressed_size_over_the_budget(files, tmp_path, monkeypatch, kind):
         elif kind == "json-lines":
             path = tmp_path / "r.jsonl"
             path.write_text('{"annotator": "a", "item": "x", "choice": 1}\n' * 120_000)
-            call = lambda: tl.records.read_json_lines(path)  # noqa: E731
+            call = lambda: records.read_json_lines(path)  # noqa: E731
         else:
             path = tmp_path / "r.csv"
             path.write_text("annotator,item,choice\n" + "a,x,1\n" * 1_000_000)
-            call = lambda: tl.records.read_csv(path)  # noqa: E731
+            call = lambda: records.read_csv(path)  # noqa: E731
         with pytest.raises(tl.InputFileError,
                            match=rf"{path.name}: text of more than [\d,]+ bytes needs about"):
             call()
@@ -391,15 +394,15 @@ def test_estimate_in_one_place(memory):
     max_hours, the estimate in the message."""
     with pytest.raises(tl.TooLargeError, match=r"^x needs about 1.0 GiB of memory \(how\); this machine "
                                                r"has 1.0 GiB \(the limit is half\)$"):
-        checks.check_cost("x", nbytes=GIB, how="how")
-    checks.check_cost("half fits", nbytes=GIB / 2)
+        util_limits.check_cost("x", nbytes=GIB, how="how")
+    util_limits.check_cost("half fits", nbytes=GIB / 2)
     with pytest.raises(tl.MethodError, match=r"y would take about 2.0 hours \(z\), more than max_hours=1"):
-        checks.check_cost("y", seconds=7200, max_hours=1, how="z")
-    checks.check_cost("fits", nbytes=1, seconds=1)
+        util_limits.check_cost("y", seconds=7200, max_hours=1, how="z")
+    util_limits.check_cost("fits", nbytes=1, seconds=1)
 
 
 def test_json_text_roundtrip_unchanged(tmp_path):
     """The bounded reader reads what open() read: a byte-order mark dropped, line ends kept."""
     path = tmp_path / "a.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"a": "b\r\nc"}).encode() + b"\r\n")
-    assert tl.records.read_json(path) == {"a": "b\r\nc"}
+    assert records.read_json(path) == {"a": "b\r\nc"}

@@ -489,7 +489,7 @@ def test_check_excess_error_as_checks_md_states():
 # --- which commands take --json -------------------------------------------------------------------
 
 def _commands_with_json() -> set[str]:
-    from tealeaves.cli import build_parser
+    from tealeaves.cli.main import build_parser
 
     found: set[str] = set()
 

@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 from limits import time_limit
 
 import tealeaves as tl
-from tealeaves.cli import example_paths, main
+from tealeaves.cli import main
+from tealeaves.cli.tools import example_paths
 from tealeaves.corpus import read_vocab_file
-from tealeaves.records import read_csv, read_json, read_json_lines
+from tealeaves.files.records import read_csv, read_json, read_json_lines
 from tealeaves.report import load_results
 
 FUZZ_EXAMPLES = int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "100"))
@@ -170,7 +171,7 @@ def _reader_ok(data: bytes, suffix: str, read: Callable[[str], object], check=No
 
 def _app_tasks(path: str) -> list:
     """A task file read and checked as `annotate serve` installs it."""
-    from tealeaves.annotate.taskset import check_task_set
+    from tealeaves.intrusion.taskset import check_task_set
 
     tasks = tl.intrusion.read_tasks(path)
     check_task_set(tasks, path)

@@ -23,7 +23,8 @@ import pytest
 from limits import time_limit
 
 import tealeaves as tl
-from tealeaves.cli import example_paths, main
+from tealeaves.cli import main
+from tealeaves.cli.tools import example_paths
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "hostile_input.md"
 
@@ -200,9 +201,9 @@ def test_api_cases(tmp_path):
 def test_writes_are_atomic(tmp_path, monkeypatch):
     """A failure (or Ctrl-C) part-way through writing leaves the previous file whole and no
     temporary file behind: results, models, corpora, task files."""
-    from tealeaves import atomic
+    from tealeaves.files import atomic
     from tealeaves.intrusion import tasks as tasks_module
-    from tealeaves.jsonout import write_json
+    from tealeaves.output.jsonout import write_json
 
     target = tmp_path / "result.json"
     write_json(target, {"value": 1})

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tealeaves as tl
-from tealeaves.cli import example_paths
+from tealeaves.cli.tools import example_paths
 
 
 class Payload:

@@ -13,7 +13,8 @@ from scipy.stats import binomtest
 
 import tealeaves as tl
 from tealeaves import datasets
-from tealeaves.cli import build_parser, main, message
+from tealeaves.cli import main
+from tealeaves.cli.main import build_parser, message
 from tealeaves.intrusion import low_words, most_repeated_guess, word_tasks
 from tealeaves.report import render
 from tealeaves.select import train

@@ -17,12 +17,12 @@ from clirun import run_cli as _run
 
 import tealeaves as tl
 from tealeaves.coherence import exclusivity
-from tealeaves.display import perplexity_text
 from tealeaves.errors import InputFileError, InvalidModelError, MethodError
 from tealeaves.heldout.ais import FEW_TEMPERATURES, caution
 from tealeaves.intrusion import word_tasks
 from tealeaves.intrusion.tasks import topic_tasks
 from tealeaves.io.npz import load_npz, save_npz
+from tealeaves.output.display import perplexity_text
 
 SECRET = "0" * 32
 WORDS = [f"w{i}" for i in range(30)]

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import tealeaves as tl
-from tealeaves import atomic, csvout
 from tealeaves.cli import main
+from tealeaves.files import atomic, csvout
 
 ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="mknod needs root")
 
@@ -195,7 +195,7 @@ def test_select_out_folder_owns_its_files(tmp_path, capsys):
 # -- a failed command leaves nothing behind -----------------------------------------------------
 
 def test_failed_second_output_leaves_neither(tmp_path, capsys, monkeypatch):
-    import tealeaves.cli as cli
+    import tealeaves.cli.tools as cli
 
     def fail(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -336,7 +336,7 @@ def test_annotate_export_quotes_participant_ids(tmp_path):
     cells = _raw_cells(tmp_path / "r.csv")
     assert "'=HYPERLINK(\"x\")" in cells and "'@bob" in cells and "'=a" in cells
     _no_formula(cells)
-    from tealeaves.records import read_csv
+    from tealeaves.files.records import read_csv
 
     _, rows = read_csv(tmp_path / "r.csv")
     assert [r["annotator"] for r in rows] == ["=HYPERLINK(\"x\")", "@bob"]
@@ -366,7 +366,7 @@ class _FakeEvaluation:
 
 
 def test_evaluate_csv_takes_every_column_and_quotes(tmp_path, capsys, monkeypatch):
-    import tealeaves.cli_evaluate as cli_evaluate
+    import tealeaves.cli.evaluate as cli_evaluate
 
     monkeypatch.setattr(cli_evaluate, "evaluate", lambda *a, **k: _FakeEvaluation())
     m = tmp_path / "m.npz"
@@ -383,7 +383,7 @@ def test_evaluate_csv_takes_every_column_and_quotes(tmp_path, capsys, monkeypatc
 
 
 def test_heldout_csv_numbers_stay_numbers(tmp_path, capsys):
-    from tealeaves.cli import example_paths
+    from tealeaves.cli.tools import example_paths
 
     model, docs = example_paths()
     code, err = run(capsys, "heldout", model, docs, "--method", "exact", "--csv", tmp_path / "h.csv",

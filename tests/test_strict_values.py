@@ -1,5 +1,5 @@
 """Values inside files (issue 20): every reader types whole numbers, booleans, numbers, option lists
-and topic proportions with the one set of strict parsers in `tealeaves.records`, and a value they
+and topic proportions with the one set of strict parsers in `tealeaves.files.records`, and a value they
 refuse is a one-line error naming the file, the line (or row) and the field."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from clirun import one_line_error as _one_line_error
 from clirun import run_cli as _run
 
 import tealeaves as tl
-from tealeaves.cli import example_paths
+from tealeaves.cli.tools import example_paths
 from tealeaves.errors import BadValueError
-from tealeaves.records import (
+from tealeaves.files.records import (
     check_proportions,
     parse_json,
     read_csv,
@@ -743,7 +743,7 @@ def test_transforming_codecs_are_not_encodings(tmp_path, encoding):
 
 
 def test_real_character_sets_are_still_encodings():
-    from tealeaves.textfile import check_encoding
+    from tealeaves.files.textfile import check_encoding
 
     for name in ("utf-8", "latin-1", "cp1252", "utf-16-le", "palmos", "koi8-r"):
         assert check_encoding(name) == name

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import tealeaves as tl
-from tealeaves.text import tokenize
+from tealeaves.util.text import tokenize
 
 
 def test_default_tokenizer():

@@ -24,14 +24,14 @@ _NAMES = {
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
-    "Corpus": ".corpus", "read_corpus": ".corpus", "save_corpus": ".corpus",
+    "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
     "CSLResult": ".csl", "csl": ".csl",
     "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
     "MethodError": ".errors", "TealeavesError": ".errors", "TooLargeError": ".errors",
     "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
     "HeldoutResult": ".heldout", "completion": ".heldout", "heldout": ".heldout",
     "method_names": ".heldout",
-    "load_model": ".io", "save_model": ".io",
+    "load_model": ".datasets", "save_model": ".io",
     "TopicModel": ".model",
     "SelectionResult": ".select", "select": ".select",
 }
@@ -82,8 +82,9 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .clustering import bcubed
     from .coherence import CoherenceResult, coherence, diversity
     from .compare import CompareResult, CurveResult, compare, training_curve
-    from .corpus import Corpus, read_corpus, save_corpus
+    from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
+    from .datasets import load_model, read_corpus
     from .errors import (
         InputFileError,
         InvalidCorpusError,
@@ -94,6 +95,6 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .evaluate import EvaluationResult, evaluate
     from .heldout import HeldoutResult, completion, heldout, method_names
-    from .io import load_model, save_model
+    from .io import save_model
     from .model import TopicModel
     from .select import SelectionResult, select

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .atomic import atomic_path, with_extension
-from .checks import check_array_file
 from .errors import ARCHIVE_ERRORS, InputFileError, InvalidCorpusError, shorten, shown
-from .records import MAX_DIGITS, strict_int
-from .text import TOKENIZERS, whitespace
-from .textfile import check_encoding, read_lines
+from .files.atomic import atomic_path, with_extension
+from .files.records import MAX_DIGITS, strict_int
+from .files.textfile import check_encoding, read_lines
+from .util.limits import check_array_file
+from .util.text import TOKENIZERS, whitespace
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,26 +170,10 @@ def read_corpus(
     tokenizer: str | Callable[[str], list[str]] = "whitespace",
     encoding: str = "utf-8",
 ) -> Corpus:
-    """Read documents from `path`.
-
-    Formats: `text` (one document per line, whitespace-separated tokens mapped through
-    `vocab`; without a vocabulary one is built from the file; `tokenizer` "default" applies
-    `tealeaves.text.tokenize` to raw text, or pass a callable), `ids` (one document per line,
-    whitespace-separated integer word ids; `vocab_path` may name the file's vocabulary, one
-    word per line, which must equal `vocab`), `npz` (arrays `words`, `offsets` and optionally
-    `vocab`). The format is taken from the extension (.npz) unless given. `encoding` is the text
-    files' character encoding. The bundled corpus is `sotu:train` / `sotu:heldout`.
-    """
+    """Read documents from the file `path` (the formats: `tealeaves.read_corpus`, which is
+    this function that also takes the bundled corpus by name, `datasets.read_corpus`)."""
     path = os.fspath(path)
     check_encoding(encoding)
-    if path in ("sotu:train", "sotu:heldout"):
-        from .datasets import sotu
-
-        corpus = getattr(sotu(), path.split(":")[1])
-        if vocab is not None and tuple(vocab) != corpus.vocab:
-            texts = [[corpus.vocab[i] for i in d] for d in corpus]
-            return Corpus.from_tokens(texts, vocab, path)
-        return corpus
     fmt = format or ("npz" if path.endswith(".npz") else "text")
     if fmt == "npz":
         corpus = _read_npz(path, vocab)

@@ -1,20 +1,30 @@
 """Bundled data: the State of the Union corpus (paragraphs of the US presidents' annual messages,
 1790-2026) with a train / held-out split, labels for B-Cubed, and demo models trained on it; built
-by `scripts/make_sotu.py` (see data/SOTU_SOURCE.txt for the source and its terms)."""
+by `scripts/make_sotu.py` (see data/SOTU_SOURCE.txt for the source and its terms).
+
+The one place bundled names are resolved: `read_corpus("sotu:heldout")` and
+`load_model("sotu:sotu-20-asym")` here are the public `tealeaves.read_corpus` / `tealeaves.load_model`;
+every other path goes to the readers (`corpus.read_corpus`, `io.load_model`), which know no names."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
+from . import corpus as _corpus
+from . import io as _io
 from .corpus import Corpus
 from .errors import MethodError
-from .io import load_model
+from .files.textfile import check_encoding
 from .model import TopicModel
 
 SOTU_MODELS = ("sotu-20-asym", "sotu-20-sym", "sotu-50-asym")
+SOTU_CORPORA = ("sotu:train", "sotu:heldout")
 
 
 @dataclass(frozen=True)
@@ -66,4 +76,79 @@ def sotu_model(name: str = "sotu-20-asym") -> TopicModel:
     if name not in SOTU_MODELS:
         raise MethodError(f"unknown bundled model {name!r} (known: {', '.join(SOTU_MODELS)})")
     with resources.as_file(_path(f"{name}.npz")) as p:
-        return load_model(p, name=name)
+        return _io.load_model(p, name=name)
+
+
+def bundled_corpus(name: Any) -> Corpus | None:
+    """The part of the bundled corpus `name` names (`sotu:train`, `sotu:heldout`), or None for any
+    other name or object."""
+    if not isinstance(name, str) or name not in SOTU_CORPORA:
+        return None
+    return getattr(sotu(), name.split(":")[1])
+
+
+def read_corpus(
+    path: str | os.PathLike,
+    vocab: Sequence[str] | None = None,
+    format: str | None = None,
+    strict: bool = False,
+    vocab_path: str | os.PathLike | None = None,
+    tokenizer: str | Callable[[str], list[str]] = "whitespace",
+    encoding: str = "utf-8",
+) -> Corpus:
+    """Read documents from `path`.
+
+    Formats: `text` (one document per line, whitespace-separated tokens mapped through
+    `vocab`; without a vocabulary one is built from the file; `tokenizer` "default" applies
+    `tealeaves.util.text.tokenize` to raw text, or pass a callable), `ids` (one document per line,
+    whitespace-separated integer word ids; `vocab_path` may name the file's vocabulary, one
+    word per line, which must equal `vocab`), `npz` (arrays `words`, `offsets` and optionally
+    `vocab`). The format is taken from the extension (.npz) unless given. `encoding` is the text
+    files' character encoding. The bundled corpus is `sotu:train` / `sotu:heldout`.
+    """
+    name = os.fspath(path)
+    corpus = bundled_corpus(name)
+    if corpus is None:
+        return _corpus.read_corpus(name, vocab=vocab, format=format, strict=strict, vocab_path=vocab_path,
+                                   tokenizer=tokenizer, encoding=encoding)
+    check_encoding(encoding)
+    if vocab is not None and tuple(vocab) != corpus.vocab:
+        texts = [[corpus.vocab[i] for i in d] for d in corpus]
+        return Corpus.from_tokens(texts, vocab, name)
+    return corpus
+
+
+def load_model(
+    source: str | os.PathLike | Any,
+    format: str | None = None,
+    normalize: bool = False,
+    vocab: Any = None,
+    alpha: Any = None,
+    name: str | None = None,
+    allow_pickle: bool = False,
+    timeout: float | None = None,
+) -> TopicModel:
+    """A `TopicModel` from a file or a trained model object.
+
+    Files: our `.npz`, MALLET's `--output-state` (gzip) and `--topic-word-weights-file` (needs
+    `alpha`: a vector or the `--output-topic-keys` file), a gensim `LdaModel.save` file, a tomotopy
+    `LDAModel.save` file, a pyLDAvis-style JSON (needs `alpha`). Objects: gensim `LdaModel` /
+    `LdaMulticore`, scikit-learn `LatentDirichletAllocation` or a Pipeline ending in one (`vocab`:
+    the fitted vectorizer or a word list, unless the pipeline holds the vectorizer), tomotopy
+    `LDAModel`, a pyLDAvis-style dict (needs `alpha`).
+
+    Pickle-based files (gensim's `save`; `format="pickle"`: a pickled or joblib-dumped model
+    object, e.g. scikit-learn's) run code when loaded and load only with `allow_pickle=True`.
+    `timeout` (seconds) limits tomotopy's loader, which runs in a child process (default 60 s
+    + 2 s per MB). `vocab` (a word list, a fitted vectorizer or a vocabulary file, one word per
+    line) gives any model saved without its words a vocabulary; a model that has one must match it.
+    The bundled models: `sotu:sotu-20-asym`, `sotu:sotu-20-sym`, `sotu:sotu-50-asym` (a file of that
+    name comes first)."""
+    if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
+            and not os.path.exists(source)):
+        return _io.load_model(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
+                              name=name, allow_pickle=allow_pickle, timeout=timeout)
+    path = os.fspath(source)
+    _io.refuse_alpha(alpha, path)
+    model = _io.load_model(sotu_model(path.split(":", 1)[1]), vocab=vocab)
+    return model if name is None else model.with_params(name=name)

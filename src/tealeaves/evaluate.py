@@ -25,20 +25,20 @@ from typing import Any
 
 import numpy as np
 
-from .checks import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, update_seconds
 from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
-from .corpus import Corpus, read_corpus
-from .display import perplexity_text
+from .corpus import Corpus
+from .datasets import load_model, read_corpus
 from .errors import InvalidCorpusError, MethodError
 from .heldout import HeldoutResult, check_vocab_fits, get_method
 from .heldout import heldout as estimate_heldout
 from .intrusion import auto, predictive
-from .io import load_model
-from .jsonout import json_safe
 from .model import TopicModel
-from .stages import Stages, estimated_stages, stage_lines
+from .output.display import perplexity_text
+from .output.jsonout import json_safe
+from .util.limits import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, update_seconds
+from .util.stages import Stages, estimated_stages, stage_lines
 
 DEFAULT_COHERENCE = ("npmi", "umass")
 COMPARE_MODES = ("difference", "auto", "ratio-ais", "none")

@@ -25,20 +25,21 @@ from typing import Any
 
 import numpy as np
 
-from .atomic import write_text
-from .checks import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int
-from .corpus import Corpus, read_corpus
-from .display import Display
+from .corpus import Corpus
+from .datasets import load_model, read_corpus
 from .errors import InputFileError, MethodError
 from .evaluate import DEFAULT_COHERENCE, evaluate
+from .files.atomic import write_text
+from .files.records import read_json
 from .heldout import get_method
 from .intrusion.tasks import word_tasks_work
-from .io import load_model, save_model
+from .io import save_model
 from .io.common import require
-from .jsonout import json_safe
 from .model import TopicModel
-from .parallel import Progress, run_tasks
-from .records import read_json
+from .output.display import Display
+from .output.jsonout import json_safe
+from .util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int
+from .util.parallel import Progress, run_tasks
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .checks import check_float, check_int, check_memory
 from .corpus import Corpus
 from .errors import InvalidModelError, MethodError
 from .model import TopicModel
+from .util.limits import check_float, check_int, check_memory
 
 ALPHA_SHAPES = ("harmonic", "dirichlet", "symmetric")
 

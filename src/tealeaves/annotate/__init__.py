@@ -13,9 +13,9 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import csvout
-from ..atomic import atomic_path
 from ..errors import MethodError
+from ..files import csvout
+from ..files.atomic import atomic_path
 from ..io.common import require
 
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ def serve(
     if not 1 <= port <= 65535:
         raise MethodError(f"port {port} is not a TCP port (1-65535)")
     from ..intrusion.scoring import check_key
+    from ..intrusion.taskset import check_task_set
     from .store import readable
-    from .taskset import check_task_set
 
     check_task_set(tasks)
     if key is not None:

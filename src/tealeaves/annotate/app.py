@@ -46,11 +46,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from ..errors import MethodError
+from ..files.records import parse_json
 from ..intrusion.scoring import score
-from ..jsonout import json_safe
-from ..records import parse_json
+from ..intrusion.taskset import MAX_BODY, bad_character, strings
+from ..output.jsonout import json_safe
 from .store import ConflictError, Store
-from .taskset import MAX_BODY, bad_character, strings
 
 MAX_DEPTH = 4  # an answer is a flat object holding one list
 MIN_ADMIN_TOKEN = 16

@@ -39,8 +39,8 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, OperationalError
 
 from ..errors import InputFileError, MethodError
-from ..records import parse_json
-from .taskset import check_task_set
+from ..files.records import parse_json
+from ..intrusion.taskset import check_task_set
 
 metadata = MetaData()
 tasks_table = Table(

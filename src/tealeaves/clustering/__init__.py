@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_memory
-from ..display import Display
 from ..errors import MethodError
+from ..output.display import Display
+from ..util.limits import check_memory
 
 __all__ = ["bcubed", "extended_bcubed", "BCubedResult", "purity", "inverse_purity", "nmi", "as_labels"]
 

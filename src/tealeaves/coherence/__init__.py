@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from ..corpus import Corpus
-from ..display import Display
 from ..errors import InvalidCorpusError, MethodError
-from ..jsonout import json_float
+from ..files.textfile import read_lines
 from ..model import TopicModel
-from ..textfile import read_lines
+from ..output.display import Display
+from ..output.jsonout import json_float
 from . import measures
 from .counts import Counts, count
 

@@ -28,11 +28,12 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
-from ..checks import check_memory
-from ..corpus import Corpus, read_corpus
+from ..corpus import Corpus
+from ..datasets import bundled_corpus
 from ..errors import InvalidCorpusError
-from ..parallel import stream_tasks
-from ..textfile import check_encoding, read_lines
+from ..files.textfile import check_encoding, read_lines
+from ..util.limits import check_memory
+from ..util.parallel import stream_tasks
 
 CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
 CORPUS_CHUNK_TOKENS = 1 << 16
@@ -194,8 +195,8 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
     (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
     training paragraphs) or an iterable of token lists / strings."""
     targets = tuple(targets)
-    if isinstance(reference, str) and reference in ("sotu:train", "sotu:heldout"):
-        reference = read_corpus(reference)
+    if (bundled := bundled_corpus(reference)) is not None:  # sotu:train, sotu:heldout
+        reference = bundled
     check_encoding(encoding)
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")

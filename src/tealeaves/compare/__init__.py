@@ -34,15 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_bootstrap, check_budget
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..heldout import as_corpus, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
-from ..parallel import Progress, run_tasks
 from ..sampling import child, new_state, pair, prepare_models
+from ..util.limits import check_bootstrap, check_budget
+from ..util.parallel import Progress, run_tasks
 from .align import align_models, align_vocab
 from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..jsonout import json_float
+from ..output.jsonout import json_float
 
 LEVEL = 0.95
 # Coverage of `jackknife_t` was measured to hold (within 3 binomial SE of 95%) from this many documents up on

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..display import Display
 from ..errors import MethodError
 from ..heldout.result import PerDocumentTotals, doc_log_mean
-from ..jsonout import json_float
+from ..output.display import Display
+from ..output.jsonout import json_float
 from . import intervals as iv
 from .intervals import Interval
 

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_cost
-from ..display import Display
 from ..errors import MethodError
-from ..jsonout import json_float, json_safe
 from ..model import TopicModel
-from ..parallel import run_tasks
+from ..output.display import Display
+from ..output.jsonout import json_float, json_safe
+from ..util.limits import check_cost
+from ..util.parallel import run_tasks
 from .lda import LdaChain
 from .mixing import ess
 from .rbm import BinaryRBM, load_digits_binary, load_rbm, train_rbm

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..checks import RATE, check_int
 from ..model import TopicModel
 from ..sampling import new_state
 from ..sampling.generative import lda_chain, theta_given_words
+from ..util.limits import RATE, check_int
 
 DOC_LENGTH = 1  # measured: docs/csl_lda_chain.md
 SWEEPS = 1

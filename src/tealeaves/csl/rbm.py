@@ -17,9 +17,9 @@ from importlib import resources
 
 import numpy as np
 
-from ..atomic import atomic_path, with_extension
-from ..checks import FLOP_RATE, check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TooLargeError
+from ..files.atomic import atomic_path, with_extension
+from ..util.limits import FLOP_RATE, check_array_file
 
 MAX_ENUMERATION_BITS = 24
 

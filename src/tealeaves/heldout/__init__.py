@@ -1,6 +1,6 @@
 """Held-out likelihood log P(w | Phi, alpha m) and document completion log P(w2 | w1, ...)
 by the estimators of Wallach et al. (2009). `heldout` and `completion` are the public entry
-points; one module per estimator family registers itself in `registry`."""
+points; one module per estimator family registers itself (`spec.register`); `registry` looks names up."""
 
 from __future__ import annotations
 
@@ -11,18 +11,19 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_bootstrap, check_budget, check_memory
 from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
-from ..parallel import Progress, run_tasks
 from ..sampling import child, compiling, new_state, prepare_doc
+from ..util.limits import check_bootstrap, check_budget, check_memory
+from ..util.parallel import Progress, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
 from .adaptive import summarise as adaptive_summary
-from .check import CHECK_TEMPERATURES, run_check
+from .crosscheck import CHECK_TEMPERATURES, run_check
 from .exact import DEFAULT_MAX_STATES, check_size
-from .registry import MethodSpec, get_method, method_names
+from .registry import get_method, method_names
 from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
+from .spec import MethodSpec
 
 SPLITS = ("first", "random")
 
@@ -42,7 +43,7 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     `target_sd` (nats per token): each document's budget doubles until its run-to-run sd per
     token is below it and two consecutive budgets agree (`heldout.adaptive`). `check=K`: an
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
-    the estimated bias per token with a 95% interval (`heldout.check`). A run estimated to take
+    the estimated bias per token with a 95% interval (`heldout.crosscheck`). A run estimated to take
     more than `max_hours` (default 24) stops before it starts."""
     spec = get_method(method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import PreparedDoc, kernels
-from .registry import MethodSpec, Param, register
+from .spec import MethodSpec, Param, register
 
 SCHEDULES = ("geometric", "sigmoid", "linear")
 KNOTS = 20

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import PreparedDoc, chains
-from .registry import MethodSpec, Param, register
+from .spec import MethodSpec, Param, register
 
 MAX_CLIMB_PASSES = 10_000
 

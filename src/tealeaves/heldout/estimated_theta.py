@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import PreparedDoc, chains
-from .registry import MethodSpec, Param, register
 from .result import log_mean_exp
+from .spec import MethodSpec, Param, register
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import TooLargeError
 from ..sampling import PreparedDoc, kernels
-from .registry import MethodSpec, Param, register
+from .spec import MethodSpec, Param, register
 
 DEFAULT_MAX_STATES = 2_000_000
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import PreparedDoc, kernels
-from .registry import MethodSpec, Param, register
 from .result import log_mean_exp as _logmean
+from .spec import MethodSpec, Param, register
 
 
 def prior_theta(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import PreparedDoc, sequential
-from .registry import MethodSpec, Param, register
+from .spec import MethodSpec, Param, register
 
 VARIANTS = ("smc", "smc-full", "algorithm-3", "extend-only")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..display import Display
-from ..jsonout import json_float
+from ..output.display import Display
+from ..output.jsonout import json_float
 
 
 def log_mean_exp(x: np.ndarray, axis: int | None = None):

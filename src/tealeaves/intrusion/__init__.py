@@ -5,14 +5,13 @@ automated proxy for word intrusion (Lau, Newman & Baldwin 2014)."""
 from .auto import AutoResult, auto
 from .plots import plot_scores
 from .predictive import PredictiveResult, infer_theta, predictive
-from .scoring import IntrusionScores, check_key, fleiss_kappa, read_responses, score
+from .scoring import IntrusionScores, check_key, fleiss_kappa, read_key, read_responses, score
 from .tasks import (
     Task,
     key_secret,
     low_words,
     most_repeated_guess,
     new_secret,
-    read_key,
     read_tasks,
     secret_path,
     topic_tasks,

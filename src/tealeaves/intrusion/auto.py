@@ -28,12 +28,12 @@ import numpy as np
 from ..coherence import count
 from ..coherence.measures import pmi_pair
 from ..corpus import Corpus
-from ..display import Display
 from ..errors import MethodError
-from ..jsonout import json_safe
 from ..model import TopicModel
-from .scoring import bootstrap_ci, check_key, score
-from .tasks import Task, read_key, word_tasks
+from ..output.display import Display
+from ..output.jsonout import json_safe
+from .scoring import bootstrap_ci, check_key, read_key, score
+from .tasks import Task, word_tasks
 
 MEASURES = ("npmi", "pmi")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from ..atomic import atomic_path
 from ..errors import MethodError, shorten, shown
+from ..files.atomic import atomic_path
 from .scoring import IntrusionScores
 
 

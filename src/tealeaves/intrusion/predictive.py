@@ -22,16 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import check_budget
 from ..corpus import Corpus
-from ..display import Display
 from ..errors import MethodError
 from ..heldout import as_corpus
-from ..jsonout import json_safe
 from ..model import TopicModel
-from ..parallel import Progress, run_tasks
+from ..output.display import Display
+from ..output.jsonout import json_safe
 from ..sampling import chains, prepare_doc
 from ..sampling.rng import new_state
+from ..util.limits import check_budget
+from ..util.parallel import Progress, run_tasks
 
 
 def _theta_task(shared: tuple, item: tuple) -> np.ndarray:

@@ -18,15 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import csvout
-from ..checks import check_bootstrap, check_int
-from ..display import Display
 from ..errors import BadValueError, InputFileError, MethodError
 from ..errors import shown as quoted
-from ..jsonout import json_safe
-from ..records import (
+from ..files import csvout
+from ..files.records import (
     numbered_csv,
     numbered_json_lines,
+    parse_json,
     strict_bool,
     strict_choice,
     strict_float,
@@ -34,7 +32,10 @@ from ..records import (
     strict_int,
     strict_strings,
 )
-from ..text import check_distinct_options
+from ..output.display import Display
+from ..output.jsonout import json_safe
+from ..util.limits import check_bootstrap, check_int
+from ..util.text import check_distinct_options
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -133,6 +134,20 @@ def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> floa
 
 
 KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
+
+
+def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """A key file written by `write_tasks` (JSON lines or long CSV), every row checked and typed
+    (`key_row`: an intruder position, attention and relaxed true/false, ...)."""
+    from .tasks import LOG_ZERO, numbered_tasks
+
+    rows = numbered_tasks(path, LOG_ZERO)
+    is_csv = csvout.is_csv(path)
+    for where, r in rows:
+        if is_csv:
+            for k in ("option_topics", "option_log_theta"):
+                r[k] = parse_json(r[k], f"{where}: {k}", constants=LOG_ZERO) if r.get(k) else []
+    return [key_row(r, where) for where, r in rows]
 
 
 def key_row(k: Any, where: str) -> dict[str, Any]:
@@ -283,8 +298,6 @@ def score(
 ) -> IntrusionScores:
     """Model precision, topic log odds and their per-model aggregates from a key and responses."""
     if isinstance(key, str | os.PathLike):
-        from .tasks import read_key
-
         key = read_key(key)
     typed = not (isinstance(responses, str | os.PathLike) and os.fspath(responses).endswith(".csv"))
     if isinstance(responses, str | os.PathLike):

@@ -51,22 +51,21 @@ from typing import Any
 
 import numpy as np
 
-from .. import csvout
-from ..atomic import atomic_path, atomic_paths, check_regular
-from ..checks import OPS_RATE, check_int, check_memory, check_work
 from ..corpus import Corpus
 from ..errors import InputFileError, MethodError, shown
-from ..heldout import as_corpus
-from ..model import TopicModel
-from ..records import (
+from ..files import csvout
+from ..files.atomic import atomic_path, atomic_paths, check_regular
+from ..files.records import (
     check_proportions,
     numbered_csv,
     numbered_json_lines,
-    parse_json,
     strict_int,
     strict_strings,
 )
-from ..text import showable
+from ..heldout import as_corpus
+from ..model import TopicModel
+from ..util.limits import OPS_RATE, check_int, check_memory, check_work
+from ..util.text import showable
 
 
 @dataclass
@@ -192,7 +191,7 @@ def _no_intruder(phi_k: np.ndarray, k: int, n_words: int, high_top: int) -> str:
 def _check_showable(word: str, where: str) -> None:
     """A word shown to annotators must be text a web page and every database carry (the app's
     rule, `text.UNSHOWABLE`)."""
-    from ..annotate.taskset import bad_character
+    from .taskset import bad_character
 
     bad = bad_character(word)
     if bad is not None:
@@ -432,10 +431,10 @@ def read_tasks(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Annotator-facing tasks written by `write_tasks`: JSON lines, or the long CSV (one row per
     option, with `position`) regrouped into one row per item. Options are lists of strings; a
     topic or document is a whole number (or absent)."""
-    return [t for _, t in _numbered_tasks(path)]
+    return [t for _, t in numbered_tasks(path)]
 
 
-def _numbered_tasks(
+def numbered_tasks(
     path: str | os.PathLike, constants: tuple[str, ...] = ()
 ) -> list[tuple[str, dict[str, Any]]]:
     """`read_tasks` with each task's place, "FILE:LINE" (its first line); `constants` as `parse_json`."""
@@ -477,20 +476,6 @@ def _task_numbers(task: dict[str, Any], where: str) -> None:
 
 
 LOG_ZERO = ("-Infinity",)  # a key's option_log_theta is -inf where a proportion is 0 (json.dumps writes it)
-
-
-def read_key(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """A key file written by `write_tasks` (JSON lines or long CSV), every row checked and typed
-    (`key_row`: an intruder position, attention and relaxed true/false, ...)."""
-    from .scoring import key_row
-
-    rows = _numbered_tasks(path, LOG_ZERO)
-    is_csv = csvout.is_csv(path)
-    for where, r in rows:
-        if is_csv:
-            for k in ("option_topics", "option_log_theta"):
-                r[k] = parse_json(r[k], f"{where}: {k}", constants=LOG_ZERO) if r.get(k) else []
-    return [key_row(r, where) for where, r in rows]
 
 
 def write_tasks(

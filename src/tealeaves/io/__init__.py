@@ -14,8 +14,8 @@ from typing import Any
 
 from ..corpus import read_vocab_file
 from ..errors import InputFileError, InvalidModelError, MethodError
+from ..files.textfile import check_regular
 from ..model import TopicModel
-from ..textfile import check_regular
 from . import mallet
 from .gensim import from_gensim, is_gensim_lda, load_gensim
 from .npz import load_npz, save_npz
@@ -46,36 +46,19 @@ def load_model(
     allow_pickle: bool = False,
     timeout: float | None = None,
 ) -> TopicModel:
-    """A `TopicModel` from a file or a trained model object.
-
-    Files: our `.npz`, MALLET's `--output-state` (gzip) and `--topic-word-weights-file` (needs
-    `alpha`: a vector or the `--output-topic-keys` file), a gensim `LdaModel.save` file, a tomotopy
-    `LDAModel.save` file, a pyLDAvis-style JSON (needs `alpha`). Objects: gensim `LdaModel` /
-    `LdaMulticore`, scikit-learn `LatentDirichletAllocation` or a Pipeline ending in one (`vocab`:
-    the fitted vectorizer or a word list, unless the pipeline holds the vectorizer), tomotopy
-    `LDAModel`, a pyLDAvis-style dict (needs `alpha`).
-
-    Pickle-based files (gensim's `save`; `format="pickle"`: a pickled or joblib-dumped model
-    object, e.g. scikit-learn's) run code when loaded and load only with `allow_pickle=True`.
-    `timeout` (seconds) limits tomotopy's loader, which runs in a child process (default 60 s
-    + 2 s per MB). `vocab` (a word list, a fitted vectorizer or a vocabulary file, one word per
-    line) gives any model saved without its words a vocabulary; a model that has one must match it."""
+    """A `TopicModel` from a file or a trained model object (the formats and options:
+    `tealeaves.load_model`, which is this function that also takes the bundled models by name,
+    `datasets.load_model`)."""
     if vocab is not None:
         vocab = _Vocab(vocab_words(vocab), f"vocabulary {os.fspath(vocab)}"
                        if isinstance(vocab, str | os.PathLike) else "vocab=")
     if isinstance(source, TopicModel):
-        _own_alpha(alpha, "a TopicModel")
+        refuse_alpha(alpha, "a TopicModel")
         return _finish(source, vocab, None)
     if not isinstance(source, str | os.PathLike):
         model = _from_object(source, vocab, alpha)
         return _finish(model, vocab, name)
     path = os.fspath(source)
-    if path.startswith("sotu:") and not os.path.exists(path):  # a bundled model, sotu:sotu-20-asym
-        from ..datasets import sotu_model
-
-        _own_alpha(alpha, path)
-        model = sotu_model(path.split(":", 1)[1])
-        return _finish(model, vocab, name)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
     check_regular(path)
@@ -87,13 +70,13 @@ def load_model(
         if not allow_pickle:
             raise refuse(path, "a gensim model file" if fmt == "gensim" else "this file")
         if fmt == "gensim":
-            _own_alpha(alpha, f"{path} (a gensim model)")
+            refuse_alpha(alpha, f"{path} (a gensim model)")
             model = load_gensim(path)
         else:
             model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha))
         return _finish(model, vocab, name)
     if fmt in ("npz", "mallet-state", "tomotopy"):
-        _own_alpha(alpha, f"{path} (format {fmt})")
+        refuse_alpha(alpha, f"{path} (format {fmt})")
     if fmt == "npz":
         model = load_npz(path, normalize=normalize)
     elif fmt == "mallet-state":
@@ -149,7 +132,7 @@ def vocab_words(vocab: Any) -> tuple[str, ...]:
                           f"{type(vocab).__name__}") from None
 
 
-def _own_alpha(alpha: Any, what: str) -> None:
+def refuse_alpha(alpha: Any, what: str) -> None:
     """Refuse `alpha` for a model that carries its own (applying it silently, or ignoring it
     silently, would both score something other than what was asked)."""
     if alpha is not None:
@@ -159,7 +142,7 @@ def _own_alpha(alpha: Any, what: str) -> None:
 
 def _from_object(obj: Any, vocab: Any, alpha: Any) -> TopicModel:
     if not is_pyldavis(obj):
-        _own_alpha(alpha, f"a {type(obj).__name__} object")
+        refuse_alpha(alpha, f"a {type(obj).__name__} object")
     if is_gensim_lda(obj):
         return from_gensim(obj)
     if is_sklearn(obj):

@@ -21,11 +21,11 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..checks import check_memory
 from ..errors import InputFileError
+from ..files.records import check_proportions, strict_float, strict_floats, strict_int
+from ..files.textfile import read_lines
 from ..model import TopicModel
-from ..records import check_proportions, strict_float, strict_floats, strict_int
-from ..textfile import read_lines
+from ..util.limits import check_memory
 from .common import build_model
 
 STATE_HEADER = "#doc source pos typeindex type topic"

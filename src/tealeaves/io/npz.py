@@ -8,12 +8,12 @@ import json
 
 import numpy as np
 
-from ..atomic import atomic_path, with_extension
-from ..checks import check_array_file
 from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
-from ..jsonout import json_safe
+from ..files.atomic import atomic_path, with_extension
+from ..files.records import parse_json
 from ..model import TopicModel
-from ..records import parse_json
+from ..output.jsonout import json_safe
+from ..util.limits import check_array_file
 from .common import read_phi
 
 FORMAT_VERSION = 1

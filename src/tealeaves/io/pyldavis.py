@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, MethodError
+from ..files.records import read_json
 from ..model import TopicModel
-from ..records import read_json
 from .common import build_model
 
 KEYS = ("topic_term_dists", "vocab")

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ..atomic import write_text
 from ..errors import InputFileError, shorten
-from ..heldout.check import describe as describe_check
-from ..records import read_json
-from ..stages import estimated_stages
+from ..files.atomic import write_text
+from ..files.records import read_json
+from ..heldout.crosscheck import describe as describe_check
+from ..util.stages import estimated_stages
 from . import svg
 from .schema import check_result
 from .svg import Chart

@@ -7,7 +7,7 @@ import math
 import os
 import re
 
-from ..atomic import atomic_path, makedirs, write_text
+from ..files.atomic import atomic_path, makedirs, write_text
 from .svg import Chart, render
 
 

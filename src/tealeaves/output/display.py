@@ -9,7 +9,7 @@ import math
 from html import escape
 from typing import Any
 
-from .errors import MethodError
+from ..errors import MethodError
 
 
 def _fmt(v: Any) -> str:

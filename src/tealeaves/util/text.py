@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
-from .errors import BadValueError, shown
+from ..errors import BadValueError, shown
 
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 

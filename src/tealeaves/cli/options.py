@@ -1,5 +1,7 @@
-"""The model arguments every command shares: one set of options (`--model-format`, `--alpha`,
-`--allow-pickle`, `--load-timeout`, `--normalize`, `--vocab`) and one way to turn a path into a model."""
+"""The options the command groups share: the model arguments (`--model-format`, `--alpha`,
+`--allow-pickle`, `--load-timeout`, `--normalize`, `--vocab`) and one way to turn a path into a model;
+the documents' options and one way to read them; the run options (`--seed`, `--workers`, `--dask`,
+...); `--encoding`'s type; a command's parser with its example."""
 
 from __future__ import annotations
 
@@ -8,12 +10,15 @@ import os
 import sys
 from typing import Any
 
-from .checks import above
-from .corpus import Corpus
-from .errors import BadValueError, InvalidCorpusError, MethodError
-from .io import FORMAT_ALIASES, FORMATS, load_model, sniff_format
-from .model import TopicModel
-from .records import strict_float
+from ..corpus import Corpus
+from ..datasets import load_model, read_corpus
+from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
+from ..files.records import strict_float
+from ..files.textfile import check_encoding
+from ..io import FORMAT_ALIASES, FORMATS, sniff_format
+from ..model import TopicModel
+from ..util.limits import above, at_least
+from ..util.parallel import DASK_ENV
 
 MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, tomotopy, pyLDAvis "
               "JSON; gensim and other pickles with --allow-pickle")
@@ -88,3 +93,65 @@ def check_scorable(docs: Corpus, path: str) -> None:
     if share > 0.5:
         print(f"tealeaves: warning: {share:.0%} of the tokens in {path} are not in the model's "
               "vocabulary and were dropped", file=sys.stderr)
+
+
+def text_encoding(text: str) -> str:
+    """argparse type of `--encoding`: a text encoding Python knows (not rot13, hex, base64, ...)."""
+
+    try:
+        return check_encoding(text)
+    except TealeavesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def sub_parser(examples: dict[str, str], sub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+    """A command's parser: `help_text` as its help and description, `examples[name]` under it."""
+    return sub.add_parser(name, help=help_text, description=help_text,
+                          epilog=f"example: {examples[name]}")
+
+
+def corpus_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", default=None, choices=("text", "ids", "npz"),
+                   help="documents' format (default: from the extension; text)")
+    p.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"),
+                   help="text documents: split on whitespace (preprocessed text, the default) or "
+                        "'default' = lower-cased runs of letters (raw text)")
+    p.add_argument("--strict", action="store_true",
+                   help="out-of-vocabulary tokens and empty documents are errors")
+    p.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of text files (default utf-8)")
+
+
+def run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
+    dask_option(p)
+    p.add_argument("--bootstrap", type=at_least(0), default=10000, help="bootstrap resamples for the sd")
+    p.add_argument("--max-hours", type=above(0), default=None, metavar="HOURS",
+                   help="stop before starting a run estimated to take longer (default 24)")
+    p.add_argument("--json", default=None, help="write results as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def dask_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help=f"run on the Dask cluster at ADDRESS (tcp://host:8786; default ${DASK_ENV})")
+
+
+def read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
+    docs = read_corpus(path, vocab=model.vocab, format=args.format, strict=args.strict,
+                       tokenizer=args.tokenize, encoding=args.encoding)  # --vocab is on the model
+    check_scorable(docs, path)
+    return docs
+
+
+def print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
+    line = (f"{rep['documents']} documents, {rep['tokens']} tokens scored, "
+            f"{rep['oov_tokens']} dropped (not among the model's {vocab_size} words), "
+            f"{rep['empty_documents']} empty documents")
+    if rep.get("tokenizer_dropped"):
+        line += f"; {rep['tokenizer_dropped']} string(s) removed whole by the tokenizer"
+    print(line)
+    if rep["oov_top_words"]:
+        top = ", ".join(f"{w} x{c}" for w, c in rep["oov_top_words"].items())
+        print(f"most frequent dropped words: {top}")

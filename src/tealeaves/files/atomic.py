@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .errors import MethodError
+from ..errors import MethodError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_array_file
+from ..errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
+from ..util.limits import check_array_file
 from .csvout import uncell
-from .errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
 from .textfile import read_text
 
 MAX_DEPTH = 64  # nesting beyond this is not data any reader here expects

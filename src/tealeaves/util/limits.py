@@ -1,4 +1,4 @@
-"""Parameter checks in one place: the Python API's `check_int` / `check_float`, the command
+"""Parameter limits in one place: the Python API's `check_int` / `check_float`, the command
 line's argparse types built on them (`at_least`, `fraction`, ...), and the up-front cost check
 (`check_cost`, the one place every declared size goes through; `check_budget`, `check_work`
 and `check_memory` call it): a run whose cost is known before it starts and would take longer
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ARCHIVE_ERRORS, InputFileError, MethodError, TealeavesError, TooLargeError
+from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TealeavesError, TooLargeError
 
 # Site updates per second per worker assumed for the time estimate: a little below the slowest
 # sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
@@ -84,16 +84,6 @@ def at_least(low: int, high: int | None = None) -> Callable[[str], int]:
 def above(low: float, high: float | None = None) -> Callable[[str], float]:
     """argparse type: a finite number > low (and <= high)."""
     return _argtype(float, lambda v: check_float("value", v, low, high, low_open=True), "a number")
-
-
-def text_encoding(text: str) -> str:
-    """argparse type of `--encoding`: a text encoding Python knows (not rot13, hex, base64, ...)."""
-    from .textfile import check_encoding
-
-    try:
-        return check_encoding(text)
-    except TealeavesError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fraction(open_high: bool = True, open_low: bool = False) -> Callable[[str], float]:

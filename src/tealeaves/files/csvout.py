@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import IO, Any, Literal
 
-from .errors import MethodError
+from ..errors import MethodError
 
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
 

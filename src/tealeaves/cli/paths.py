@@ -20,8 +20,8 @@ import os
 import re
 from collections.abc import Iterator
 
-from . import atomic, csvout
-from .errors import MethodError
+from ..errors import MethodError
+from ..files import atomic, csvout
 
 FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output")
 DIR_OUTPUTS = ("figures", "out")
@@ -56,7 +56,7 @@ def _outputs(args: argparse.Namespace) -> Iterator[tuple[str, str, bool]]:
         if value:
             yield name, value, True
     if _writes_key(args):
-        from .intrusion.tasks import secret_path
+        from ..intrusion.tasks import secret_path
 
         key = _given(args, "key")
         if key:
@@ -98,7 +98,7 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, 
             if not isinstance(v, str) or not v or v == "-":
                 continue
             if name == "db" and "://" in v:  # sqlite:///path: its file; other databases have none
-                from .annotate import sqlite_files
+                from ..annotate import sqlite_files
 
                 v = next(iter(sqlite_files(v)), "")
             if v and os.path.exists(v):
@@ -111,7 +111,7 @@ def companions(path: str) -> list[tuple[str, str]]:
     """(file, what it is) for the files that belong to an input file and are read with it: an
     intrusion key's secret `KEY.secret`; a SQLite database's `-wal`, `-shm` and `-journal` (which
     hold committed data while a server runs). Any input may be either, so every input has them."""
-    from .intrusion.tasks import secret_path
+    from ..intrusion.tasks import secret_path
 
     return [(secret_path(path), "the secret"), *((path + end, f"SQLite's {end} file")
                                                   for end in ("-wal", "-shm", "-journal"))]
@@ -163,7 +163,7 @@ def check_outputs(args: argparse.Namespace) -> None:
             csvout.table_format(path, _flag(name))
         _check_file(name, path)
         if name == "plot":  # matplotlib installed and able to write the extension's format
-            from .intrusion.plots import check_plot_path
+            from ..intrusion.plots import check_plot_path
 
             check_plot_path(path)
     for folder_name, folder_path in folders:

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_memory
-from .errors import MethodError
+from ..errors import MethodError
+from .limits import check_memory
 
 _SHARED: Any = None
 _DASK: Any = None  # the distributed.Client in use, set by use_dask

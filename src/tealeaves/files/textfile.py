@@ -20,8 +20,8 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-from . import checks
-from .errors import InputFileError, TooLargeError, shorten, shown
+from ..errors import InputFileError, TooLargeError, shorten, shown
+from ..util import limits
 
 MAX_LINE = 64 * 2**20  # characters in one line (a document, a MALLET token line, a JSON line)
 # Memory a reader may hold per byte of text (a corpus: a list entry and an array element per
@@ -157,7 +157,7 @@ class _Metered(io.RawIOBase):
         self.count += n
         if self.count > self.budget:
             try:
-                checks.check_memory(f"{self.path}: text of more than {self.count:,} bytes",
+                limits.check_memory(f"{self.path}: text of more than {self.count:,} bytes",
                                     self.count * self.factor, how=f"{self.factor:g} bytes held per byte read")
             except TooLargeError as exc:
                 raise InputFileError(str(exc)) from None
@@ -232,7 +232,7 @@ def open_binary(path: str | os.PathLike, decompress: bool = False,
 
 def _memory_budget(factor: float) -> float:
     """Bytes of text after which the memory check first runs."""
-    total = checks.memory_bytes()
+    total = limits.memory_bytes()
     return total / 2 / factor if total else float("inf")
 
 

@@ -1,5 +1,5 @@
 """`tealeaves intrusion ...`, `tealeaves predictive` and `tealeaves annotate ...`: the human-judgment
-commands (kept apart from cli.py, which holds the likelihood and coherence commands)."""
+commands."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from . import intrusion
-from .checks import at_least, fraction, text_encoding
-from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg
-from .corpus import read_corpus
-from .errors import InputFileError, MethodError
-from .intrusion.auto import MEASURES as AUTO_MEASURES
-from .jsonout import write_json
-from .records import check_proportions, read_npy
-from .textfile import read_lines
+from .. import intrusion
+from ..datasets import read_corpus
+from ..errors import InputFileError, MethodError
+from ..files.records import check_proportions, read_npy
+from ..files.textfile import read_lines
+from ..intrusion.auto import MEASURES as AUTO_MEASURES
+from ..output.jsonout import write_json
+from ..util.limits import at_least, fraction
+from .options import MODEL_HELP, add_model_options, check_scorable, load_model_arg, text_encoding
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -36,12 +36,13 @@ EXAMPLES = {
 }
 
 
-def add_parsers(sub: Any) -> None:
-    def parser(parent: Any, name: str, help_text: str, full: str) -> argparse.ArgumentParser:
-        return parent.add_parser(
-            name, help=help_text, description=help_text, epilog=f"example: {EXAMPLES[full]}"
-        )
+def _parser(parent: Any, name: str, help_text: str, full: str) -> argparse.ArgumentParser:
+    return parent.add_parser(
+        name, help=help_text, description=help_text, epilog=f"example: {EXAMPLES[full]}"
+    )
 
+
+def _add_intrusion(sub: Any) -> None:
     it = sub.add_parser(
         "intrusion",
         help="word/topic intrusion tasks (Chang et al. 2009) and their scores",
@@ -49,7 +50,7 @@ def add_parsers(sub: Any) -> None:
     )
     isub = it.add_subparsers(dest="intrusion_command", required=True)
 
-    w = parser(
+    w = _parser(
         isub, "words", "word-intrusion tasks: top 5 words of each topic + 1 intruder", "intrusion words"
     )
     w.add_argument("model", help=MODEL_HELP)
@@ -69,7 +70,7 @@ def add_parsers(sub: Any) -> None:
     w.add_argument("--attention-checks", type=at_least(0), default=0)
     w.set_defaults(func=_cmd_words)
 
-    t = parser(
+    t = _parser(
         isub,
         "topics",
         "topic-intrusion tasks: a document's top 3 topics + 1 intruder topic",
@@ -91,7 +92,7 @@ def add_parsers(sub: Any) -> None:
                    help="character encoding of the text files")
     t.set_defaults(func=_cmd_topics)
 
-    s = parser(
+    s = _parser(
         isub, "score", "model precision and topic log odds from a key and responses", "intrusion score"
     )
     s.add_argument("key")
@@ -103,7 +104,7 @@ def add_parsers(sub: Any) -> None:
     s.add_argument("--json", default=None)
     s.set_defaults(func=_cmd_score)
 
-    a = parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
+    a = _parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
     a.add_argument(
         "tasks",
         help="model file (fresh word tasks), or the key file (.jsonl/.csv) of the tasks annotators saw",
@@ -120,6 +121,8 @@ def add_parsers(sub: Any) -> None:
                    help="character encoding of the reference")
     a.set_defaults(func=_cmd_auto)
 
+
+def _add_predictive(sub: Any) -> None:
     p = sub.add_parser(
         "predictive",
         help="predictive log likelihood and rank (Chang et al. 2009, 4.2)",
@@ -141,13 +144,15 @@ def add_parsers(sub: Any) -> None:
                    help="character encoding of the documents")
     p.set_defaults(func=_cmd_predictive)
 
+
+def _add_annotate(sub: Any) -> None:
     an = sub.add_parser(
         "annotate",
         help="the annotation web app and its export",
         description="the annotation web app (needs the annotate extra) and its export",
     )
     asub = an.add_subparsers(dest="annotate_command", required=True)
-    sv = parser(
+    sv = _parser(
         asub,
         "serve",
         "serve intrusion tasks to annotators, storing responses in a database",
@@ -177,12 +182,15 @@ def add_parsers(sub: Any) -> None:
     sv.add_argument("--per-annotator", type=at_least(1), default=None,
                     help="tasks per annotator (default all)")
     sv.set_defaults(func=_cmd_serve)
-    ex = parser(
+    ex = _parser(
         asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export"
     )
     ex.add_argument("--db", required=True)
     ex.add_argument("-o", "--output", required=True, help=".csv or .jsonl")
     ex.set_defaults(func=_cmd_export)
+
+
+PARSERS = {"intrusion": _add_intrusion, "predictive": _add_predictive, "annotate": _add_annotate}
 
 
 def _task_outputs(p: argparse.ArgumentParser) -> None:
@@ -375,7 +383,7 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
 
 
 def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    from .annotate.taskset import check_task_set
+    from ..intrusion.taskset import check_task_set
 
     tasks = intrusion.read_tasks(args.tasks)
     check_task_set(tasks, args.tasks)
@@ -387,7 +395,7 @@ def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]],
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from . import annotate
+    from .. import annotate
 
     tasks, key = _load_tasks_and_key(args)
     options = {"completion_code": args.completion_code, "redirect": args.redirect,
@@ -407,7 +415,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from . import annotate
+    from .. import annotate
 
     n = annotate.export_responses(args.db, args.output)
     print(f"{n} responses -> {args.output}", file=sys.stdout)

@@ -1,5 +1,5 @@
 """`tealeaves evaluate` (many models, one table) and `tealeaves select` (the number of topics):
-the model-choice commands, kept apart from cli.py."""
+the model-choice commands."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import argparse
 import os
 from typing import Any
 
-from . import csvout
-from .atomic import atomic_path, immediate
-from .checks import above, at_least, fraction, text_encoding
-from .cli_models import add_model_options, load_model_arg
-from .errors import MethodError
-from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
-from .jsonout import write_json
-from .select import TRAINERS, select
-from .stages import Stages
+from ..errors import MethodError
+from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
+from ..files import csvout
+from ..files.atomic import atomic_path, immediate
+from ..output.jsonout import write_json
+from ..select import TRAINERS, select
+from ..util.limits import above, at_least, fraction
+from ..util.stages import Stages
+from .options import add_model_options, load_model_arg, text_encoding
 
 EXAMPLES = {
     "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
@@ -25,7 +25,7 @@ EXAMPLES = {
 }
 
 
-def add_parsers(sub: Any) -> None:
+def _add_evaluate(sub: Any) -> None:
     e = sub.add_parser("evaluate", help="evaluate many models on the same held-out documents: one table",
                        description="held-out likelihood, coherence, diversity, exclusivity, predictive "
                                    "rank and automated intrusion for every model; pairwise comparisons "
@@ -57,6 +57,8 @@ def add_parsers(sub: Any) -> None:
     e.add_argument("--csv", default=None, help="write the per-model table as CSV")
     e.set_defaults(func=_cmd_evaluate)
 
+
+def _add_select(sub: Any) -> None:
     s = sub.add_parser("select", help="choose the number of topics: train, evaluate, compare",
                        description="split the documents, train LDA for every K and restart, evaluate "
                                    "every model and say which K each metric favours",
@@ -80,8 +82,11 @@ def add_parsers(sub: Any) -> None:
     s.set_defaults(func=_cmd_select)
 
 
+PARSERS = {"evaluate": _add_evaluate, "select": _add_select}
+
+
 def _outputs(p: argparse.ArgumentParser) -> None:
-    from .parallel import DASK_ENV
+    from ..util.parallel import DASK_ENV
 
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
@@ -158,8 +163,8 @@ def _write(args: argparse.Namespace, doc: dict[str, Any], title: str) -> None:
     if args.json:
         write_json(args.json, doc)
     if args.report or args.figures:
-        from .atomic import write_text
-        from .report import render, write_figures
+        from ..files.atomic import write_text
+        from ..report import render, write_figures
 
         if args.report:
             write_text(args.report, render([doc], title))

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import InputFileError, MethodError
-from ..text import UNSHOWABLE, check_distinct_options
+from ..util.text import UNSHOWABLE, check_distinct_options
 
 MAX_BODY = 4096  # bytes of a submission (an answer echoes the item and its options)
 MAX_ID = 200  # characters of an item or participant id

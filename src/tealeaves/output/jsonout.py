@@ -31,8 +31,8 @@ def json_safe(x: Any) -> Any:
 def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
     """Write a command's result file (atomically): `data` made JSON-safe, plus the tealeaves
     version. `-` writes to standard output."""
-    from . import __version__
-    from .atomic import write_text
+    from .. import __version__
+    from ..files.atomic import write_text
 
     text = json.dumps(json_safe({**data, "version": __version__}), indent=1)
     if os.fspath(path) == "-":

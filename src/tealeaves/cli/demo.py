@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from . import datasets
-from .clustering import bcubed
-from .coherence import coherence, diversity, exclusivity
-from .compare import compare
-from .heldout import heldout
-from .heldout.check import CHECK_TEMPERATURES, choose, reference
-from .heldout.check import summarise as check_summary
-from .heldout.exact import DEFAULT_MAX_STATES
-from .intrusion import infer_theta, predictive, topic_tasks, word_tasks
+from .. import datasets
+from ..clustering import bcubed
+from ..coherence import coherence, diversity, exclusivity
+from ..compare import compare
+from ..heldout import heldout
+from ..heldout.crosscheck import CHECK_TEMPERATURES, choose, reference
+from ..heldout.crosscheck import summarise as check_summary
+from ..heldout.exact import DEFAULT_MAX_STATES
+from ..intrusion import infer_theta, predictive, topic_tasks, word_tasks
 
 SIZES = {  # held-out paragraphs, runs per estimator, compare temperatures, the reference's size
     "full": {"documents": 1000, "runs": 5, "temperatures": 1000, "coherence_docs": None,

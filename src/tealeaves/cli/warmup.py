@@ -8,19 +8,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .heldout import heldout, method_names
+from ..heldout import heldout, method_names
 
 
 def _parts() -> list[tuple[str, Callable[[], Any]]]:
     """(what, call) for every entry point that runs kernels: each estimator for both tasks, Ratio-AIS
     along both paths, Iteration-AIS, CSL's LDA chain, the predictive metrics and coherence counting.
     Default parameters, so the kernels are compiled for the argument types real runs pass."""
-    from . import synthetic
-    from .coherence import count
-    from .compare import compare, training_curve
-    from .csl import csl
-    from .heldout import completion
-    from .intrusion import infer_theta
+    from .. import synthetic
+    from ..coherence import count
+    from ..compare import compare, training_curve
+    from ..csl import csl
+    from ..heldout import completion
+    from ..intrusion import infer_theta
 
     model = synthetic.random_model(3, 12, seed=0, vocab=[f"w{i}" for i in range(12)])
     other = synthetic.random_model(3, 12, seed=1, vocab=model.vocab)

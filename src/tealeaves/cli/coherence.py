@@ -1,0 +1,173 @@
+"""`tealeaves coherence`, `diversity` and `bcubed`: topic quality and clustering metrics."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from ..datasets import read_corpus
+from ..errors import InputFileError, MethodError
+from ..files.textfile import read_lines
+from ..model import TopicModel
+from ..output.jsonout import write_json
+from ..util.limits import at_least
+from .options import (
+    add_model_options,
+    dask_option,
+    load_topics_arg,
+    sub_parser,
+    text_encoding,
+)
+
+EXAMPLES = {
+    "coherence": "tealeaves coherence model.npz reference.txt --measure umass,npmi,c_v --topn 10",
+    "diversity": "tealeaves diversity model.npz --topn 25",
+    "bcubed": "tealeaves bcubed predicted_labels.txt gold_labels.txt --json b3.json",
+}
+
+
+def _add_coherence(sub: Any) -> None:
+    co = sub_parser(EXAMPLES, sub, "coherence",
+                    "topic coherence over a reference corpus (UMass, UCI, NPMI, C_V)")
+    co.add_argument("model", help="model file (any readable format), or a text file with one topic "
+                                  "(its words) per line")
+    co.add_argument("reference", help="reference corpus: text, one document per line (streamed)")
+    add_model_options(co)
+    co.add_argument("--measure", default="umass,npmi,c_v", help="comma-separated: umass,uci,npmi,c_v")
+    co.add_argument("--topn", type=at_least(1), default=10)
+    co.add_argument("--window", type=at_least(1), default=None, help="sliding window (default 10; c_v 110)")
+    co.add_argument("--umass-form", default="gensim", choices=("gensim", "mimno"))
+    co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
+                    help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
+    co.add_argument("--workers", type=at_least(1), default=1)
+    co.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the reference (default utf-8)")
+    dask_option(co)
+    co.add_argument("--json", default=None)
+    co.set_defaults(func=_cmd_coherence)
+
+
+def _add_diversity(sub: Any) -> None:
+    dv = sub_parser(EXAMPLES, sub, "diversity", "topic diversity, and exclusivity (stm) for a model")
+    dv.add_argument("model", help="model file (any readable format), or a text file of topics")
+    add_model_options(dv)
+    dv.add_argument("--topn", type=at_least(1), default=25)
+    dv.add_argument("--json", default=None)
+    dv.set_defaults(func=_cmd_diversity)
+
+
+def _add_bcubed(sub: Any) -> None:
+    bc = sub_parser(EXAMPLES, sub, "bcubed",
+                    "B-Cubed, purity, inverse purity and NMI of labels against gold labels")
+    bc.add_argument("pred", help="predicted labels, one per line (or .npy: labels or doc-topic matrix)")
+    bc.add_argument("gold", help="gold labels, one per line (or .npy)")
+    bc.add_argument("--json", default=None)
+    bc.set_defaults(func=_cmd_bcubed)
+
+
+PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in order)
+    "coherence": _add_coherence,
+    "diversity": _add_diversity,
+    "bcubed": _add_bcubed,
+}
+
+
+def _cmd_coherence(args: argparse.Namespace) -> int:
+    from ..coherence import MEASURES, coherence, count, topic_words
+
+    names = [m.strip() for m in args.measure.split(",") if m.strip()]
+    for m in names:
+        if m not in MEASURES:
+            raise MethodError(f"unknown coherence measure {m!r} (known: {', '.join(MEASURES)})")
+    topics = load_topics_arg(args, args.model)
+    words = topic_words(topics, args.topn)
+    reference = args.reference
+    if reference.endswith(".npz"):
+        reference = read_corpus(reference)
+    results = []
+    cache: dict = {}
+    targets = sorted({w for t in words for w in t})
+    for m in names:
+        opts = {"form": args.umass_form} if m == "umass" else ({} if m == "uci" else {"zero": args.zero})
+        win = None if m == "umass" else (args.window or (110 if m == "c_v" else 10))
+        if win not in cache:
+            cache[win] = count(reference, targets, window=win, workers=args.workers, encoding=args.encoding)
+        results.append(coherence(words, reference, measure=m, topn=args.topn,
+                                 window=None if m == "umass" else win, counts=cache[win], **opts))
+    head = ["topic"] + names + ["top words"]
+    rows = []
+    for k, t in enumerate(words):
+        miss = set().union(*(set(r.missing[k]) for r in results))
+        shown = " ".join(w + ("*" if w in miss else "") for w in t)
+        rows.append([str(k)] + [f"{r.per_topic[k]:.4f}" for r in results] + [shown])
+    rows.append(["mean"] + [f"{r.mean:.4f}" for r in results] + [""])
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    for cells in [head, *rows]:
+        print("  ".join(c.rjust(w) if i and i <= len(names) else c.ljust(w)
+                        for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip())
+    nmiss = sum(len(m) for m in results[0].missing)
+    if nmiss:
+        print(f"* {nmiss} top words do not occur in the reference; pairs with them are undefined: "
+              "umass uses gensim's value 0 for them, the other measures leave them out")
+    if args.json:
+        write_json(args.json, {"command": "coherence", "model": args.model,
+                               "reference": args.reference, "results": [r.to_dict() for r in results]})
+    return 0
+
+
+def _cmd_diversity(args: argparse.Namespace) -> int:
+    from ..coherence import diversity, exclusivity
+
+    topics = load_topics_arg(args, args.model)
+    div = diversity(topics, args.topn)
+    print(f"topic diversity (unique share of the top {args.topn} words): {div:.4f}")
+    out: dict[str, Any] = {"diversity": div, "topn": args.topn}
+    if isinstance(topics, TopicModel):
+        ex = exclusivity(topics)
+        print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, "
+              f"per topic {' '.join(f'{v:.2f}' for v in ex)}")
+        out["exclusivity"] = [float(v) for v in ex]
+    if args.json:
+        write_json(args.json, {"command": "diversity", "model": args.model, **out})
+    return 0
+
+
+MISSING_LABELS = ("", "nan", "na", "n/a", "none", "null")
+
+
+def _read_labels(path: str):
+
+
+    if path.endswith(".npy"):
+        from ..files.records import check_proportions, read_npy
+
+        labels = read_npy(path, "labels")
+        if labels.ndim == 2:  # a doc-topic matrix: its argmax
+            return check_proportions(labels, path, rows_sum_to_one=False)
+        return labels
+    labels = [line.strip() for _, line in read_lines(path)]
+    for i, label in enumerate(labels, 1):
+        if label.lower() in MISSING_LABELS:
+            raise InputFileError(f"{path}:{i}: missing label {label!r} (every item needs one; a blank line "
+                                 "would shift every label after it)")
+    return np.array(labels)
+
+
+def _cmd_bcubed(args: argparse.Namespace) -> int:
+    from ..clustering import bcubed, inverse_purity, nmi, purity
+
+    pred, gold = _read_labels(args.pred), _read_labels(args.gold)
+    if len(pred) != len(gold):
+        raise MethodError(f"{args.pred} has {len(pred)} labels but {args.gold} has {len(gold)}")
+    res = bcubed(pred, gold)
+    extra = {"purity": purity(pred, gold), "inverse_purity": inverse_purity(pred, gold),
+             "nmi": nmi(pred, gold)}
+    print(f"B-Cubed over {len(res.item_precision)} items: precision {res.precision:.4f}, "
+          f"recall {res.recall:.4f}, F {res.f:.4f} (mean of item F; F of the means {res.f_of_means:.4f})")
+    print(f"purity {extra['purity']:.4f}, inverse purity {extra['inverse_purity']:.4f}, "
+          f"NMI {extra['nmi']:.4f}")
+    if args.json:
+        write_json(args.json, {"command": "bcubed", **res.to_dict(), **extra})
+    return 0

@@ -1,0 +1,121 @@
+"""The `tealeaves` command: the parser built from the command groups (one module each, `COMMANDS`),
+dispatch, and error handling. Subcommands call the same public functions as Python users. Every
+input error prints one line `tealeaves: error: ...` and exits with status 2."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from .. import __version__
+from ..errors import TealeavesError
+from ..files import atomic
+from ..output import jsonout
+from .paths import check_outputs
+
+# command -> the module of its group (`PARSERS` there adds its parser), in `tealeaves --help` order
+COMMANDS = {
+    "heldout": "heldout", "completion": "heldout", "demo": "tools", "compare": "compare",
+    "curve": "compare", "csl": "heldout", "coherence": "coherence", "diversity": "coherence",
+    "bcubed": "coherence", "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
+    "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
+    "methods": "heldout", "warm-up": "tools", "synth": "tools",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors are one line, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"tealeaves: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser(command_named(sys.argv[1:] if argv is None else argv))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage error (one line, printed) or --help/--version
+        return exc.code if isinstance(exc.code, int) else 2
+    jsonout.STDOUT = sys.stdout
+    try:
+        # with --json - the JSON is the only thing on stdout; the table goes to stderr
+        quiet_stdout = contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" \
+            else contextlib.nullcontext()
+        address = None
+        if hasattr(args, "dask"):
+            from ..util.parallel import DASK_ENV, use_dask
+
+            address = args.dask or os.environ.get(DASK_ENV)
+        # every output is put in place when the command succeeds; a failure leaves none behind
+        with atomic.transaction(), quiet_stdout:
+            check_outputs(args)
+            if address:
+                with use_dask(address):
+                    return args.func(args)
+            return args.func(args)
+    except BrokenPipeError:  # `tealeaves ... | head`: stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except TealeavesError as exc:
+        print(f"tealeaves: error: {message(exc, parser, args)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"tealeaves: error: {name}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tealeaves: interrupted", file=sys.stderr)
+        return 130
+
+
+def command_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """The flags of the command `args` ran, by parameter name: {"high_top": "--high-top", ...}."""
+    p: argparse.ArgumentParser | None = parser
+    flags: dict[str, str] = {}
+    while p is not None:
+        sub = None
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action
+            elif action.option_strings and action.dest != "help":
+                flags[action.dest] = max(action.option_strings, key=len)
+        p = sub.choices.get(getattr(args, sub.dest, None)) if sub is not None else None
+    return flags
+
+
+def message(exc: TealeavesError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """`exc`'s message with the parameters it names (`exc.options`) spelled as the command's flags."""
+    text = str(exc)
+    flags = command_flags(parser, args)
+    for name in getattr(exc, "options", ()):
+        if name in flags:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flags[name], text)
+    return text
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs: its first word that is not an option (the top level has no options
+    that take a value), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given the `command` that runs, only the commands of its group, so that
+    a command imports only its own group's module (some import most of the package). The list of
+    commands (`tealeaves --help`, or a command that is not one) has them all."""
+    p = Parser(prog="tealeaves", description="Evaluate topic models.")
+    p.add_argument("--version", action="version", version=f"tealeaves {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    groups = {COMMANDS[command]} if command in COMMANDS else set(COMMANDS.values())
+    for name, group in COMMANDS.items():
+        if group in groups:
+            importlib.import_module(f".{group}", __package__).PARSERS[name](sub)
+    return p

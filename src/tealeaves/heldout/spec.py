@@ -1,0 +1,109 @@
+"""What an estimator declares: its name, parameters (named as in table 1 of Wallach et al. 2009)
+and cost (`MethodSpec`, `Param`); `register` adds it to the registry (`registry.py` looks names up).
+
+Every estimator is a function `fn(doc, n_obs, rng, state, **params) -> float` returning one
+run's estimate of log P(w2 | w1) for a prepared document whose first `n_obs` positions are
+observed (n_obs = 0: log P(w)). `rng` is a numpy Generator and `state` the kernels' generator
+state, both private to the document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import MethodError
+
+
+@dataclass(frozen=True)
+class Param:
+    default: Any
+    kind: type
+    help: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = 1
+    tasks: tuple[str, ...] = ("heldout", "completion")
+    # (other parameter, its values): the parameter exists only with one of these values; with any
+    # other it is left out of the resolved parameters, and giving it is an error
+    only_for: tuple[str, tuple[Any, ...]] | None = None
+
+    def check(self, method: str, name: str, value: Any) -> Any:
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise MethodError(f"{method}: parameter {name} must be true or false, got {value!r}")
+            return value
+        try:
+            if self.kind is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            v = self.kind(value)
+        except (TypeError, ValueError):
+            raise MethodError(
+                f"{method}: parameter {name} must be {self.kind.__name__}, got {value!r}"
+            ) from None
+        if self.choices is not None and v not in self.choices:
+            raise MethodError(
+                f"{method}: parameter {name} must be one of {', '.join(map(str, self.choices))}, "
+                f"got {v!r}"
+            )
+        if self.minimum is not None and self.kind in (int, float) and not v >= self.minimum:
+            raise MethodError(f"{method}: parameter {name} must be >= {self.minimum}, got {v!r}")
+        return v
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    fn: Callable[..., float]
+    description: str
+    params: dict[str, Param]
+    cost: Callable[[int, dict[str, Any]], float]  # Gibbs site updates for a document of N tokens
+    tasks: tuple[str, ...] = ("heldout",)
+    # E[estimate of P] = P exactly (in probability space); a function of the parameters when it
+    # depends on them
+    unbiased: bool | Callable[[dict[str, Any]], bool] = False
+    aliases: tuple[str, ...] = field(default=())
+    renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
+    budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
+    # why these parameters are known to give a badly biased estimate, or None (a warning)
+    caution: Callable[[dict[str, Any]], str | None] | None = None
+
+    def is_unbiased(self, params: dict[str, Any]) -> bool:
+        return self.unbiased(params) if callable(self.unbiased) else self.unbiased
+
+    def params_for(self, task: str) -> dict[str, Param]:
+        return {k: p for k, p in self.params.items() if task in p.tasks}
+
+    def resolve(self, given: dict[str, Any], task: str = "heldout") -> dict[str, Any]:
+        """Defaults filled in, values checked; an unknown parameter is an error."""
+        params = self.params_for(task)
+        unknown = sorted(set(given) - set(params))
+        for old in unknown:
+            if old in self.renamed:
+                raise MethodError(f"{task} method {self.name!r}: parameter {old!r} was replaced by "
+                                  f"{self.renamed[old]}")
+        if unknown:
+            takes = ", ".join(params) or "no parameters"
+            raise MethodError(f"{task} method {self.name!r} has no parameter {unknown[0]!r} "
+                              f"(it takes: {takes})")
+        out = {name: p.check(self.name, name, given[name]) if name in given else p.default
+               for name, p in params.items()}
+        for name, p in params.items():
+            if p.only_for is not None and out[p.only_for[0]] not in p.only_for[1]:
+                if name in given:
+                    raise MethodError(f"{task} method {self.name!r}: parameter {name!r} applies only with "
+                                      f"{p.only_for[0]} {' or '.join(map(str, p.only_for[1]))}, "
+                                      f"not {out[p.only_for[0]]!r}")
+                del out[name]
+        return out
+
+
+_METHODS: dict[str, MethodSpec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(spec: MethodSpec) -> MethodSpec:
+    _METHODS[spec.name] = spec
+    for a in spec.aliases:
+        _ALIASES[a] = spec.name
+    return spec
