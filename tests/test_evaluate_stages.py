@@ -183,7 +183,7 @@ def test_stage_clock_attributes_time_to_the_stage_it_was_spent_in(monkeypatch):
     exactly what was spent inside it (summed over its entries), the total everything."""
     import time
 
-    stages_mod = importlib.import_module("tealeaves.stages")
+    stages_mod = importlib.import_module("tealeaves.util.stages")
     wall, cpu = [100.0], [50.0]
     monkeypatch.setattr(time, "perf_counter", lambda: wall[0])
     monkeypatch.setattr(stages_mod, "cpu_seconds", lambda: cpu[0])
