@@ -1,0 +1,220 @@
+"""What a trained topic model provides, whatever its kind, and what each metric needs from it.
+
+`TopicModel` is LDA: topic-word distributions and a Dirichlet prior, everything a held-out
+likelihood needs. Other models provide less, or something else:
+
+- ranked top words only (a topics-per-line file, OCTIS's topic lists);
+- topic-word weights that are not probabilities: `"nonnegative"` (NMF, BERTopic's c-TF-IDF
+  scores, HDP's unnormalised counts) or `"signed"` (LSI);
+- topic-word distributions without a generative prior (pLSA-like outputs, OCTIS matrices);
+- a generative model: distributions (or log-weights) with a prior over proportions —
+  `"dirichlet"` (alpha) or `"logistic-normal"` (mean, cov: CTM, ETM, ProdLDA) — and a
+  decoder, `"mixture"` p(w | θ) = Σ_k θ_k φ_k(w), or `"product-of-experts"` p(w | θ) =
+  softmax(θ B)(w);
+- document-topic proportions of the training documents (`doc_topic`), when the library keeps them.
+
+`Topics` holds any of these; `NEEDS` says what each metric needs and `why_not(metric, topics)`
+gives the one-line reason a metric does not apply (shown as "—" with that reason), so no metric
+is ever computed from the wrong kind of input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidModelError, MethodError, shown
+from .model import TopicModel
+
+WEIGHTS_KINDS = ("distributions", "nonnegative", "signed")
+PRIORS = ("dirichlet", "logistic-normal")
+DECODERS = ("mixture", "product-of-experts")
+
+# What each metric needs: "top_words", "weights" (non-negative topic-word weights),
+# "distributions" (rows are probability distributions), "doc_topic" (proportions of documents),
+# "generative" (distributions or log-weights, a prior and a decoder), "lda" (the Dirichlet-mixture
+# model the collapsed samplers need).
+NEEDS: dict[str, tuple[str, ...]] = {
+    "coherence": ("top_words",),
+    "diversity": ("top_words",),
+    "word intrusion": ("top_words",),
+    "auto MP": ("top_words",),
+    "exclusivity": ("weights",),
+    "topic intrusion": ("doc_topic",),
+    "bcubed": ("doc_topic",),
+    "heldout": ("generative",),
+    "perplexity": ("generative",),
+    "compare": ("lda",),
+    "predictive": ("lda",),
+    "csl": ("lda",),
+}
+
+
+class NotApplicableError(MethodError):
+    """A metric asked of a model that cannot give it (the message says why)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Topics:
+    """A trained topic model of any kind: what it provides (fields left None it does not).
+
+    `source` names who made it ("gensim LsiModel", "BERTopic 0.16.4 directory"), `weights_note`
+    what its weights are when they are not probabilities ("c-TF-IDF scores"): both appear in the
+    reasons a metric does not apply."""
+
+    name: str
+    source: str
+    vocab: tuple[str, ...] | None = None
+    top_words: tuple[tuple[str, ...], ...] | None = None
+    weights: np.ndarray | None = None  # T x V
+    weights_kind: str | None = None
+    weights_note: str = ""
+    doc_topic: np.ndarray | None = None  # D x T, the training documents
+    prior: str | None = None
+    alpha: np.ndarray | None = None  # dirichlet: length T
+    mean: np.ndarray | None = None  # logistic-normal: length T
+    cov: np.ndarray | None = None  # logistic-normal: T x T (may be singular)
+    decoder: str | None = None
+    topic_weights: np.ndarray | None = None  # e.g. HDP's stick weights or topic sizes, length T
+    lda: TopicModel | None = field(default=None, repr=False)  # the LDA it is, when it is one
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_topics(self)
+
+    @classmethod
+    def from_lda(cls, model: TopicModel, source: str = "LDA") -> Topics:
+        """An LDA `TopicModel` as `Topics` (sharing its arrays)."""
+        return cls(name=model.name, source=source, vocab=model.vocab, weights=model.phi,
+                   weights_kind="distributions", prior="dirichlet", alpha=model.alpha,
+                   decoder="mixture", lda=model, metadata=model.metadata)
+
+    @property
+    def num_topics(self) -> int:
+        for arr in (self.weights, self.doc_topic, self.alpha, self.mean, self.topic_weights):
+            if arr is not None:
+                return int(arr.shape[-1] if arr is self.doc_topic else arr.shape[0])
+        return len(self.top_words or ())
+
+    def ranked_words(self, topn: int) -> list[list[str]]:
+        """The `topn` top words of every topic: from `top_words`, else from the weights (largest
+        first; for signed weights, largest absolute value, as LSI's users read them)."""
+        if self.top_words is not None:
+            return [list(t[:topn]) for t in self.top_words]
+        if self.weights is None or self.vocab is None:
+            raise NotApplicableError(f"model {shown(self.name, 120)} ({self.source}) has no top words "
+                                     "and no topic-word weights with a vocabulary")
+        w = np.abs(self.weights) if self.weights_kind == "signed" else self.weights
+        order = np.argsort(-w, axis=1, kind="stable")[:, :topn]
+        return [[self.vocab[i] for i in row] for row in order]
+
+    def provides(self) -> set[str]:
+        """What this model provides, in the terms of `NEEDS`."""
+        out = set()
+        if self.top_words is not None or (self.weights is not None and self.vocab is not None):
+            out.add("top_words")
+        if self.weights is not None and self.weights_kind in ("distributions", "nonnegative"):
+            out.add("weights")
+        if self.weights_kind == "distributions":
+            out.add("distributions")
+        if self.doc_topic is not None:
+            out.add("doc_topic")
+        if self.prior is not None and self.decoder is not None and self.weights is not None:
+            out.add("generative")
+        if self.lda is not None:
+            out.add("lda")
+        return out
+
+
+def why_not(metric: str, model: Topics | TopicModel) -> str | None:
+    """None if `metric` applies to `model`; else the one-line reason it does not."""
+    if isinstance(model, TopicModel):
+        return None  # LDA provides everything but documents' proportions, which are inferred
+    if metric not in NEEDS:
+        raise MethodError(f"unknown metric {metric!r} (known: {', '.join(NEEDS)})")
+    have = model.provides()
+    missing = [n for n in NEEDS[metric] if n not in have]
+    if not missing:
+        return None
+    who = f"{shown(model.name, 80)} ({model.source})"
+    need = missing[0]
+    if need == "generative" or need == "lda":
+        if model.weights_kind in ("nonnegative", "signed"):
+            what = model.weights_note or f"{model.weights_kind} topic-word weights"
+            return f"{who}: its {what} are not probabilities: no likelihood"
+        if model.weights is None:
+            return f"{who}: top words only: no likelihood"
+        if model.prior is None:
+            return f"{who}: no prior over topic proportions: no likelihood"
+        return f"{who}: {metric} needs LDA (a Dirichlet prior and a mixture of topics), not a " \
+               f"{model.prior} prior with a {model.decoder} decoder"
+    if need == "weights":
+        if model.weights_kind == "signed":
+            return f"{who}: its topic-word weights are signed ({model.weights_note or 'LSI'}): no exclusivity"
+        return f"{who}: top words only, no topic-word weights"
+    if need == "doc_topic":
+        return f"{who}: no document-topic proportions"
+    return f"{who}: no top words (no vocabulary)"
+
+
+def require(metric: str, model: Topics | TopicModel) -> None:
+    """Raise `NotApplicableError` with the reason if `metric` does not apply to `model`."""
+    reason = why_not(metric, model)
+    if reason is not None:
+        raise NotApplicableError(f"{metric} does not apply: {reason}")
+
+
+def check_topics(t: Topics) -> None:
+    """One-line errors for a `Topics` whose parts disagree or are not what their kind says."""
+    who = f"model {shown(t.name, 120)} ({t.source})"
+    if t.weights_kind is not None and t.weights_kind not in WEIGHTS_KINDS:
+        raise MethodError(f"{who}: weights_kind must be one of {', '.join(WEIGHTS_KINDS)}")
+    if t.prior is not None and t.prior not in PRIORS:
+        raise MethodError(f"{who}: prior must be one of {', '.join(PRIORS)}")
+    if t.decoder is not None and t.decoder not in DECODERS:
+        raise MethodError(f"{who}: decoder must be one of {', '.join(DECODERS)}")
+    if (t.weights is None) != (t.weights_kind is None):
+        raise MethodError(f"{who}: weights and weights_kind go together")
+    T = t.num_topics
+    if t.weights is not None:
+        if t.weights.ndim != 2 or not np.isfinite(t.weights).all():
+            raise InvalidModelError(f"{who}: topic-word weights must be a finite T x V matrix")
+        if t.weights_kind == "nonnegative" and (t.weights < 0).any():
+            raise InvalidModelError(f"{who}: weights said to be non-negative have negative values")
+        if t.weights_kind == "distributions" and t.lda is None:  # an LDA was checked already
+            sums = t.weights.sum(axis=1)
+            bad = np.flatnonzero((np.abs(sums - 1.0) > 1e-6) | (t.weights < 0).any(axis=1))
+            if bad.size:
+                raise InvalidModelError(f"{who}: topic {int(bad[0])} is not a distribution (sums to "
+                                        f"{float(sums[bad[0]]):.6g}); its weights are not probabilities")
+        if t.vocab is not None and len(t.vocab) != t.weights.shape[1]:
+            raise InvalidModelError(f"{who}: {len(t.vocab)} words but {t.weights.shape[1]} weight columns")
+    for label, arr, shape in (("alpha", t.alpha, (T,)), ("mean", t.mean, (T,)), ("cov", t.cov, (T, T)),
+                              ("topic_weights", t.topic_weights, (T,))):
+        if arr is not None and (arr.shape != shape or not np.isfinite(arr).all()):
+            raise InvalidModelError(f"{who}: {label} must be finite with shape {shape}, got {arr.shape}")
+    if t.doc_topic is not None and (t.doc_topic.ndim != 2 or t.doc_topic.shape[1] != T):
+        raise InvalidModelError(f"{who}: document-topic matrix must be D x {T}, got {t.doc_topic.shape}")
+    if t.prior == "dirichlet" and (t.alpha is None or (t.alpha <= 0).any()):
+        raise InvalidModelError(f"{who}: a Dirichlet prior needs positive alpha")
+    if t.prior == "logistic-normal" and (t.mean is None or t.cov is None):
+        raise InvalidModelError(f"{who}: a logistic-normal prior needs mean and cov")
+    if t.top_words is not None and len(t.top_words) != T:
+        raise InvalidModelError(f"{who}: {len(t.top_words)} lists of top words for {T} topics")
+
+
+def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = "topics") -> Topics:
+    """`Topics` from a model of any kind, or from lists of top words."""
+    if isinstance(model, Topics):
+        return model
+    if isinstance(model, TopicModel):
+        return Topics.from_lda(model)
+    words = tuple(tuple(str(w) for w in t) for t in model)
+    return Topics(name=name, source="top words", top_words=words)
+
+
+__all__ = ["Topics", "NEEDS", "NotApplicableError", "why_not", "require", "as_topics", "check_topics",
+           "WEIGHTS_KINDS", "PRIORS", "DECODERS"]
