@@ -16,7 +16,8 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "tealeaves"
 LAYERS = {
     "tealeaves.errors": 0,
     "tealeaves.util": 1.0, "tealeaves.files": 1.1, "tealeaves.output": 1.2,  # layer 1: utilities
-    "tealeaves.model": 2, "tealeaves.topics": 2, "tealeaves.corpus": 2, "tealeaves.io": 2, "tealeaves.datasets": 2,
+    "tealeaves.model": 2, "tealeaves.topics": 2,
+    "tealeaves.corpus": 2, "tealeaves.io": 2, "tealeaves.datasets": 2,
     "tealeaves.synthetic": 2, "tealeaves.sampling": 2,
     "tealeaves.heldout": 3, "tealeaves.compare": 3, "tealeaves.csl": 3, "tealeaves.coherence": 3,
     "tealeaves.clustering": 3, "tealeaves.intrusion": 3,
