@@ -434,8 +434,32 @@ def _linear() -> list[tuple[str, str]]:
                                     f"particles: {tokens}")]
 
 
+def _conventions() -> list[tuple[str, str]]:
+    """experiments/coherence_conventions.py: the tealeaves and gensim conventions on the corpus."""
+    p = "docs/guide/coherence.md"
+    r = results("experiments/results/coherence_conventions.json")
+
+    def worst(win: int) -> dict:
+        rows = [u for m in r["models"].values() for u in m["undercount"] if u["window"] == win]
+        return max(rows, key=lambda u: u["largest_relative_undercount"])
+
+    u10, u110, d = worst(10), worst(110), r["largest_topic_difference"]
+    assert d["umass"] == 0
+    agree = r["gensim_agreement"]
+    topics = sum(m["topics"] for m in r["models"].values())
+    return [(p, f"({', '.join(r['models'])}, {topics} topics) over the {r['reference']['paragraphs']:,} "
+                "State of the Union training paragraphs"),
+            (p, f"misses up to {u10['largest_relative_undercount']:.0%} of a topic word's windows at "
+                f"window 10 "
+                f"(\"{u10['word']}\") and {u110['largest_relative_undercount']:.0%} at window 110 "
+                f"(\"{u110['word']}\")"),
+            (p, f"single topics differ by up to {d['uci']:.3f} (UCI), {d['npmi']:.3f} (NPMI) and "
+                f"{d['c_v']:.3f} (C_V) between the conventions; UMass counts documents and agrees exactly"),
+            (p, "on every topic and measure " + ("exactly" if agree == 0 else f"to within {agree:.0e}"))]
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear]
+          _linear, _conventions]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
