@@ -1,4 +1,5 @@
-"""How far gensim's coherence numbers are from tealeaves' on the bundled corpus, and why (issue 25).
+"""How far gensim's and Palmetto's coherence numbers are from tealeaves' on the bundled corpus, and
+why (issue 25).
 
 Reference: the bundled State of the Union training paragraphs; topics: the top 10 words of each
 topic of the bundled tomotopy models sotu-20-asym and sotu-50-asym. For each measure (umass,
@@ -7,7 +8,10 @@ uci, npmi, c_v at their default windows): every topic scored under `convention="
 difference of the means; and, as a check, the gensim convention against gensim's own
 `CoherenceModel` (processes=1), the largest per-topic difference. The cause: each topic word's
 window count (window 10 and 110) under gensim's rule against the exact count, the largest
-relative undercount.
+relative undercount. Palmetto (`convention="palmetto"`, all six of its measures): each
+measure's mean, the share of its values that are undefined (counted as 0), and the share of the
+topics' word pairs whose joint count is below Palmetto's minimum frequency (10 documents, 10 x
+window windows), which Palmetto treats as never co-occurring (probability 0).
 
     python experiments/coherence_conventions.py
 
@@ -23,7 +27,7 @@ import numpy as np
 
 import tealeaves as tl
 from tealeaves import datasets
-from tealeaves.coherence import DEFAULT_WINDOWS, MEASURES, count, topic_words
+from tealeaves.coherence import DEFAULT_WINDOWS, MEASURES, count, palmetto, topic_words
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "coherence_conventions.json")
@@ -74,8 +78,20 @@ def main() -> None:
                        "largest_topic_difference": float(np.max(np.abs(t - g))),
                        "gensim_convention_vs_gensim": float(np.max(np.abs(g - lib)))}
             print(name, m, rows[m])
+        pal = {}
+        for m in palmetto.MEASURES:
+            r = tl.coherence(topics, ref, measure=m, convention="palmetto")
+            c = count(ref, sorted({w for t in topics for w in t}), window=r.params["window"],
+                      rule=palmetto.rule(m))
+            idx = c.index()
+            low = [c.joint[idx[a], idx[b]] < palmetto.min_frequency(r.params["window"])
+                   for t in topics for i, a in enumerate(t) for b in t[:i]]
+            pal[m] = {"window": r.params["window"], "mean": r.mean,
+                      "undefined_share": sum(r.undefined_pairs) / len(r.pairs),
+                      "pairs_below_minimum": float(np.mean(low))}
+            print(name, "palmetto", m, pal[m])
         words = sorted({w for t in topics for w in t})
-        out["models"][name] = {"topics": len(topics), "measures": rows,
+        out["models"][name] = {"topics": len(topics), "measures": rows, "palmetto": pal,
                                "undercount": [undercount(ref, words, w) for w in (10, 110)]}
         print(name, out["models"][name]["undercount"])
     ms = [r for v in out["models"].values() for r in v["measures"].values()]

@@ -8,7 +8,8 @@ Two ways of cutting the corpus into units:
   leaves the window, even if another copy is still inside, and so undercounts words (and pairs)
   that repeat within a window; the counts here do not, so they agree with gensim only on text
   where no target word repeats inside a window. `rule="gensim"` counts as gensim does
-  (`gensim_convention._count_gensim`), for `coherence(..., convention="gensim")`.
+  (`gensim_convention._count_gensim`), for `coherence(..., convention="gensim")`;
+  `rule="context"` counts Palmetto's context windows (`palmetto._count_context`, C_A).
 Counts: `single[k]` units containing target k, `joint[a, b]` units containing both (symmetric;
 the diagonal equals `single`), `units` the number of units.
 
@@ -137,13 +138,21 @@ def _finish(single: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return full
 
 
+RULES = ("exact", "gensim", "context")
+
+
 def _kernel(rule: str):
-    """The counting kernel of a rule: "exact" (a word is in a window if any copy is) or "gensim"
-    (gensim's boolean sliding window, `gensim_convention`). Whole documents count alike."""
+    """The counting kernel of a rule: "exact" (a word is in a window if any copy is), "gensim"
+    (gensim's boolean sliding window, `gensim_convention`) or "context" (Palmetto's context
+    windows, `palmetto`). Whole documents count alike under exact and gensim."""
     if rule == "gensim":
         from .gensim_convention import _count_gensim
 
         return _count_gensim
+    if rule == "context":
+        from .palmetto import _count_context
+
+        return _count_context
     return _count
 
 
@@ -205,14 +214,16 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
           encoding: str = "utf-8", rule: str = "exact") -> Counts:
     """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
     (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
-    training paragraphs) or an iterable of token lists / strings. `rule`: "exact" or "gensim"
-    (how windows are counted; see the module docstring)."""
+    training paragraphs) or an iterable of token lists / strings. `rule`: "exact", "gensim"
+    or "context" (how windows are counted; see the module docstring)."""
     targets = tuple(targets)
     if isinstance(reference, str) and reference in ("sotu:train", "sotu:heldout"):
         reference = read_corpus(reference)
     check_encoding(encoding)
-    if rule not in ("exact", "gensim"):
-        raise InvalidCorpusError(f"unknown counting rule {rule!r} (known: exact, gensim)")
+    if rule not in RULES:
+        raise InvalidCorpusError(f"unknown counting rule {rule!r} (known: {', '.join(RULES)})")
+    if rule == "context" and window is None:
+        raise InvalidCorpusError("context-window counts need a window")
     kernel = _kernel(rule)
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
