@@ -434,8 +434,39 @@ def _linear() -> list[tuple[str, str]]:
                                     f"particles: {tokens}")]
 
 
+def _conventions() -> list[tuple[str, str]]:
+    """experiments/coherence_conventions.py: the tealeaves and gensim conventions on the corpus."""
+    p = "docs/guide/coherence.md"
+    r = results("experiments/results/coherence_conventions.json")
+
+    def worst(win: int) -> dict:
+        rows = [u for m in r["models"].values() for u in m["undercount"] if u["window"] == win]
+        return max(rows, key=lambda u: u["largest_relative_undercount"])
+
+    u10, u110, d = worst(10), worst(110), r["largest_topic_difference"]
+    assert d["umass"] == 0
+    agree = r["gensim_agreement"]
+    topics = sum(m["topics"] for m in r["models"].values())
+    pal, ours = r["models"]["sotu-20-asym"]["palmetto"], r["models"]["sotu-20-asym"]["measures"]
+    t_uci, t_cv = ours["uci"]["tealeaves_mean"], ours["c_v"]["tealeaves_mean"]
+    return [(p, f"({', '.join(r['models'])}, {topics} topics) over the {r['reference']['paragraphs']:,} "
+                "State of the Union training paragraphs"),
+            (p, f"misses up to {u10['largest_relative_undercount']:.0%} of a topic word's windows at "
+                f"window 10 "
+                f"(\"{u10['word']}\") and {u110['largest_relative_undercount']:.0%} at window 110 "
+                f"(\"{u110['word']}\")"),
+            (p, f"single topics differ by up to {d['uci']:.3f} (UCI), {d['npmi']:.3f} (NPMI) and "
+                f"{d['c_v']:.3f} (C_V) between the conventions; UMass counts documents and agrees exactly"),
+            (p, "on every topic and measure " + ("exactly" if agree == 0 else f"to within {agree:.0e}")),
+            (p, f"for sotu-20-asym, {pal['uci']['pairs_below_minimum']:.0%} of the topics' word pairs share "
+                f"fewer than 100 windows of 10 and {pal['c_v']['pairs_below_minimum']:.0%} fewer than 1,100 "
+                f"windows of 110, which Palmetto counts as never together: its mean UCI is "
+                f"{minus(pal['uci']['mean'], 2)} against tealeaves' {minus(t_uci, 2)}, "
+                f"and its C_V {minus(pal['c_v']['mean'], 2)} against {minus(t_cv, 2)}")]
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear]
+          _linear, _conventions]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))

@@ -288,7 +288,7 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
     """Estimated seconds per stage before any work: held-out by the estimator's own cost model,
     Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
     reference counting per distinct window (coherence) and per model (intrusion), predictive
-    sweeps. Every figure assumes the rates in `tealeaves.checks` and TEXT_RATE."""
+    sweeps. Every figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE."""
     spec = get_method(method, "heldout")
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
     held = sum(update_seconds(runs * sum(spec.cost(int(n), resolved) for n in c.lengths), workers,

@@ -11,7 +11,7 @@ Windows). An empty name is an error, not "no output". An intrusion key must be a
 any case (`csvout.table_format`), another extension is refused. A long run is never lost at the
 end to a typo, and an output never overwrites the documents or the model it was computed from.
 (Writes themselves are atomic, follow links, write through devices and FIFOs and happen together at the end:
-`tealeaves.atomic`.)"""
+`tealeaves.files.atomic`.)"""
 
 from __future__ import annotations
 

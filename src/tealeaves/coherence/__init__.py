@@ -1,6 +1,7 @@
 """Topic coherence over a reference corpus, topic diversity, exclusivity/FREX and the group
 coherence of the source README. See `counts` for how co-occurrences are counted and `measures`
-for the formulas and the policy for words absent from the reference."""
+for the formulas and the policy for words absent from the reference; `gensim_convention` for
+gensim's counting and formulas."""
 
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ from ..files.textfile import read_lines
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_float
-from . import measures
+from . import gensim_convention, measures, palmetto
 from .counts import Counts, count
 
 MEASURES = ("umass", "uci", "npmi", "c_v")
 DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
+CONVENTIONS = ("tealeaves", "gensim", "palmetto")
+CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tuple(palmetto.MEASURES)}
 
 __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
-           "group_coherence", "count", "Counts", "MEASURES"]
+           "group_coherence", "count", "Counts", "MEASURES", "CONVENTIONS", "CONVENTION_MEASURES"]
 
 
 @dataclass(repr=False)
@@ -49,8 +52,9 @@ class CoherenceResult(Display):
     _name = "CoherenceResult"
 
     def _headline(self) -> list[tuple[str, Any]]:
-        return [("measure", self.measure), ("mean", self.mean), ("topics", len(self.topics)),
-                ("top words", self.params.get("topn")), ("window", self.params.get("window"))]
+        return [("measure", self.measure), ("convention", self.params.get("convention")),
+                ("mean", self.mean), ("topics", len(self.topics)), ("top words", self.params.get("topn")),
+                ("window", self.params.get("window"))]
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
         return "topic", {"score": self.per_topic, "words": [" ".join(t) for t in self.topics],
@@ -92,15 +96,42 @@ def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike
     return out
 
 
+def _check_convention(convention: str, measure: str, options: dict[str, Any]) -> None:
+    """One-line errors for an unknown convention or measure, a measure the convention does not
+    have, or an option it does not have."""
+    if convention not in CONVENTIONS:
+        raise MethodError(f"unknown coherence convention {convention!r} (known: {', '.join(CONVENTIONS)})")
+    everything = dict.fromkeys(m for ms in CONVENTION_MEASURES.values() for m in ms)
+    if measure not in everything:
+        raise MethodError(f"unknown coherence measure {measure!r} (known: {', '.join(everything)})")
+    if measure not in CONVENTION_MEASURES[convention]:
+        has = [c for c in CONVENTIONS if measure in CONVENTION_MEASURES[c]]
+        raise MethodError(f"{measure} exists only in the {' and '.join(has)} convention; the {convention} "
+                          f"convention has {', '.join(CONVENTION_MEASURES[convention])}")
+    if convention != "tealeaves" and options:
+        raise MethodError(f"option {sorted(options)[0]!r} belongs to the tealeaves convention; "
+                          f"the {convention} convention has no options")
+
+
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
-              counts: Counts | None = None, encoding: str = "utf-8", **options: Any) -> CoherenceResult:
+              counts: Counts | None = None, encoding: str = "utf-8", convention: str = "tealeaves",
+              **options: Any) -> CoherenceResult:
     """Coherence of each topic's top `topn` words over `reference` by `measure` (umass, uci,
-    npmi, c_v). `window` defaults to 10 (uci, npmi), 110 (c_v); umass counts documents.
-    Options: umass `form="gensim"|"mimno"`; npmi/c_v `zero="epsilon"|"limit"`."""
-    if measure not in MEASURES:
-        raise MethodError(f"unknown coherence measure {measure!r} (known: {', '.join(MEASURES)})")
-    allowed = {"umass": {"form"}, "uci": set(), "npmi": {"zero"}, "c_v": {"zero"}}[measure]
+    npmi, c_v; with the palmetto convention also c_p and c_a). `window` defaults to 10 (uci,
+    npmi), 110 (c_v), 70 (c_p), 5 (c_a: +-5 tokens around each occurrence); umass counts documents.
+
+    `convention` says whose counting and formulas: "tealeaves" (default) counts a word in a
+    window if any copy of it is inside (exact counts; `measures`), with the options umass
+    `form="gensim"|"mimno"`, npmi/c_v `zero="epsilon"|"limit"`; "gensim" gives the numbers of
+    gensim's `CoherenceModel` (u_mass, c_uci, c_npmi, c_v) with the reference as its texts and
+    dictionary: its window count, which undercounts words repeated within a window, and its
+    dropping of topic words absent from the reference (`gensim_convention`); "palmetto"
+    follows Palmetto's definitions: exact boolean windows, its minimum frequency (10 documents,
+    10 x window windows) below which a probability is 0, undefined values counted as 0 in the
+    mean, and its C_P (Fitelson, window 70) and C_A (context windows, +-5) (`palmetto`)."""
+    _check_convention(convention, measure, options)
+    allowed = {"umass": {"form"}, "npmi": {"zero"}, "c_v": {"zero"}}.get(measure, set())
     unknown = set(options) - allowed
     if unknown:
         raise MethodError(f"{measure} has no option {sorted(unknown)[0]!r}")
@@ -111,16 +142,26 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     if measure == "umass" and window is not None:
         raise MethodError("umass counts whole documents; it takes no window")
     words = topic_words(topics, topn)
-    win = DEFAULT_WINDOWS[measure] if window is None else window
+    default = palmetto.MEASURES[measure][1] if convention == "palmetto" else DEFAULT_WINDOWS[measure]
+    win = default if window is None else window
     t0 = time.perf_counter()
     targets = sorted({w for t in words for w in t})
-    if counts is None or counts.window != win or not set(targets) <= set(counts.targets):
-        counts = count(reference, targets, window=win, workers=workers, encoding=encoding)
-    if counts.units == 0 or counts.tokens == 0:
+    rule = {"tealeaves": "exact", "gensim": "gensim"}.get(convention) or palmetto.rule(measure)
+    if (counts is None or counts.window != win or counts.rule != rule
+            or not set(targets) <= set(counts.targets)):
+        counts = count(reference, targets, window=win, workers=workers, encoding=encoding, rule=rule)
+    if counts.tokens == 0 or (counts.units == 0 and rule != "context"):
         raise InvalidCorpusError("the reference corpus is empty")
+    if counts.units <= 0:
+        raise InvalidCorpusError(f"the reference has no context windows of +-{win} tokens: Palmetto's "
+                                 f"N = tokens - documents x {win - 1} = {counts.units}")
     scores, pairs, missing, undefined = [], [], [], []
     for k, t in enumerate(words):
-        if measure == "umass":
+        if convention == "gensim":
+            r = gensim_convention.score(measure, t, counts)
+        elif convention == "palmetto":
+            r = palmetto.score(measure, t, counts)
+        elif measure == "umass":
             r = measures.umass(t, counts, form=options.get("form", "gensim"))
         elif measure == "c_v":
             r = measures.c_v(t, counts, zero=options.get("zero", "epsilon"))
@@ -132,7 +173,7 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
         idx = counts.index()
         missing.append([w for w in t if counts.single[idx[w]] == 0])
         undefined.append(r["undefined_pairs"])
-    params = {"topn": topn, "window": win, **options}
+    params = {"topn": topn, "window": win, "convention": convention, **options}
     return CoherenceResult(measure, words, np.array(scores, dtype=np.float64), pairs, missing, params,
                            counts.units, time.perf_counter() - t0, undefined)
 

@@ -7,7 +7,9 @@ Two ways of cutting the corpus into units:
   inside. gensim's sliding-window accumulator instead marks a word absent as soon as one copy
   leaves the window, even if another copy is still inside, and so undercounts words (and pairs)
   that repeat within a window; the counts here do not, so they agree with gensim only on text
-  where no target word repeats inside a window.
+  where no target word repeats inside a window. `rule="gensim"` counts as gensim does
+  (`gensim_convention._count_gensim`), for `coherence(..., convention="gensim")`;
+  `rule="context"` counts Palmetto's context windows (`palmetto._count_context`, C_A).
 Counts: `single[k]` units containing target k, `joint[a, b]` units containing both (symmetric;
 the diagonal equals `single`), `units` the number of units.
 
@@ -48,6 +50,7 @@ class Counts:
     window: int | None
     documents: int = 0
     tokens: int = 0
+    rule: str = "exact"  # how windows were counted: "exact" or "gensim"
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.targets)}
@@ -55,7 +58,7 @@ class Counts:
     def __add__(self, other: Counts) -> Counts:
         return Counts(self.targets, self.single + other.single, self.joint + other.joint,
                       self.units + other.units, self.window, self.documents + other.documents,
-                      self.tokens + other.tokens)
+                      self.tokens + other.tokens, self.rule)
 
 
 @njit(cache=True)
@@ -136,20 +139,39 @@ def _finish(single: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return full
 
 
-def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], window: int | None) -> Counts:
+RULES = ("exact", "gensim", "context")
+
+
+def _kernel(rule: str):
+    """The counting kernel of a rule: "exact" (a word is in a window if any copy is), "gensim"
+    (gensim's boolean sliding window, `gensim_convention`) or "context" (Palmetto's context
+    windows, `palmetto`). Whole documents count alike under exact and gensim."""
+    if rule == "gensim":
+        from .gensim_convention import _count_gensim
+
+        return _count_gensim
+    if rule == "context":
+        from .palmetto import _count_context
+
+        return _count_context
+    return _count
+
+
+def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], window: int | None,
+                 rule: str = "exact") -> Counts:
     single = np.zeros(len(targets), np.int64)
     upper = np.zeros((len(targets), len(targets)), np.int64)
-    units = _count(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
-                   _window_arg(window), single, upper)
+    units = _kernel(rule)(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
+                          _window_arg(window), single, upper)
     return Counts(tuple(targets), single, _finish(single, upper), int(units), window,
-                  int(len(offsets) - 1), int(len(ids)))
+                  int(len(offsets) - 1), int(len(ids)), rule)
 
 
 def _count_texts(shared, texts: list) -> Counts:
     """Count a chunk of documents given as strings (one per line) or token lists. Whole-document
     counts need only each document's set of targets (a C-level set intersection); windows need
     every token's target index, built with one `np.fromiter` over the chunk."""
-    targets, window = shared
+    targets, window, rule = shared
     lists = [doc.split() if isinstance(doc, str) else doc for doc in texts]
     if window is None:
         index = {w: i for i, w in enumerate(targets)}
@@ -157,14 +179,14 @@ def _count_texts(shared, texts: list) -> Counts:
         present = [[index[w] for w in keys & set(doc)] for doc in lists]
         lengths = np.fromiter(map(len, present), dtype=np.int64, count=len(present))
         ids = np.fromiter(chain.from_iterable(present), dtype=np.int32, count=int(lengths.sum()))
-        c = count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, None)
+        c = count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, None, rule)
         c.tokens = sum(map(len, lists))
         return c
     index = defaultdict(lambda: -1, {w: i for i, w in enumerate(targets)})
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     ids = np.fromiter(map(index.__getitem__, chain.from_iterable(lists)), dtype=np.int32,
                       count=int(lengths.sum()))
-    return count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, window)
+    return count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, window, rule)
 
 
 def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[list]:
@@ -190,14 +212,20 @@ def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[lis
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
           window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS,
-          encoding: str = "utf-8") -> Counts:
+          encoding: str = "utf-8", rule: str = "exact") -> Counts:
     """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
     (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
-    training paragraphs) or an iterable of token lists / strings."""
+    training paragraphs) or an iterable of token lists / strings. `rule`: "exact", "gensim"
+    or "context" (how windows are counted; see the module docstring)."""
     targets = tuple(targets)
     if (bundled := bundled_corpus(reference)) is not None:  # sotu:train, sotu:heldout
         reference = bundled
     check_encoding(encoding)
+    if rule not in RULES:
+        raise InvalidCorpusError(f"unknown counting rule {rule!r} (known: {', '.join(RULES)})")
+    if rule == "context" and window is None:
+        raise InvalidCorpusError("context-window counts need a window")
+    kernel = _kernel(rule)
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
     check_counts_memory(len(targets), 3 + (0 if isinstance(reference, Corpus) else 2 * max(int(workers), 1)))
@@ -217,14 +245,14 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
         while d < len(reference):  # slices of about CORPUS_CHUNK_TOKENS tokens, counted in place
             e = max(d + 1, int(np.searchsorted(off, off[d] + CORPUS_CHUNK_TOKENS, side="right")) - 1)
             e = min(e, len(reference))
-            units += _count(lookup[reference.words[off[d] : off[e]]], off[d : e + 1] - off[d],
+            units += kernel(lookup[reference.words[off[d] : off[e]]], off[d : e + 1] - off[d],
                             _window_arg(window), single, upper)
             d = e
         return Counts(targets, single, _finish(single, upper), units, window, len(reference),
-                      reference.num_tokens)
+                      reference.num_tokens, rule)
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
-                   0, window)
-    for part in stream_tasks(_count_texts, (targets, window), _chunks(reference, chunk_docs, encoding),
+                   0, window, rule=rule)
+    for part in stream_tasks(_count_texts, (targets, window, rule), _chunks(reference, chunk_docs, encoding),
                              workers, combine=operator.add):
         total = total + part
     return total

@@ -171,7 +171,7 @@ class BinaryRBM:
         return np.atleast_2d(X)[list(indices)]
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the RBM to `path` (.npz added, numpy's rule), atomically (`tealeaves.atomic`)."""
+        """Write the RBM to `path` (.npz added, numpy's rule), atomically (`tealeaves.files.atomic`)."""
         with atomic_path(with_extension(path, ".npz"), suffix=".npz") as tmp:
             np.savez_compressed(tmp, kind=np.array("binary-rbm"), W=self.W, b=self.b, c=self.c,
                                 name=np.array(self.name))

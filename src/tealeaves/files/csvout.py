@@ -7,7 +7,7 @@ the spreadsheet convention for "this is text": `=HYPERLINK(...)` is written `'=H
 Numbers stay numbers: a cell that is a plain number (`-1.25`, `+3`, `-2e-05`, `-inf`, `nan`) is
 never quoted. So that the rule can be undone, text that already begins with a single quote
 followed by one of those characters or another quote (`'=x`, `''`) gets one more; tealeaves' own
-CSV readers (`tealeaves.records.read_csv`) remove it again, so every file tealeaves writes reads
+CSV readers (`tealeaves.files.records.read_csv`) remove it again, so every file tealeaves writes reads
 back as it was."""
 
 from __future__ import annotations
