@@ -8,8 +8,8 @@ Two ways of cutting the corpus into units:
   leaves the window, even if another copy is still inside, and so undercounts words (and pairs)
   that repeat within a window; the counts here do not, so they agree with gensim only on text
   where no target word repeats inside a window. `rule="gensim"` counts as gensim does
-  (`gensim_convention._count_gensim`), for `coherence(..., convention="gensim")`;
-  `rule="context"` counts Palmetto's context windows (`palmetto._count_context`, C_A).
+  (`_count_gensim`), for `coherence(..., convention="gensim")`;
+  `rule="context"` counts Palmetto's context windows (`_count_context`, C_A).
 Counts: `single[k]` units containing target k, `joint[a, b]` units containing both (symmetric;
 the diagonal equals `single`), `units` the number of units.
 
@@ -139,6 +139,88 @@ def _finish(single: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return full
 
 
+@njit(cache=True)
+def _count_gensim(ids, offsets, window, single, joint):
+    """gensim's boolean sliding-window count of one chunk, added into `single` and the upper
+    triangle of `joint`; returns the number of units. Same arguments as `counts._count`."""
+    K = single.shape[0]
+    flag = np.zeros(K, np.bool_)
+    present = np.empty(K, np.int64)
+    pos = np.empty(K, np.int64)
+    units = 0
+    for d in range(offsets.shape[0] - 1):
+        lo = offsets[d]
+        hi = offsets[d + 1]
+        n = hi - lo
+        w = n if window == 0 or n <= window else window
+        m = 0
+        for i in range(lo, lo + w):  # the first window: every word in it
+            k = ids[i]
+            if k >= 0 and not flag[k]:
+                flag[k] = True
+                pos[k] = m
+                present[m] = k
+                m += 1
+        for s in range(max(1, n - w + 1)):
+            if s > 0:
+                k = ids[lo + s - 1]  # the token that left: its word is unset, other copies or not
+                if k >= 0 and flag[k]:
+                    flag[k] = False
+                    last = present[m - 1]
+                    present[pos[k]] = last
+                    pos[last] = pos[k]
+                    m -= 1
+                k = ids[lo + s + w - 1]  # the token that entered
+                if k >= 0 and not flag[k]:
+                    flag[k] = True
+                    pos[k] = m
+                    present[m] = k
+                    m += 1
+            units += 1
+            for a in range(m):
+                pa = present[a]
+                single[pa] += 1
+                for b in range(a + 1, m):
+                    pb = present[b]
+                    if pa < pb:
+                        joint[pa, pb] += 1
+                    else:
+                        joint[pb, pa] += 1
+        for a in range(m):
+            flag[present[a]] = False
+    return units
+
+
+@njit(cache=True)
+def _count_context(ids, offsets, window, single, joint):
+    """Palmetto's context-window counts of one chunk, added into `single` (occurrences) and the
+    upper triangle of `joint` (pairs of occurrences of two different targets at most `window`
+    tokens apart); returns the chunk's N: the sum over documents of n - (window - 1)."""
+    units = 0
+    pos = np.empty(ids.shape[0], np.int64)
+    for d in range(offsets.shape[0] - 1):
+        lo = offsets[d]
+        hi = offsets[d + 1]
+        units += (hi - lo) - (window - 1)
+        m = 0
+        for i in range(lo, hi):
+            if ids[i] >= 0:
+                pos[m] = i
+                m += 1
+        for a in range(m):
+            ka = ids[pos[a]]
+            single[ka] += 1
+            for b in range(a + 1, m):
+                if pos[b] - pos[a] > window:
+                    break
+                kb = ids[pos[b]]
+                if ka < kb:
+                    joint[ka, kb] += 1
+                elif kb < ka:
+                    joint[kb, ka] += 1
+    return units
+
+
 RULES = ("exact", "gensim", "context")
 
 
@@ -147,12 +229,8 @@ def _kernel(rule: str):
     (gensim's boolean sliding window, `gensim_convention`) or "context" (Palmetto's context
     windows, `palmetto`). Whole documents count alike under exact and gensim."""
     if rule == "gensim":
-        from .gensim_convention import _count_gensim
-
         return _count_gensim
     if rule == "context":
-        from .palmetto import _count_context
-
         return _count_context
     return _count
 

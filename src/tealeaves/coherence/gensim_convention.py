@@ -19,7 +19,7 @@ text_analysis, direct_confirmation_measure, indirect_confirmation_measure, aggre
   every word of a document's first window, then at each step the word that left the window is
   unset and the word that entered is set, in that order. A word whose first copy leaves while
   another copy is still inside is therefore absent until a copy enters again: gensim undercounts
-  words repeated within a window (`_count_gensim` below does the same; tealeaves' own count,
+  words repeated within a window (`counts._count_gensim` does the same; tealeaves' own count,
   `counts._count`, does not). Windows: c_uci and c_npmi 10, c_v 110 (`SLIDING_WINDOW_SIZES`).
 - **Formulas** (N units, eps = 1e-12, `direct_confirmation_measure.EPSILON`):
   u_mass (`s_one_pre`: pairs (w_i, w_j), j < i): log((D(w_i, w_j)/N + eps) / (D(w_j)/N));
@@ -40,65 +40,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from .counts import Counts
 
 EPSILON = 1e-12
 GAMMA = 1
 NAMES = {"umass": "u_mass", "uci": "c_uci", "npmi": "c_npmi", "c_v": "c_v"}  # ours -> gensim's
-
-
-@njit(cache=True)
-def _count_gensim(ids, offsets, window, single, joint):
-    """gensim's boolean sliding-window count of one chunk, added into `single` and the upper
-    triangle of `joint`; returns the number of units. Same arguments as `counts._count`."""
-    K = single.shape[0]
-    flag = np.zeros(K, np.bool_)
-    present = np.empty(K, np.int64)
-    pos = np.empty(K, np.int64)
-    units = 0
-    for d in range(offsets.shape[0] - 1):
-        lo = offsets[d]
-        hi = offsets[d + 1]
-        n = hi - lo
-        w = n if window == 0 or n <= window else window
-        m = 0
-        for i in range(lo, lo + w):  # the first window: every word in it
-            k = ids[i]
-            if k >= 0 and not flag[k]:
-                flag[k] = True
-                pos[k] = m
-                present[m] = k
-                m += 1
-        for s in range(max(1, n - w + 1)):
-            if s > 0:
-                k = ids[lo + s - 1]  # the token that left: its word is unset, other copies or not
-                if k >= 0 and flag[k]:
-                    flag[k] = False
-                    last = present[m - 1]
-                    present[pos[k]] = last
-                    pos[last] = pos[k]
-                    m -= 1
-                k = ids[lo + s + w - 1]  # the token that entered
-                if k >= 0 and not flag[k]:
-                    flag[k] = True
-                    pos[k] = m
-                    present[m] = k
-                    m += 1
-            units += 1
-            for a in range(m):
-                pa = present[a]
-                single[pa] += 1
-                for b in range(a + 1, m):
-                    pb = present[b]
-                    if pa < pb:
-                        joint[pa, pb] += 1
-                    else:
-                        joint[pb, pa] += 1
-        for a in range(m):
-            flag[present[a]] = False
-    return units
 
 
 def _present(topic: Sequence[str], counts: Counts) -> list[int]:

@@ -22,7 +22,7 @@ Measures (Palmetto.java), words w_1..w_n in rank order:
 - **Counting.** Boolean documents: documents containing the word(s), N = documents. Boolean
   sliding windows: a document of n > w tokens gives its n - w + 1 windows, a shorter one is one
   window, and a window contains a word if any copy of it is inside: tealeaves' exact count
-  (`counts._count`). Context windows (C_A, `_count_context` below): each occurrence of a word
+  (`counts._count`). Context windows (C_A, `counts._count_context`): each occurrence of a word
   counts once for that word, each pair of occurrences of two different words at most w tokens
   apart once for the pair; N = tokens - documents (w - 1).
 - **Minimum frequency.** A count below the minimum gives probability 0: 10 documents for
@@ -45,7 +45,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from .counts import Counts
 
@@ -61,36 +60,6 @@ MEASURES = {
     "c_p": ("sliding", 70, "one_pre", "m_f"),
     "c_a": ("context", 5, "one_one", "cosine"),
 }
-
-
-@njit(cache=True)
-def _count_context(ids, offsets, window, single, joint):
-    """Palmetto's context-window counts of one chunk, added into `single` (occurrences) and the
-    upper triangle of `joint` (pairs of occurrences of two different targets at most `window`
-    tokens apart); returns the chunk's N: the sum over documents of n - (window - 1)."""
-    units = 0
-    pos = np.empty(ids.shape[0], np.int64)
-    for d in range(offsets.shape[0] - 1):
-        lo = offsets[d]
-        hi = offsets[d + 1]
-        units += (hi - lo) - (window - 1)
-        m = 0
-        for i in range(lo, hi):
-            if ids[i] >= 0:
-                pos[m] = i
-                m += 1
-        for a in range(m):
-            ka = ids[pos[a]]
-            single[ka] += 1
-            for b in range(a + 1, m):
-                if pos[b] - pos[a] > window:
-                    break
-                kb = ids[pos[b]]
-                if ka < kb:
-                    joint[ka, kb] += 1
-                elif kb < ka:
-                    joint[kb, ka] += 1
-    return units
 
 
 def rule(measure: str) -> str:
