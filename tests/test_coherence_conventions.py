@@ -308,3 +308,36 @@ def test_palmetto_all_measures_on_sotu_are_finite():
         assert np.all(np.isfinite(res.per_topic)) and res.params["window"] == palmetto.MEASURES[m][1]
         if m == "c_a":
             assert res.units == ref.num_tokens - 4 * len(ref)
+
+
+def test_cli_convention_gives_the_library_numbers(sotu, tmp_path):
+    """`tealeaves coherence --convention gensim` prints and writes the same per-topic numbers as
+    the library with convention="gensim" (which equals gensim, above), C_P and C_A under palmetto."""
+    import json
+
+    from clirun import run_cli
+
+    texts, _, topics = sotu
+    (tmp_path / "ref.txt").write_text("\n".join(" ".join(t) for t in texts[:300]) + "\n", encoding="utf-8")
+    (tmp_path / "topics.txt").write_text("\n".join(" ".join(t) for t in topics) + "\n", encoding="utf-8")
+    for convention, measures in (("gensim", "npmi,c_v"), ("palmetto", "c_p,c_a")):
+        out = tmp_path / f"{convention}.json"
+        code, stdout, _ = run_cli(["coherence", tmp_path / "topics.txt", tmp_path / "ref.txt", "--measure",
+                                   measures, "--convention", convention, "--json", out])
+        assert code == 0
+        for r in json.loads(out.read_text())["results"]:
+            lib = tl.coherence(topics, tmp_path / "ref.txt", measure=r["measure"], convention=convention)
+            assert r["params"]["convention"] == convention
+            cli = [np.nan if t["score"] is None else t["score"] for t in r["topics"]]
+            np.testing.assert_allclose(cli, lib.per_topic, rtol=0, atol=1e-12)
+        assert "do not occur in the reference" in stdout  # the absent word, with the convention's policy
+
+
+def test_cli_convention_errors_are_one_line(tmp_path):
+    from clirun import one_line_error
+
+    (tmp_path / "ref.txt").write_text("a b c\nb c d\n", encoding="utf-8")
+    (tmp_path / "topics.txt").write_text("a b\nc d\n", encoding="utf-8")
+    args = ["coherence", tmp_path / "topics.txt", tmp_path / "ref.txt"]
+    one_line_error([*args, "--measure", "c_p"], "'c_p'", "--convention palmetto")
+    one_line_error([*args, "--convention", "gensim", "--zero", "limit"], "tealeaves convention")

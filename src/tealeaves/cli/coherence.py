@@ -35,12 +35,19 @@ def _add_coherence(sub: Any) -> None:
                                   "(its words) per line")
     co.add_argument("reference", help="reference corpus: text, one document per line (streamed)")
     add_model_options(co)
-    co.add_argument("--measure", default="umass,npmi,c_v", help="comma-separated: umass,uci,npmi,c_v")
+    co.add_argument("--measure", default="umass,npmi,c_v",
+                    help="comma-separated: umass,uci,npmi,c_v (palmetto convention: also c_p,c_a)")
+    co.add_argument("--convention", default="tealeaves", choices=("tealeaves", "gensim", "palmetto"),
+                    help="whose counting and formulas: tealeaves (exact counts, default), gensim "
+                         "(reproduces gensim's CoherenceModel), palmetto (Palmetto's definitions)")
     co.add_argument("--topn", type=at_least(1), default=10)
-    co.add_argument("--window", type=at_least(1), default=None, help="sliding window (default 10; c_v 110)")
-    co.add_argument("--umass-form", default="gensim", choices=("gensim", "mimno"))
-    co.add_argument("--zero", default="epsilon", choices=("epsilon", "limit"),
-                    help="NPMI of pairs that never co-occur: gensim's epsilon value, or -1")
+    co.add_argument("--window", type=at_least(1), default=None,
+                    help="sliding window (default 10; c_v 110; palmetto c_p 70, c_a 5)")
+    co.add_argument("--umass-form", default=None, choices=("gensim", "mimno"),
+                    help="tealeaves convention: UMass as gensim (default) or Mimno et al. sum it")
+    co.add_argument("--zero", default=None, choices=("epsilon", "limit"),
+                    help="tealeaves convention: NPMI of pairs that never co-occur: gensim's epsilon "
+                         "value (default), or -1")
     co.add_argument("--workers", type=at_least(1), default=1)
     co.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the reference (default utf-8)")
@@ -75,12 +82,18 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 
 
 def _cmd_coherence(args: argparse.Namespace) -> int:
-    from ..coherence import MEASURES, coherence, count, topic_words
+    from ..coherence import CONVENTION_MEASURES, coherence, count, counting, topic_words
 
     names = [m.strip() for m in args.measure.split(",") if m.strip()]
+    known = CONVENTION_MEASURES[args.convention]
     for m in names:
-        if m not in MEASURES:
-            raise MethodError(f"unknown coherence measure {m!r} (known: {', '.join(MEASURES)})")
+        if m not in known:
+            hint = "; it is Palmetto's: --convention palmetto" if m in CONVENTION_MEASURES["palmetto"] else ""
+            raise MethodError(f"unknown coherence measure {m!r} under the {args.convention} convention "
+                              f"(known: {', '.join(known)}){hint}")
+    if args.convention != "tealeaves" and (args.umass_form or args.zero):
+        raise MethodError(f"--umass-form and --zero belong to the tealeaves convention; the "
+                          f"{args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
     words = topic_words(topics, args.topn)
     reference = args.reference
@@ -90,12 +103,15 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
     cache: dict = {}
     targets = sorted({w for t in words for w in t})
     for m in names:
-        opts = {"form": args.umass_form} if m == "umass" else ({} if m == "uci" else {"zero": args.zero})
-        win = None if m == "umass" else (args.window or (110 if m == "c_v" else 10))
-        if win not in cache:
-            cache[win] = count(reference, targets, window=win, workers=args.workers, encoding=args.encoding)
-        results.append(coherence(words, reference, measure=m, topn=args.topn,
-                                 window=None if m == "umass" else win, counts=cache[win], **opts))
+        opts = {}
+        if args.convention == "tealeaves" and m != "uci":
+            opts = {"form": args.umass_form or "gensim"} if m == "umass" else {"zero": args.zero or "epsilon"}
+        win, rule = counting(m, args.convention, None if m == "umass" else args.window)
+        if (win, rule) not in cache:
+            cache[win, rule] = count(reference, targets, window=win, workers=args.workers,
+                                     encoding=args.encoding, rule=rule)
+        results.append(coherence(words, reference, measure=m, topn=args.topn, window=win,
+                                 counts=cache[win, rule], convention=args.convention, **opts))
     head = ["topic"] + names + ["top words"]
     rows = []
     for k, t in enumerate(words):
@@ -109,8 +125,12 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip())
     nmiss = sum(len(m) for m in results[0].missing)
     if nmiss:
-        print(f"* {nmiss} top words do not occur in the reference; pairs with them are undefined: "
-              "umass uses gensim's value 0 for them, the other measures leave them out")
+        policy = {"tealeaves": "pairs with them are undefined: umass uses gensim's value 0 for them, "
+                               "the other measures leave them out",
+                  "gensim": "they are dropped from their topics, as gensim does",
+                  "palmetto": "their probabilities are 0 and undefined values count as 0 in the mean, "
+                              "as Palmetto does"}[args.convention]
+        print(f"* {nmiss} top words do not occur in the reference; {policy}")
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,
                                "reference": args.reference, "results": [r.to_dict() for r in results]})

@@ -29,7 +29,8 @@ CONVENTIONS = ("tealeaves", "gensim", "palmetto")
 CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tuple(palmetto.MEASURES)}
 
 __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
-           "group_coherence", "count", "Counts", "MEASURES", "CONVENTIONS", "CONVENTION_MEASURES"]
+           "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
+           "CONVENTION_MEASURES"]
 
 
 @dataclass(repr=False)
@@ -113,6 +114,15 @@ def _check_convention(convention: str, measure: str, options: dict[str, Any]) ->
                           f"the {convention} convention has no options")
 
 
+def counting(measure: str, convention: str = "tealeaves",
+             window: int | None = None) -> tuple[int | None, str]:
+    """The window (None: whole documents) and counting rule (`counts.RULES`) that `measure` uses
+    under `convention`, given the window asked for (None: the convention's default)."""
+    default = palmetto.MEASURES[measure][1] if convention == "palmetto" else DEFAULT_WINDOWS[measure]
+    rule = {"tealeaves": "exact", "gensim": "gensim"}.get(convention) or palmetto.rule(measure)
+    return (default if window is None else window), rule
+
+
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
               counts: Counts | None = None, encoding: str = "utf-8", convention: str = "tealeaves",
@@ -142,11 +152,9 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     if measure == "umass" and window is not None:
         raise MethodError("umass counts whole documents; it takes no window")
     words = topic_words(topics, topn)
-    default = palmetto.MEASURES[measure][1] if convention == "palmetto" else DEFAULT_WINDOWS[measure]
-    win = default if window is None else window
+    win, rule = counting(measure, convention, window)
     t0 = time.perf_counter()
     targets = sorted({w for t in words for w in t})
-    rule = {"tealeaves": "exact", "gensim": "gensim"}.get(convention) or palmetto.rule(measure)
     if (counts is None or counts.window != win or counts.rule != rule
             or not set(targets) <= set(counts.targets)):
         counts = count(reference, targets, window=win, workers=workers, encoding=encoding, rule=rule)
