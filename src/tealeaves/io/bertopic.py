@@ -20,7 +20,9 @@ A BERTopic pickle (`save(path, serialization="pickle")`) loads only with consent
 
 from __future__ import annotations
 
+import io
 import os
+import pickletools
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,23 @@ def is_bertopic_dir(path: str) -> bool:
 
 def is_bertopic(obj: Any) -> bool:
     return type(obj).__module__.startswith("bertopic") and hasattr(obj, "topic_representations_")
+
+
+def pickled_class(head: bytes) -> str | None:
+    """The first class a pickle names ("module.Name": the class of the object it holds), read
+    from its opcodes without running anything; None if `head` names none."""
+    strings: list[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(io.BytesIO(head)):
+            if op.name == "GLOBAL":
+                return str(arg).replace(" ", ".")
+            if op.name == "STACK_GLOBAL":
+                return ".".join(strings[-2:]) if len(strings) >= 2 else None
+            if isinstance(arg, str):
+                strings.append(arg)
+    except Exception:  # noqa: BLE001 - a truncated head or damaged bytes: no class named
+        return None
+    return None
 
 
 def load_bertopic_dir(path: str | os.PathLike) -> Topics:
