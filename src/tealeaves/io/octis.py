@@ -84,18 +84,21 @@ def load_octis(path: str | os.PathLike, vocab: Sequence[str] | None = None) -> T
 def _members(path: str) -> dict[str, np.ndarray]:
     """The arrays of the .npz; object arrays (a pickle inside) are refused, not unpickled."""
     try:
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"PK\x03\x04":
+                raise InputFileError(f"{path}: not a readable .npz (no zip header); expected {EXPECTED}")
         with np.load(path, allow_pickle=False) as f:
             if not isinstance(f, np.lib.npyio.NpzFile):
                 raise InputFileError(f"{path}: a single .npy array, not {EXPECTED}")
             return {k: f[k] for k in f.files}
+    except InputFileError:
+        raise
     except ValueError as exc:
         if "allow_pickle" in str(exc):
             raise InputFileError(f"{path}: holds Python objects (a pickle: OCTIS stores topics of unequal "
                                  "lengths that way), which are not loaded; re-save the topics as equal-"
                                  "length lists") from None
         raise InputFileError(f"{path}: not {EXPECTED} ({shown(exc, 120)})") from None
-    except InputFileError:
-        raise
     except ARCHIVE_ERRORS as exc:
         raise InputFileError(f"{path}: not a readable .npz; expected {EXPECTED} "
                              f"({shown(exc, 120)})") from None
