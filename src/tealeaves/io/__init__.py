@@ -202,3 +202,8 @@ def sniff_format(path: str) -> str | None:
     if head.lstrip().startswith(b"{"):
         return "pyldavis"
     return None
+
+
+# --- issue 24 part B: the model zoo (tomotopy's other models, BERTopic, OCTIS) as Topics; the
+# general load_topics calls zoo_detect before the other detection, and zoo_load for ZOO_FORMATS.
+from .zoo import ZOO_FORMATS, zoo_detect, zoo_load  # noqa: E402, F401

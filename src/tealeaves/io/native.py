@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,11 @@ def default_timeout(path: str) -> float:
     return BASE_SECONDS + SECONDS_PER_MB * mb
 
 
-def load_isolated(child: str, path: str, what: str, timeout: float | None = None) -> dict[str, Any]:
-    """Run `children/<child>.py PATH OUTDIR` in a fresh interpreter and return the arrays it wrote
-    (`phi` as a checked `CheckedPhi`, rows rescaled to sum to one). `what` names the loader in
-    errors ("tomotopy")."""
+def load_isolated(child: str, path: str, what: str, timeout: float | None = None,
+                  args: Sequence[str] = ()) -> dict[str, Any]:
+    """Run `children/<child>.py PATH OUTDIR *ARGS` in a fresh interpreter and return the arrays it
+    wrote (`phi` as a checked `CheckedPhi`, rows rescaled to sum to one). `what` names the loader
+    in errors ("tomotopy")."""
     if not os.path.exists(path):
         raise InputFileError(f"{path}: no such file")
     limit = default_timeout(path) if timeout is None else float(timeout)
@@ -51,7 +53,7 @@ def load_isolated(child: str, path: str, what: str, timeout: float | None = None
         # the library); run_path on a file leaves sys.path alone
         cmd = [sys.executable, "-P", "-c",
                "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-               str(script), os.path.abspath(path), tmp]
+               str(script), os.path.abspath(path), tmp, *args]
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=limit, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:

@@ -3,17 +3,22 @@
 order, not `vocabs`), renormalised in float64 (tomotopy computes in float32); alpha is the model's
 alpha vector (optimised during training unless `optim_interval=0`); beta = eta.
 
-Files are loaded with tomotopy's own `LDAModel.load` (a binary format, no pickle), in a child
-process with a time limit (`native`): its loader aborts the process or loops on bad files."""
+Files are loaded with tomotopy's own `LDAModel._load` in a child process with a time limit
+(`native`): its loader aborts the process or loops on bad files. (`LDAModel.load` would also
+unpickle the constructor's arguments the file carries; `_load` leaves them alone.) A file of
+another tomotopy model (HDP, CTM, ...) is named as such: `tomotopy_zoo` reads those."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
+from ..errors import InvalidModelError
 from ..model import TopicModel, phi_layout
 from .common import build_model, require
 from .native import load_isolated
+from .tomotopy_zoo import FORMATS as ZOO_FORMATS
+from .tomotopy_zoo import sniff as sniff_zoo
 
 MAGIC = b"LDA\x00"
 
@@ -40,6 +45,21 @@ def _build(phi: Any, alpha: Any, vocab: list[str], eta: float, removed: list[str
 def load_tomotopy(path: str | os.PathLike, timeout: float | None = None) -> TopicModel:
     require("tomotopy", "tomotopy")
     path = os.fspath(path)
+    _not_zoo(path)
     a = load_isolated("tomotopy", path, "tomotopy", timeout)
     return _build(a["phi"], a["alpha"], [str(w) for w in a["vocab"]], float(a["eta"]),
                   [str(w) for w in a["removed_top_words"]], os.path.basename(path), path)
+
+
+def _not_zoo(path: str) -> None:
+    """Refuse, in one line, a file of another tomotopy model (its loader would crash on it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return  # the loader names the problem
+    fmt = sniff_zoo(path, head)
+    if fmt is not None:
+        raise InvalidModelError(
+            f"{path}: a tomotopy {ZOO_FORMATS[fmt]} file, not LDA: read it with tealeaves.load_topics "
+            f"(CLI: --model-format {fmt}); metrics that need LDA say whether they apply")

@@ -1,7 +1,10 @@
 """Child process of `tealeaves.io.native`: load a tomotopy model file and write, into the
 directory OUT, `phi.npy` (T x V over `used_vocabs`, tomotopy's float32, written one topic at a
 time so this process never holds a second phi) and `arrays.npz` (alpha, eta and the words).
-Usage: tomotopy.py MODEL OUT."""
+Usage: tomotopy.py MODEL OUT.
+
+The file is read with `LDAModel._load`, not `load`: `load` also unpickles the file's "extra"
+block (tomotopy keeps its constructor arguments there as a pickle), and unpickling runs code."""
 
 import os
 import sys
@@ -16,7 +19,7 @@ except ImportError:
 
 path, out = sys.argv[1], sys.argv[2]
 try:
-    mdl = tp.LDAModel.load(path)
+    mdl, _extra = tp.LDAModel._load(tp.LDAModel, path)  # _extra (a pickle) is never unpickled
 except Exception as exc:  # tomotopy raises OSError/ValueError/RuntimeError for bad files
     sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
     sys.exit(3)

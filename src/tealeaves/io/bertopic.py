@@ -1,0 +1,218 @@
+"""BERTopic models as `Topics`, read without importing BERTopic or torch.
+
+`topic_model.save(DIR, serialization="safetensors", save_ctfidf=True)` writes a directory:
+`topics.json` (each topic's representation: its top words with scores; topic sizes; each
+training document's topic; labels), `config.json`, `topic_embeddings.safetensors`, and with
+`save_ctfidf`, `ctfidf.safetensors` (the c-TF-IDF matrix as CSR parts `indptr`, `indices`,
+`data`, `shape`, one row per topic in ascending topic id, the outlier topic -1 first when there
+is one) and `ctfidf_config.json` (the CountVectorizer's vocabulary: word -> column).
+
+What it gives: top words from the representations (BERTopic pads a short representation with
+empty words: those are dropped); with the c-TF-IDF file, the topic-word matrix as `weights`
+("nonnegative", "c-TF-IDF scores": not probabilities, so no likelihood); topic sizes (training
+documents per topic) as `topic_weights`. The outlier topic -1 (documents HDBSCAN left unassigned)
+is not a topic: it is left out of the topics, its size and words kept in `metadata["outliers"]`.
+Each training document's topic (hard assignments, -1 for outliers) is in
+`metadata["assignments"]`; no document-topic proportions (BERTopic saves none).
+
+A BERTopic pickle (`save(path, serialization="pickle")`) loads only with consent
+(`allow_pickle`), and then needs BERTopic installed; `from_bertopic` reads the object."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickletools
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputFileError, InvalidModelError, MethodError, shown
+from ..files.records import read_json
+from ..topics import Topics
+from .pickled import load_pickled_object, refuse
+from .safetensors import read_safetensors
+
+FILES = ("topics.json", "config.json")
+NOTE = "c-TF-IDF scores"
+EXPECTED = "a BERTopic directory (save(DIR, serialization='safetensors', save_ctfidf=True))"
+
+
+def is_bertopic_dir(path: str) -> bool:
+    """A directory holding BERTopic's topics.json and config.json."""
+    return os.path.isdir(path) and all(os.path.isfile(os.path.join(path, f)) for f in FILES)
+
+
+def is_bertopic(obj: Any) -> bool:
+    return type(obj).__module__.startswith("bertopic") and hasattr(obj, "topic_representations_")
+
+
+def pickled_class(head: bytes) -> str | None:
+    """The first class a pickle names ("module.Name": the class of the object it holds), read
+    from its opcodes without running anything; None if `head` names none."""
+    strings: list[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(io.BytesIO(head)):
+            if op.name == "GLOBAL":
+                return str(arg).replace(" ", ".")
+            if op.name == "STACK_GLOBAL":
+                return ".".join(strings[-2:]) if len(strings) >= 2 else None
+            if isinstance(arg, str):
+                strings.append(arg)
+    except Exception:  # noqa: BLE001 - a truncated head or damaged bytes: no class named
+        return None
+    return None
+
+
+def load_bertopic_dir(path: str | os.PathLike) -> Topics:
+    """The BERTopic model saved in the directory `path`."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise InputFileError(f"{path}: not a directory; expected {EXPECTED}")
+    missing = [f for f in FILES if not os.path.isfile(os.path.join(path, f))]
+    if missing:
+        raise InputFileError(f"{path}: no {missing[0]}; expected {EXPECTED}")
+    tj = os.path.join(path, "topics.json")
+    topics = _object(read_json(tj), tj, "topics.json")
+    _object(read_json(os.path.join(path, "config.json")), os.path.join(path, "config.json"), "config.json")
+    for key in ("topic_representations", "topic_sizes"):
+        if key not in topics:
+            raise InputFileError(f"{tj}: no {key!r}; not BERTopic's topics.json ({EXPECTED})")
+    ctfidf = vocab = None
+    cf, cc = os.path.join(path, "ctfidf.safetensors"), os.path.join(path, "ctfidf_config.json")
+    if os.path.exists(cf):
+        if not os.path.isfile(cc):
+            raise InputFileError(f"{path}: ctfidf.safetensors without ctfidf_config.json (its vocabulary)")
+        ctfidf = read_safetensors(cf, "BERTopic's c-TF-IDF matrix")
+        vocab = _vocab(_object(read_json(cc), cc, "ctfidf_config.json"), cc)
+    return build(topics, ctfidf, vocab, os.path.basename(os.path.normpath(path)), "BERTopic directory", tj,
+                 cf, {"format": "bertopic", "source": path})
+
+
+def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) -> Topics:
+    """A BERTopic model saved with `serialization="pickle"`: only with consent."""
+    path = os.fspath(path)
+    if not allow_pickle:
+        raise refuse(path, "a BERTopic pickle")
+    return load_pickled_object(path, lambda obj: from_bertopic(obj, os.path.basename(path), path))
+
+
+def from_bertopic(obj: Any, name: str = "bertopic", source: str | None = None) -> Topics:
+    """`Topics` from a fitted BERTopic object (its c-TF-IDF matrix and vectorizer's words)."""
+    if not is_bertopic(obj):
+        raise MethodError(f"expected a fitted BERTopic model, got {type(obj).__module__}."
+                          f"{type(obj).__name__}")
+    reps = obj.topic_representations_
+    topics = {"topic_representations": {str(k): [list(p) for p in v] for k, v in reps.items()},
+              "topic_sizes": {str(k): int(v) for k, v in obj.topic_sizes_.items()},
+              "topics": [int(t) for t in (obj.topics_ or [])], "topic_labels": obj.topic_labels_,
+              "custom_labels": obj.custom_labels_}
+    ctfidf = vocab = None
+    if getattr(obj, "c_tf_idf_", None) is not None:
+        m = obj.c_tf_idf_.tocsr()
+        ctfidf = {"indptr": m.indptr, "indices": m.indices, "data": m.data, "shape": np.array(m.shape)}
+        vocab = tuple(str(w) for w in obj.vectorizer_model.get_feature_names_out())
+    where = source or name
+    return build(topics, ctfidf, vocab, name, "BERTopic object", where, where,
+                 {"format": "bertopic-pickle", "source": source})
+
+
+def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name: str, source: str,
+          tj: str, cf: str, meta: dict[str, Any]) -> Topics:
+    """`Topics` from topics.json's content and, when saved, the c-TF-IDF CSR parts and words."""
+    reps = _object(topics["topic_representations"], tj, "topic_representations")
+    ids = sorted(_topic_id(k, tj) for k in reps)
+    if not ids or ids == [-1]:
+        raise InvalidModelError(f"{tj}: no topics (only the outlier topic -1 or none)")
+    if ids[0] < -1:
+        raise InvalidModelError(f"{tj}: topic id {ids[0]} (BERTopic's ids are -1 for outliers, then 0, "
+                                "1, ...)")
+    kept = [t for t in ids if t != -1]
+    words = {t: _words(reps[str(t)], tj, t) for t in ids}
+    sizes = _object(topics["topic_sizes"], tj, "topic_sizes")
+    size_of = {}
+    for t in ids:
+        n = sizes.get(str(t), 0)
+        if type(n) is not int or n < 0:
+            raise InvalidModelError(f"{tj}: topic_sizes[{t}] is {shown(n)}, not a count of documents")
+        size_of[t] = n
+    weights = None
+    if ctfidf is not None and vocab is not None:
+        weights = _ctfidf(ctfidf, len(ids), len(vocab), cf)
+        weights = weights[[ids.index(t) for t in kept]]
+    labels = topics.get("custom_labels") or topics.get("topic_labels") or {}
+    if isinstance(labels, list):  # custom_labels: one per topic, -1's first when there are outliers
+        labels = dict(zip([str(t) for t in ids], labels, strict=False))
+    names = [str(labels.get(str(t), t)) if isinstance(labels, dict) else str(t) for t in kept]
+    outliers = {"documents": size_of.get(-1, 0), "words": list(words.get(-1, ()))} if -1 in ids else None
+    meta.update(topic_ids=kept, topic_names=names, topic_weights="training documents per topic (counts)",
+                outliers=outliers,
+                assignments=[int(t) for t in topics.get("topics") or []])
+    top = tuple(words[t] for t in kept)
+    if any(not w for w in top):
+        empty = kept[next(i for i, w in enumerate(top) if not w)]
+        raise InvalidModelError(f"{tj}: topic {empty} has no words in its representation")
+    return Topics(name=name, source=source, vocab=vocab if weights is not None else None, top_words=top,
+                  weights=weights, weights_kind="nonnegative" if weights is not None else None,
+                  weights_note=NOTE if weights is not None else "",
+                  topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64), metadata=meta)
+
+
+def _object(value: Any, where: str, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise InputFileError(f"{where}: {what} is not a JSON object; expected {EXPECTED}")
+    return value
+
+
+def _topic_id(key: str, where: str) -> int:
+    try:
+        return int(key)
+    except ValueError:
+        raise InvalidModelError(f"{where}: topic id {shown(key)} is not a whole number") from None
+
+
+def _words(rep: Any, where: str, topic: int) -> tuple[str, ...]:
+    """A representation's words in order: [[word, score], ...]; BERTopic's padding ("") dropped."""
+    if not isinstance(rep, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                            for p in rep):
+        raise InvalidModelError(f"{where}: topic {topic}'s representation is not a list of [word, score] "
+                                "pairs")
+    return tuple(p[0] for p in rep if p[0] != "")
+
+
+def _vocab(config: dict, where: str) -> tuple[str, ...]:
+    """The vectorizer's words in column order, from {word: column}: every column 0..V-1 once."""
+    vectorizer = config.get("vectorizer_model")
+    vocab = vectorizer.get("vocab") if isinstance(vectorizer, dict) else None
+    if not isinstance(vocab, dict) or not vocab:
+        raise InputFileError(f"{where}: no vectorizer_model.vocab (BERTopic's word -> column map)")
+    words: list[str | None] = [None] * len(vocab)
+    for w, i in vocab.items():
+        if type(i) is not int or not 0 <= i < len(vocab) or words[i] is not None:
+            raise InvalidModelError(f"{where}: vectorizer_model.vocab gives {shown(w)} column {shown(i)}; "
+                                    f"the columns must be 0..{len(vocab) - 1}, each once")
+        words[i] = w
+    return tuple(words)  # type: ignore[arg-type]
+
+
+def _ctfidf(parts: dict, rows: int, cols: int, where: str) -> np.ndarray:
+    """The dense c-TF-IDF matrix from its CSR parts, every part checked against the others."""
+    missing = [k for k in ("indptr", "indices", "data", "shape") if k not in parts]
+    if missing:
+        raise InputFileError(f"{where}: no {missing[0]!r} tensor; not BERTopic's c-TF-IDF file")
+    indptr, indices, data, shape = (np.asarray(parts[k]) for k in ("indptr", "indices", "data", "shape"))
+    if shape.shape != (2,) or shape.dtype.kind not in "iu" or tuple(int(s) for s in shape) != (rows, cols):
+        raise InvalidModelError(f"{where}: the c-TF-IDF matrix is {shape.tolist()}, but topics.json has "
+                                f"{rows} topics and the vocabulary {cols} words")
+    if (indptr.shape != (rows + 1,) or indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu"
+            or indptr[0] != 0 or (np.diff(indptr) < 0).any() or indptr[-1] != indices.size
+            or indices.shape != data.shape or data.ndim != 1):
+        raise InvalidModelError(f"{where}: the c-TF-IDF matrix's CSR parts do not agree (damaged)")
+    if indices.size and (indices.min() < 0 or indices.max() >= cols):
+        raise InvalidModelError(f"{where}: the c-TF-IDF matrix names a column outside 0..{cols - 1}")
+    if data.dtype.kind != "f" or not np.isfinite(data).all() or (data < 0).any():
+        raise InvalidModelError(f"{where}: the c-TF-IDF scores must be finite and non-negative")
+    dense = np.zeros((rows, cols))
+    row_of = np.repeat(np.arange(rows), np.diff(indptr))
+    np.add.at(dense, (row_of, indices.astype(np.int64)), data.astype(np.float64))
+    return dense
