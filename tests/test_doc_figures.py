@@ -486,6 +486,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      lambda m, r: m.markdown(r)),
     ("docs/linear_smc.md", "experiments/linear_smc.py", "experiments/results/linear_smc.json",
      lambda m, r: m.markdown(r)),
+    ("docs/logistic_normal.md", "experiments/ctm_heldout.py", "experiments/results/ctm_heldout.json",
+     lambda m, r: m.markdown(r)),
 ]
 
 

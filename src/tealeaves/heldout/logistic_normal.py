@@ -1,0 +1,232 @@
+"""Held-out likelihood under a logistic-normal prior: P(w) = ∫ prod_n p(w_n | eta) N(eta; mean, cov) d eta,
+theta = softmax(eta), by annealed importance sampling over eta with elliptical slice sampling as the
+transition (exact for every tempered target N(eta) p(w | eta)^tau; no step size).
+
+Decoders: `mixture`, p(w_n | eta) = sum_k theta_k phi[k, w_n] (CTM; ProdLDA or ETM read as a
+mixture), and `product-of-experts`, p(w_n | eta) = softmax(theta @ B)[w_n] (ProdLDA).
+
+The prior lives in R^T, T = the number of topics. A model with T - 1 free dimensions (Blei & Lafferty's
+CTM, eta_T = 0) is the same model with its mean padded by a 0 and its covariance by a zero row and
+column: a singular `cov` is allowed (its factor comes from an eigendecomposition), or give `factor`
+L (T x r, cov = L L^T) directly. tomotopy's CTModel keeps all T dimensions: `prior_mean` (T) and
+`prior_cov` (T x T) are the N(mean, cov) here, and theta = softmax(eta) over its T topics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InvalidCorpusError, InvalidModelError, MethodError
+from ..sampling import logistic_normal as kernel
+from ..sampling.rng import child, new_state
+from .ais import SCHEDULES, temperature_schedule
+
+DECODERS = {"mixture": kernel.MIXTURE, "product-of-experts": kernel.PRODUCT}
+ROW_SUM_TOLERANCE = 1e-6
+PSD_TOLERANCE = 1e-10  # eigenvalues below -this x the largest make `cov` not a covariance
+
+
+def _matrix(name: str, value, shape: tuple[int | None, ...]) -> np.ndarray:
+    """`value` as a finite float64 array of `shape` (None: any length)."""
+    try:
+        a = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InvalidModelError(f"{name} must be numbers: {e}") from None
+    if a.ndim != len(shape) or any(s is not None and s != n for s, n in zip(shape, a.shape, strict=True)):
+        want = " x ".join("?" if s is None else str(s) for s in shape)
+        raise InvalidModelError(f"{name} has shape {a.shape}, expected {want}")
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        raise InvalidModelError(f"{name} has a non-finite value ({a[at]}) at index {at}")
+    return np.ascontiguousarray(a)
+
+
+def prior_factor(mean, cov=None, factor=None) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, L) with cov = L L^T: `factor` as given, or `cov`'s eigendecomposition with the
+    directions of zero variance dropped (singular covariances allowed, not-PSD ones refused)."""
+    mean = _matrix("mean", mean, (None,))
+    T = mean.size
+    if T == 0:
+        raise InvalidModelError("mean is empty: a logistic-normal prior needs at least one topic")
+    if (cov is None) == (factor is None):
+        raise InvalidModelError("give exactly one of cov and factor")
+    if factor is not None:
+        L = _matrix("factor", factor, (T, None))
+        return mean, L
+    cov = _matrix("cov", cov, (T, T))
+    if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12 * max(np.abs(cov).max(), 1e-300)):
+        i, j = np.unravel_index(np.abs(cov - cov.T).argmax(), cov.shape)
+        raise InvalidModelError(f"cov is not symmetric: cov[{i}, {j}] = {cov[i, j]} "
+                                f"but cov[{j}, {i}] = {cov[j, i]}")
+    values, vectors = np.linalg.eigh(cov)
+    top = max(values.max(), 0.0)
+    if values.min() < -PSD_TOLERANCE * max(top, 1e-300):
+        raise InvalidModelError(f"cov is not positive semi-definite: eigenvalue {values.min():.3g} "
+                                f"(largest {top:.3g})")
+    keep = values > PSD_TOLERANCE * top
+    return mean, np.ascontiguousarray(vectors[:, keep] * np.sqrt(values[keep]))
+
+
+def _decoder(decoder: str) -> int:
+    if decoder not in DECODERS:
+        raise MethodError(f"unknown decoder {decoder!r}: choose one of {', '.join(DECODERS)}",
+                          options=("decoder",))
+    return DECODERS[decoder]
+
+
+def _topics(beta, T: int, code: int) -> np.ndarray:
+    """beta checked: T x V; for the mixture, rows that are distributions (never normalised here)."""
+    beta = _matrix("beta", beta, (T, None))
+    if code == kernel.MIXTURE:
+        if (beta < 0).any():
+            k, v = np.argwhere(beta < 0)[0]
+            raise InvalidModelError(f"beta[{k}, {v}] = {beta[k, v]} is negative: "
+                                    f"mixture topics are distributions")
+        sums = beta.sum(axis=1)
+        off = np.abs(sums - 1.0)
+        if off.max() > ROW_SUM_TOLERANCE:
+            k = int(off.argmax())
+            raise InvalidModelError(f"topic {k} of beta sums to {sums[k]!r}, not 1: mixture topics must be "
+                                    f"distributions (normalise them yourself if that is what they mean)")
+    return beta
+
+
+def _documents(docs: Iterable, V: int) -> list[np.ndarray]:
+    out = []
+    for d, doc in enumerate(docs):
+        a = np.asarray(doc)
+        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+            raise InvalidCorpusError(f"document {d} must be a sequence of integer word ids")
+        a = a.astype(np.int64)
+        if a.size and (a.min() < 0 or a.max() >= V):
+            bad = a[(a < 0) | (a >= V)][0]
+            raise InvalidCorpusError(f"document {d} has word id {bad}, outside the vocabulary of {V} words")
+        out.append(a)
+    return out
+
+
+def _flat(beta: np.ndarray, docs: Sequence[np.ndarray], code: int):
+    """Each document's distinct words' columns of beta (rows), their counts, offsets, tokens."""
+    rows, counts, offsets, tokens = [], [], [0], []
+    for d, doc in enumerate(docs):
+        ids, c = np.unique(doc, return_counts=True)
+        cols = beta[:, ids].T
+        if code == kernel.MIXTURE and ids.size:
+            zero = cols.max(axis=1) <= 0
+            if zero.any():
+                raise InvalidCorpusError(f"document {d}: word id {ids[zero][0]} has probability 0 "
+                                         f"under every topic, so P(w) = 0")
+        rows.append(cols)
+        counts.append(c.astype(np.float64))
+        offsets.append(offsets[-1] + ids.size)
+        tokens.append(float(doc.size))
+    T = beta.shape[0]
+    return (np.ascontiguousarray(np.concatenate(rows) if rows else np.zeros((0, T))),
+            np.concatenate(counts) if counts else np.zeros(0), np.array(offsets, dtype=np.int64),
+            np.array(tokens))
+
+
+def _count(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise MethodError(f"{name} must be an integer >= {minimum}, not {value!r}", options=(name,))
+    return int(value)
+
+
+def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
+                             decoder: str = "mixture", temperatures: int = 1000,
+                             schedule: str = "geometric", runs: int = 1, seed: int = 0) -> np.ndarray:
+    """log P(w) estimates, runs x documents, for documents `docs` (sequences of word ids in
+    [0, V)) under eta ~ N(mean, cov) (or, with cov None, cov = factor factor^T), theta = softmax(eta), and the
+    decoder: `mixture` (beta: T x V topic-word distributions) or `product-of-experts` (beta: T x V
+    log weights B, p(w | theta) = softmax(theta @ B)). Each estimate's exp is unbiased for P(w);
+    combine runs as log(mean(exp(.))) (logsumexp over runs minus log runs), not by averaging logs.
+    Document d's runs depend only on (seed, d, run)."""
+    code = _decoder(decoder)
+    mean, L = prior_factor(mean, cov, factor)
+    beta = _topics(beta, mean.size, code)
+    temperatures = _count("temperatures", temperatures)
+    runs = _count("runs", runs)
+    if schedule not in SCHEDULES:
+        raise MethodError(f"unknown schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}",
+                          options=("schedule",))
+    docs = _documents(docs, beta.shape[1])
+    rows, counts, offsets, tokens = _flat(beta, docs, code)
+    words = np.ascontiguousarray(beta.T) if code == kernel.PRODUCT else np.zeros((1, mean.size))
+    root = np.random.SeedSequence(seed)
+    states = np.empty((runs, len(docs), 4), dtype=np.uint64)
+    for d in range(len(docs)):
+        doc_seed = child(root, d)
+        for r in range(runs):
+            states[r, d] = new_state(child(doc_seed, r))
+    taus = temperature_schedule(schedule, temperatures)
+    return kernel.ais(mean, L, code, rows, counts, offsets, tokens, words, taus, states)
+
+
+def combine_runs(estimates: np.ndarray) -> np.ndarray:
+    """Per document, log of the mean over runs of exp(estimate): unbiased for P(w) in probability."""
+    from scipy.special import logsumexp
+
+    estimates = np.asarray(estimates, dtype=np.float64)
+    return logsumexp(estimates, axis=0) - np.log(estimates.shape[0])
+
+
+def logistic_normal_elbo(phi, mean, cov, docs: Iterable, return_q: bool = False):
+    """The correlated topic model's variational lower bound on log P(w) per document (Blei &
+    Lafferty 2007), mixture decoder, full-rank cov: q(eta) = N(lam, diag(s^2)), with the topic
+    assignments' q and the bound's zeta at their optima (closed forms), which leaves
+        sum_n log sum_k exp(lam_k) phi[k, w_n] - N log sum_k exp(lam_k + s_k^2 / 2) - KL(q || N(mean, cov)),
+    maximised over (lam, log s) by L-BFGS from lam = mean, s^2 = diag(cov). With `return_q`, also
+    the fitted lam and s (documents x T each)."""
+    from scipy.optimize import minimize
+
+    mean = _matrix("mean", mean, (None,))
+    T = mean.size
+    cov = _matrix("cov", cov, (T, T))
+    try:
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        raise InvalidModelError("cov must be positive definite for the variational bound") from None
+    precision = np.linalg.inv(cov)
+    logdet = 2.0 * np.log(np.diag(chol)).sum()
+    phi = _topics(phi, T, kernel.MIXTURE)
+    out, qs = [], []
+    for doc in _documents(docs, phi.shape[1]):
+        ids, c = np.unique(doc, return_counts=True)
+        args = (np.log(phi[:, ids].T), c.astype(np.float64), float(doc.size), mean, precision, logdet)
+        start = np.concatenate([mean, 0.5 * np.log(np.diag(cov))])
+        fit = minimize(_negative_bound, start, args=args, jac=True, method="L-BFGS-B",
+                       options={"maxiter": 1000, "gtol": 1e-9})
+        out.append(-fit.fun)
+        qs.append(fit.x)
+    bounds = np.array(out)
+    if not return_q:
+        return bounds
+    q = np.array(qs).reshape(len(out), 2 * T)
+    return bounds, q[:, :T], np.exp(q[:, T:])
+
+
+def _negative_bound(p: np.ndarray, logcols: np.ndarray, c: np.ndarray, N: float, mean: np.ndarray,
+                    precision: np.ndarray, logdet: float) -> tuple[float, np.ndarray]:
+    """Minus the CTM bound at (lam, log s) = p, and its gradient; logcols: log phi of the distinct
+    words (U x T), c: their counts."""
+    from scipy.special import logsumexp
+
+    T = mean.size
+    lam, u = p[:T], p[T:]
+    s2 = np.exp(2 * u)
+    a = logcols + lam
+    lse = logsumexp(a, axis=1)
+    r = np.exp(a - lse[:, None])
+    b = lam + s2 / 2
+    lb = logsumexp(b)
+    sb = np.exp(b - lb)
+    diff = lam - mean
+    pd = precision @ diff
+    kl = 0.5 * (precision.diagonal() @ s2 + diff @ pd - T + logdet - 2 * u.sum())
+    value = c @ lse - N * lb - kl
+    g_lam = c @ r - N * sb - pd
+    g_u = -N * sb * s2 - precision.diagonal() * s2 + 1.0
+    return -value, -np.concatenate([g_lam, g_u])
