@@ -86,6 +86,11 @@ def above(low: float, high: float | None = None) -> Callable[[str], float]:
     return _argtype(float, lambda v: check_float("value", v, low, high, low_open=True), "a number")
 
 
+def not_below(low: float) -> Callable[[str], float]:
+    """argparse type: a finite number >= low."""
+    return _argtype(float, lambda v: check_float("value", v, low), "a number")
+
+
 def text_encoding(text: str) -> str:
     """argparse type of `--encoding`: a text encoding Python knows (not rot13, hex, base64, ...)."""
     from .textfile import check_encoding

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import __version__, atomic, csvout, jsonout, synthetic
 from .atomic import atomic_path, write_text
-from .checks import above, at_least, check_array_file, fraction, text_encoding
+from .checks import above, at_least, check_array_file, fraction, not_below, text_encoding
 from .cli_models import MODEL_HELP, add_model_options, check_scorable, load_model_arg, load_topics_arg
 from .cli_paths import check_outputs
 from .corpus import Corpus, read_corpus, write_text_corpus
@@ -32,7 +32,7 @@ from .heldout.check import describe as describe_check
 from .io import load_model, save_model
 from .jsonout import write_json
 from .model import TopicModel
-from .parallel import DASK_ENV, use_dask
+from .parallel import DASK_ENV, DASK_MIN_SECONDS, use_dask
 from .textfile import read_lines
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with atomic.transaction(), quiet_stdout:
             check_outputs(args)
             if address:
-                with use_dask(address):
+                with use_dask(address, getattr(args, "dask_min_seconds", None)):
                     return args.func(args)
             return args.func(args)
     except BrokenPipeError:  # `tealeaves ... | head`: stop quietly
@@ -338,6 +338,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
 def _dask_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help=f"run on the Dask cluster at ADDRESS (tcp://host:8786; default ${DASK_ENV})")
+    p.add_argument("--dask-min-seconds", type=not_below(0), default=None, metavar="S",
+                   help=f"with --dask, jobs estimated under S seconds run here, not on the cluster "
+                        f"(default {DASK_MIN_SECONDS:g}; 0: always the cluster)")
 
 
 def _common(p: argparse.ArgumentParser, task: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import csvout
 from .atomic import atomic_path, immediate
-from .checks import above, at_least, fraction, text_encoding
+from .checks import above, at_least, fraction, not_below, text_encoding
 from .cli_models import add_model_options, load_model_arg
 from .errors import MethodError
 from .evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
@@ -81,12 +81,15 @@ def add_parsers(sub: Any) -> None:
 
 
 def _outputs(p: argparse.ArgumentParser) -> None:
-    from .parallel import DASK_ENV
+    from .parallel import DASK_ENV, DASK_MIN_SECONDS
 
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help=f"run on the Dask cluster at ADDRESS (default ${DASK_ENV})")
+    p.add_argument("--dask-min-seconds", type=not_below(0), default=None, metavar="S",
+                   help=f"with --dask, jobs estimated under S seconds run here, not on the cluster "
+                        f"(default {DASK_MIN_SECONDS:g}; 0: always the cluster)")
     p.add_argument("--json", default=None, help="write the result as JSON")
     p.add_argument("--report", default=None, help="write an HTML report")
     p.add_argument("--figures", default=None, metavar="DIR",

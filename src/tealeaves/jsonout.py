@@ -10,6 +10,7 @@ import sys
 from typing import Any, TextIO
 
 STDOUT: TextIO = sys.stdout  # where `--json -` goes (the CLI sets it before redirecting stdout)
+CONTEXT: dict[str, Any] = {}  # what every result file written now also carries (parallel.use_dask: "dask")
 
 
 def json_float(v: float) -> float | None:
@@ -29,12 +30,12 @@ def json_safe(x: Any) -> Any:
 
 
 def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a command's result file (atomically): `data` made JSON-safe, plus the tealeaves
-    version. `-` writes to standard output."""
+    """Write a command's result file (atomically): `data` made JSON-safe, plus CONTEXT and the
+    tealeaves version. `-` writes to standard output."""
     from . import __version__
     from .atomic import write_text
 
-    text = json.dumps(json_safe({**data, "version": __version__}), indent=1)
+    text = json.dumps(json_safe({**CONTEXT, **data, "version": __version__}), indent=1)
     if os.fspath(path) == "-":
         try:
             STDOUT.write(text + "\n")
