@@ -1,13 +1,19 @@
 """What Dask costs against local processes: the same held-out job (`tealeaves heldout`, 2,000
-documents at T = 50, of 20, 60 and 100 tokens by default) run with `--workers 2` and with `--dask`
-on a real `dask scheduler` and two `dask worker --nthreads 1` processes on 127.0.0.1, started here.
+documents at T = 50, of 20, 30, 40, 60 and 100 tokens by default) run with `--workers 2` and with
+`--dask` on a real `dask scheduler` and two `dask worker --nthreads 1` processes on 127.0.0.1, started here;
+then coherence counting (`tealeaves coherence`, umass, npmi and c_v: three passes over the bundled
+SOTU training paragraphs written as a text file, 16,197 documents) the same way.
 
 CPU is counted over every process involved: the CLI process and everything it waited for (its pool
 workers), plus, for Dask, what the scheduler's and the workers' process trees (nannies included)
-spent during the job. The Dask job runs twice: the first on workers that have not yet imported
-tealeaves (a fresh cluster), the second on warm workers (a long-lived cluster); local runs twice
-too. The machine is shared, so wall time is noisy: CPU time is the primary figure. Results are
-checked bit-identical.
+spent during the job. Dask rows, each forced onto the cluster with `--dask-min-seconds 0`:
+"fresh" is the first job on workers started without a preload (they import tealeaves and load the
+kernels in it), "fresh, preload" the first job on workers started with `--preload
+tealeaves.cli.warmup` (kernels loaded when the worker started, before the job), "warm" a later job.
+The "policy" row is the plain `--dask ADDRESS --workers 2` a user would type: a job estimated
+under DASK_MIN_SECONDS runs locally (the row says where it ran). Local runs twice; ratios are
+against their mean. The machine is shared, so wall time is noisy: CPU time is the primary figure.
+Results are checked bit-identical.
 
     pip install ".[dask]" psutil && python benchmarks/dask_overhead.py [--docs 2000] [--lengths 20 60 100]
 """
@@ -23,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from typing import Any
 
 import psutil
 
@@ -74,7 +82,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_cluster(workers: int, work: str) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(workers: int, work: str, preload: bool = False) -> tuple[str, list[subprocess.Popen]]:
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log = open(os.path.join(work, "cluster.log"), "w")  # noqa: SIM115 - kept open for the processes
@@ -82,12 +90,17 @@ def start_cluster(workers: int, work: str) -> tuple[str, list[subprocess.Popen]]
                                "--no-dashboard"], stdout=log, stderr=log)]
     for _ in range(workers):
         procs.append(subprocess.Popen(["dask", "worker", address, "--nthreads", "1", "--no-dashboard",
-                                       "--host", "127.0.0.1", "--local-directory", work],
+                                       "--host", "127.0.0.1", "--local-directory", work,
+                                       *(["--preload", "tealeaves.cli.warmup"] if preload else [])],
                                       stdout=log, stderr=log))
     from distributed import Client
 
-    with Client(address, timeout="60s") as client:
-        client.wait_for_workers(workers, timeout=120)
+    try:
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=120)
+    except BaseException:  # interrupted or failed: leave no cluster behind
+        stop(procs)
+        raise
     return address, procs
 
 
@@ -102,9 +115,54 @@ def stop(procs: list[subprocess.Popen]) -> None:
             p.wait(timeout=30)
 
 
+def ratios(rows: list[dict]) -> None:
+    """CPU and wall ratios of every row against the mean of the rows marked local."""
+    local = [r for r in rows if r.get("baseline")]
+    base_cpu = sum(r["cpu_s"] for r in local) / len(local)
+    base_wall = sum(r["wall_s"] for r in local) / len(local)
+    for r in rows:
+        r["cpu_ratio"] = round(r["cpu_s"] / base_cpu, 2)
+        r["wall_ratio"] = round(r["wall_s"] / base_wall, 2)
+
+
+def compare(name: str, job: list[str], args: argparse.Namespace, work: str, value: Callable[[dict], Any],
+            one: bool = False) -> dict:
+    """`job` locally (twice, the baseline; with `one`, also in one process), then on the cluster:
+    fresh, fresh with the preload, warm, and as the policy places it."""
+    rows, outputs = [], {}
+
+    def run(label: str, extra: list[str], watch: list[int], **kw) -> None:
+        outputs[label] = out = os.path.join(work, f"{name}-{len(outputs)}.json")
+        row = {"path": label, **kw, **run_cli([*job, *extra, "--json", out], watch)}
+        record = json.load(open(out)).get("dask", {"ran": "local", "jobs": []})
+        row["ran"] = record["ran"]
+        row["estimated_seconds"] = record["jobs"][0]["estimated_seconds"] if record["jobs"] else None
+        rows.append(row)
+
+    local = ["--workers", str(args.workers)]
+    for rep in (1, 2):
+        run(f"--workers {args.workers} ({rep})", local, [], baseline=True)
+    if one:
+        run("--workers 1", ["--workers", "1"], [])
+    force = ["--dask-min-seconds", "0"]
+    for preload in (False, True):
+        address, procs = start_cluster(args.workers, work, preload)
+        try:
+            pids = [p.pid for p in procs]
+            run("--dask, fresh" + (", preload" if preload else ""), ["--dask", address, *force], pids)
+            if preload:
+                run("--dask, warm", ["--dask", address, *force], pids)
+                run("--dask (policy)", ["--dask", address, *local], pids)
+        finally:
+            stop(procs)
+    ratios(rows)
+    values = {k: value(json.load(open(v))) for k, v in outputs.items()}
+    first = next(iter(values.values()))
+    return {"bit_identical": all(v == first for v in values.values()), "rows": rows}
+
+
 def measure(length: int, args: argparse.Namespace, work: str) -> dict:
-    """Both paths on `args.docs` documents of `length` tokens: local twice, then Dask on a fresh
-    cluster (cold workers) and again (warm workers)."""
+    """Held-out on `args.docs` documents of `length` tokens."""
     m, d = os.path.join(work, f"m{length}.npz"), os.path.join(work, f"d{length}.txt")
     subprocess.run([sys.executable, "-m", "tealeaves", "synth", m, d, "--topics", str(args.topics), "--words",
                     str(args.words), "--docs", str(args.docs), "--length", str(length)],
@@ -114,58 +172,67 @@ def measure(length: int, args: argparse.Namespace, work: str) -> dict:
     with open(d) as src, open(few, "w") as dst:
         dst.writelines(line for _, line in zip(range(20), src, strict=False))
     run_cli([*job[:2], few, *job[3:]], [])  # fill the numba cache: no side compiles during the runs
-    rows, outputs = [], {}
-    for rep in (1, 2):
-        outputs[f"local{rep}"] = out = os.path.join(work, f"local{length}_{rep}.json")
-        rows.append({"path": f"--workers {args.workers}",
-                     **run_cli([*job, "--workers", str(args.workers), "--json", out], [])})
-    address, procs = start_cluster(args.workers, work)
-    try:
-        for rep, state in ((1, "cold workers"), (2, "warm workers")):
-            outputs[f"dask{rep}"] = out = os.path.join(work, f"dask{length}_{rep}.json")
-            rows.append({"path": f"--dask ({state})",
-                         **run_cli([*job, "--dask", address, "--json", out], [p.pid for p in procs])})
-    finally:
-        stop(procs)
-    values = {k: json.load(open(v))["results"][0]["documents"]["log_prob"] for k, v in outputs.items()}
-    local = rows[:2]
-    base_cpu = sum(r["cpu_s"] for r in local) / 2
-    base_wall = sum(r["wall_s"] for r in local) / 2
-    for r in rows:
-        r["cpu_ratio"] = round(r["cpu_s"] / base_cpu, 2)
-        r["wall_ratio"] = round(r["wall_s"] / base_wall, 2)
-    return {"length": length, "bit_identical": all(v == values["local1"] for v in values.values()),
-            "rows": rows}
+    return {"length": length, **compare(f"h{length}", job, args, work,
+                                        lambda r: r["results"][0]["documents"]["log_prob"])}
+
+
+def measure_coherence(args: argparse.Namespace, work: str) -> dict:
+    """Coherence counting of the bundled SOTU training paragraphs (as a text file) for the bundled
+    50-topic model: three measures, three passes over the text."""
+    from tealeaves.corpus import read_corpus
+
+    corpus = read_corpus("sotu:train")
+    ref = os.path.join(work, "sotu_train.txt")
+    with open(ref, "w") as fh:
+        for d in range(len(corpus)):
+            fh.write(" ".join(corpus.vocab[i] for i in corpus[d]) + "\n")
+    model = os.path.join(os.path.dirname(__file__), "..", "src", "tealeaves", "data", "sotu-50-asym.npz")
+    job = ["coherence", model, ref, "--measure", "umass,npmi,c_v"]
+    run_cli([*job, "--json", os.path.join(work, "c0.json")], [])
+    def value(r: dict) -> list:
+        return [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]
+
+    res = compare("coh", job, args, work, value, one=True)
+    return {"documents": len(corpus), "tokens": int(corpus.num_tokens), "bytes": os.path.getsize(ref), **res}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=2000)
-    ap.add_argument("--lengths", type=int, nargs="+", default=[20, 60, 100], help="tokens per document")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[20, 30, 40, 60, 100],
+                    help="tokens per document")
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--words", type=int, default=1000)
     ap.add_argument("--particles", type=int, default=100)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--no-coherence", action="store_true", help="skip the coherence counting part")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "dask_overhead.json"))
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tl-dask-")
+    from tealeaves.util.parallel import DASK_MIN_SECONDS
+
     sizes = [measure(length, args, work) for length in args.lengths]
+    coherence = None if args.no_coherence else measure_coherence(args, work)
     result = {"docs": args.docs, "topics": args.topics, "words": args.words, "particles": args.particles,
-              "workers": args.workers, "cpus": os.cpu_count(), "sizes": sizes,
+              "workers": args.workers, "cpus": os.cpu_count(), "dask_min_seconds": DASK_MIN_SECONDS,
+              "sizes": sizes, "coherence": coherence,
               "note": "CPU over all processes involved is the primary figure; wall times are noisy when "
-                      "other jobs share the machine. Ratios are against the mean of the two local runs."}
+                      "other jobs share the machine. Ratios are against the mean of the two local runs. "
+                      "'ran' says where the job ran (the policy row runs small jobs locally)."}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(result, fh, indent=1)
-    print(f"{'tokens':>6} {'path':<22} {'wall s':>7} {'CPU s':>7} {'client':>7} {'cluster':>7} "
+    print(f"{'job':>9} {'path':<24} {'ran':<8} {'wall s':>7} {'CPU s':>7} {'client':>7} {'cluster':>7} "
           f"{'CPU x':>6} {'wall x':>6}")
-    for size in sizes:
-        for r in size["rows"]:
-            print(f"{size['length']:>6} {r['path']:<22} {r['wall_s']:>7.2f} {r['cpu_s']:>7.2f} "
+    parts = [(f"{size['length']} tok", size) for size in sizes]
+    parts += [("coherence", coherence)] if coherence else []
+    for label, part in parts:
+        for r in part["rows"]:
+            print(f"{label:>9} {r['path']:<24} {r['ran']:<8} {r['wall_s']:>7.2f} {r['cpu_s']:>7.2f} "
                   f"{r['cpu_client_s']:>7.2f} {r['cpu_cluster_s']:>7.2f} {r['cpu_ratio']:>6.2f} "
                   f"{r['wall_ratio']:>6.2f}")
-    print(f"bit-identical: {[s['bit_identical'] for s in sizes]}; written to {args.out}")
-    if not all(s["bit_identical"] for s in sizes):
+    print(f"bit-identical: {[p['bit_identical'] for _, p in parts]}; written to {args.out}")
+    if not all(p["bit_identical"] for _, p in parts):
         raise SystemExit("Dask and local results differ")
 
 

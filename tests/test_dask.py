@@ -26,12 +26,12 @@ def cluster():
 def test_heldout_and_compare_on_dask_equal_local(cluster, example):
     model, docs = example[:2]
     local = tl.heldout(model, docs, method="left-to-right", particles=5, runs=2, seed=7)
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         remote = tl.heldout(model, docs, method="left-to-right", particles=5, runs=2, seed=7)
     np.testing.assert_array_equal(remote.run_log_prob, local.run_log_prob)
     other = model.with_params(alpha=model.alpha * 1.5, name="b")
     local_c = tl.compare(model, other, docs, temperatures=30, chains=1, start_temperatures=30, seed=3)
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         remote_c = tl.compare(model, other, docs, temperatures=30, chains=1, start_temperatures=30, seed=3)
     assert remote_c.to_dict()["documents"] == local_c.to_dict()["documents"]
 
@@ -45,7 +45,7 @@ def test_coherence_counting_on_dask_equals_local(cluster, tmp_path):
     local = tl.coherence(topics, str(ref), measure="npmi")
     from tealeaves.coherence import count
 
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         remote = tl.coherence(topics, str(ref), measure="npmi")
         counts = count(str(ref), words[:20], window=10, chunk_docs=7)
     np.testing.assert_array_equal(remote.per_topic, local.per_topic)
@@ -56,8 +56,9 @@ def test_cli_dask_option_and_environment(cluster, tmp_path):
     m, d = tmp_path / "m.npz", tmp_path / "d.txt"
     assert tl.cli.main(["synth", str(m), str(d), "--topics", "5", "--words", "50", "--docs", "6"]) == 0
     outs = []
-    for extra, env in (([], {}), (["--dask", cluster.scheduler_address], {}),
-                       ([], {"TEALEAVES_DASK": cluster.scheduler_address})):
+    force = ["--dask-min-seconds", "0"]  # a job this small would run here (test_dask_policy.py)
+    for extra, env in (([], {}), (["--dask", cluster.scheduler_address, *force], {}),
+                       (force, {"TEALEAVES_DASK": cluster.scheduler_address})):
         out = tmp_path / f"r{len(outs)}.json"
         r = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", str(m), str(d), "--particles", "3",
                             "--json", str(out), *extra], capture_output=True, text=True,
@@ -65,6 +66,7 @@ def test_cli_dask_option_and_environment(cluster, tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(json.loads(out.read_text())["results"][0]["documents"]["log_prob"])
     assert outs[0] == outs[1] == outs[2]
-    r = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", str(m), str(d), "--dask", "tcp://127.0.0.1:9"],
+    r = subprocess.run([sys.executable, "-m", "tealeaves", "heldout", str(m), str(d), "--dask", "tcp://127.0.0.1:9",
+                        *force],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "cannot reach the Dask scheduler" in r.stderr and "Traceback" not in r.stderr

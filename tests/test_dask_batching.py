@@ -111,7 +111,7 @@ def test_completion_and_theta_on_dask_equal_local(cluster, long_corpus):
     model, docs = long_corpus
     local = tl.completion(model, docs, particles=3, seed=5, workers=2, progress=False)
     local_theta = theta(model, docs[:30], burn_in=2, samples=3, seed=5, workers=2)
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         remote = tl.completion(model, docs, particles=3, seed=5, progress=False)
         remote_theta = theta(model, docs[:30], burn_in=2, samples=3, seed=5)
     np.testing.assert_array_equal(remote.run_log_prob, local.run_log_prob)
@@ -127,7 +127,7 @@ def test_coherence_counts_on_dask_grouped_equal_local(cluster, tmp_path):
     lines = (" ".join(rng.choice(words, int(rng.integers(1, 60)))) for _ in range(500))
     ref.write_text("\n".join(lines) + "\n")
     local = {w: count(str(ref), words[:12], window=w, chunk_docs=9) for w in (None, 5)}
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         remote = {w: count(str(ref), words[:12], window=w, chunk_docs=9) for w in (None, 5)}
     for w in (None, 5):
         np.testing.assert_array_equal(remote[w].joint, local[w].joint)
@@ -145,12 +145,12 @@ def test_scheduler_without_workers_is_one_error(monkeypatch):
     monkeypatch.setattr(par, "WORKER_WAIT", 1.0)
     message = r"has no workers \(waited 1 s\); start some with: dask worker tcp://"
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
-        with pytest.raises(MethodError, match=message), use_dask(empty.scheduler_address):
+        with pytest.raises(MethodError, match=message), use_dask(empty.scheduler_address, min_seconds=0):
             pass
 
 
 def test_run_tasks_on_dask_with_no_one_or_few_items(cluster):
-    with use_dask(cluster.scheduler_address):
+    with use_dask(cluster.scheduler_address, min_seconds=0):
         assert run_tasks(_square, None, [], 1) == []
         assert run_tasks(_square, None, [3], 1, costs=[0.0]) == [9]
         assert run_tasks(_square, None, list(range(5)), 1, costs=[5, 0, 100, 1, 1]) == [0, 1, 4, 9, 16]

@@ -473,8 +473,50 @@ def _conventions() -> list[tuple[str, str]]:
                 f"and its C_V {minus(pal['c_v']['mean'], 2)} against {minus(t_cv, 2)}")]
 
 
+def _dask() -> list[tuple[str, str]]:
+    """benchmarks/dask_overhead.py: held-out and coherence counting, local against Dask."""
+    r = results("benchmarks/results/dask_overhead.json")
+    before = results("benchmarks/results/dask_overhead_before.json")
+    p = "docs/performance.md"
+    parts = [(f"held-out, {s['length']} tokens", s) for s in r["sizes"]]
+    parts.append((f"coherence counting, {r['coherence']['documents']:,} documents", r["coherence"]))
+    out = []
+
+    def x(row: dict) -> str:
+        return f"{row['cpu_ratio']:.2f}×, {row['wall_ratio']:.2f}×"
+
+    for label, part in parts:
+        rows = {row["path"]: row for row in part["rows"]}
+        base = [row for row in part["rows"] if row.get("baseline")]
+        cpu, wall = (sum(row[k] for row in base) / len(base) for k in ("cpu_s", "wall_s"))
+        policy = rows["--dask (policy)"]
+        where = "here" if policy["ran"] == "local" else "cluster"
+        out.append((p, f"| {label} | {cpu:.1f} ({wall:.1f}) | {x(rows['--dask, fresh'])} | "
+                       f"{x(rows['--dask, fresh, preload'])} | {x(rows['--dask, warm'])} | {x(policy)}, "
+                       f"{where} |"))
+    one = {row["path"]: row for row in r["coherence"]["rows"]}["--workers 1"]
+    warm = {row["path"]: row for row in r["coherence"]["rows"]}["--dask, warm"]
+    out.append((p, f"one process (`--workers 1`) counts it in {one['cpu_s']:.1f} CPU-seconds "
+                   f"({one['cpu_ratio']:.2f}× `--workers 2`); the warm cluster takes "
+                   f"{warm['cpu_s'] / one['cpu_s']:.2f}× that"))
+    def row(size: dict, path: str) -> dict:
+        return next(x for x in size["rows"] if x["path"] == path)
+
+    lengths = ", ".join(str(s["length"]) for s in r["sizes"])
+    estimates = ", ".join(f"{row(s, '--dask, warm')['estimated_seconds']:.1f}" for s in r["sizes"])
+    warm_cpu = ", ".join(f"{row(s, '--dask, warm')['cpu_ratio']:.2f}×" for s in r["sizes"])
+    here = " and ".join(str(s["length"]) for s in r["sizes"] if row(s, "--dask (policy)")["ran"] == "local")
+    out.append((p, f"The jobs of {lengths} tokens are estimated at {estimates} seconds; forced onto the warm "
+                   f"cluster they cost {warm_cpu} the CPU of `--workers 2`; under the policy those of "
+                   f"{here} tokens ran here."))
+    old = {s["length"]: s["rows"][3] for s in before["sizes"]}
+    out.append((p, f"warm cluster, one task per document: {x(old[20])} at 20 tokens, {x(old[60])} at 60"))
+    out.append((p, f"DASK_MIN_SECONDS = {r['dask_min_seconds']:g}"))
+    return out
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions]
+          _linear, _conventions, _dask]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))

@@ -38,7 +38,7 @@ from .io.common import require
 from .model import TopicModel
 from .output.display import Display
 from .output.jsonout import json_safe
-from .util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int
+from .util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
 from .util.parallel import Progress, run_tasks
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
@@ -116,12 +116,12 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
 
 
 def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
-                iterations: int, workers: int, heldout_params: dict[str, Any]) -> None:
+                iterations: int, workers: int, heldout_params: dict[str, Any]) -> float:
     """Refuse, before training, a plan whose models would not fit in memory (K x (V + D) float64
     counts and topic-word matrices, three times over, per worker) or that would take longer than
     MAX_HOURS: per model and iteration a site update per token plus K x (V + D) for the dense
     counts, then the held-out evaluation (by default left-to-right, 2 runs) and the automated
-    word intrusion (quadratic in K)."""
+    word intrusion (quadratic in K). Returns the estimated seconds on one worker."""
     workers = check_int("workers", workers, 1)
     tokens = float(sum(map(len, train)))
     V, D = len({w for t in train for w in t}), len(train)
@@ -140,6 +140,7 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
                               + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
     check_budget(updates, workers, None, f"training and evaluating {len(ks) * restarts:,} models "
                                          f"({iterations:,} iterations each)")
+    return update_seconds(updates, 1)
 
 
 def _model_name(k: int, r: int) -> str:
@@ -321,11 +322,12 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
             "heldout_params": heldout_params}
-    _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
+    one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
     plan = [(k, r) for k in ks for r in range(restarts)]
     bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
     evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
-                      [k for k, _ in plan])  # training and held-out cost grow with the topics
+                      [k for k, _ in plan],  # training and held-out cost grow with the topics
+                      one_worker, "select")
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]

@@ -15,7 +15,7 @@ from ..output.jsonout import write_json
 from ..select import TRAINERS, select
 from ..util.limits import above, at_least, fraction
 from ..util.stages import Stages
-from .options import add_model_options, load_model_arg, text_encoding
+from .options import add_model_options, dask_option, load_model_arg, text_encoding
 
 EXAMPLES = {
     "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
@@ -86,12 +86,9 @@ PARSERS = {"evaluate": _add_evaluate, "select": _add_select}
 
 
 def _outputs(p: argparse.ArgumentParser) -> None:
-    from ..util.parallel import DASK_ENV
-
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(1), default=1, help="local processes")
-    p.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help=f"run on the Dask cluster at ADDRESS (default ${DASK_ENV})")
+    dask_option(p)
     p.add_argument("--json", default=None, help="write the result as JSON")
     p.add_argument("--report", default=None, help="write an HTML report")
     p.add_argument("--figures", default=None, metavar="DIR",

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with atomic.transaction(), quiet_stdout:
             check_outputs(args)
             if address:
-                with use_dask(address):
+                with use_dask(address, getattr(args, "dask_min_seconds", None)):
                     return args.func(args)
             return args.func(args)
     except BrokenPipeError:  # `tealeaves ... | head`: stop quietly

@@ -17,8 +17,8 @@ from ..files.records import strict_float
 from ..files.textfile import check_encoding
 from ..io import FORMAT_ALIASES, FORMATS, sniff_format
 from ..model import TopicModel
-from ..util.limits import above, at_least
-from ..util.parallel import DASK_ENV
+from ..util.limits import above, at_least, not_below
+from ..util.parallel import DASK_ENV, DASK_MIN_SECONDS
 
 MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, tomotopy, pyLDAvis "
               "JSON; gensim and other pickles with --allow-pickle")
@@ -136,6 +136,9 @@ def run_options(p: argparse.ArgumentParser) -> None:
 def dask_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help=f"run on the Dask cluster at ADDRESS (tcp://host:8786; default ${DASK_ENV})")
+    p.add_argument("--dask-min-seconds", type=not_below(0), default=None, metavar="S",
+                   help=f"with --dask, jobs estimated under S seconds run here, not on the cluster "
+                        f"(default {DASK_MIN_SECONDS:g}; 0: always the cluster)")
 
 
 def read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:

@@ -57,3 +57,9 @@ def warm_up(quiet: bool = False) -> dict[str, Any]:
             print(f"{what:<36} {seconds[what]:7.2f} s", flush=True)
     total = time.perf_counter() - start
     return {"command": "warm-up", "seconds": total, "parts": seconds}
+
+
+def dask_setup(worker: Any) -> None:
+    """`dask worker ADDRESS --preload tealeaves.cli.warmup`: load (or compile, the first time on the
+    machine) every numba kernel when the worker starts, not in the first job sent to it."""
+    warm_up(quiet=True)

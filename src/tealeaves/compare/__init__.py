@@ -41,7 +41,7 @@ from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
 from ..sampling import child, new_state, pair, prepare_models
-from ..util.limits import check_bootstrap, check_budget
+from ..util.limits import check_bootstrap, check_budget, update_seconds
 from ..util.parallel import Progress, run_tasks
 from .align import align_models, align_vocab
 from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
@@ -136,13 +136,14 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     resampled = chains >= 2 and len(corpus) > 0
     check_bootstrap(bootstrap, float(chains) * len(corpus) * len(directions) * resampled,
                     bootstrap_bytes(bootstrap, chains, 2e6) * resampled, max_hours)
-    check_budget(float(corpus.num_tokens * per_chain * chains * len(directions)), workers, max_hours,
-                 "Ratio-AIS", model_a.num_topics)
+    updates = float(corpus.num_tokens * per_chain * chains * len(directions))
+    check_budget(updates, workers, max_hours, "Ratio-AIS", model_a.num_topics)
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
     t0 = time.perf_counter()
-    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items])
+    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
+                     update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS")
     seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
     for d in directions:
@@ -235,8 +236,8 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     resampled = chains >= 2 and len(corpus) > 0
     check_bootstrap(bootstrap, float(chains) * len(corpus) * K * resampled,
                     bootstrap_bytes(bootstrap, chains) * resampled, max_hours)
-    check_budget(float(corpus.num_tokens) * chains * (first + temperatures * (K - 1)), workers, max_hours,
-                 "Iteration-AIS", models[0].num_topics)
+    updates = float(corpus.num_tokens) * chains * (first + temperatures * (K - 1))
+    check_budget(updates, workers, max_hours, "Iteration-AIS", models[0].num_topics)
     opts = {"chains": chains, "temperatures": temperatures, "first_temperatures": first,
             "schedule": schedule}
     shared = ([np.ascontiguousarray(m.phi.T) for m in models], [np.array(m.alpha) for m in models],
@@ -245,7 +246,8 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), "curve", enabled=progress)
     t0 = time.perf_counter()
-    rows = run_tasks(_curve_doc, shared, items, workers, bar, [len(w) for w, _ in items])
+    rows = run_tasks(_curve_doc, shared, items, workers, bar, [len(w) for w, _ in items],
+                     update_seconds(updates, 1, models[0].num_topics), "Iteration-AIS")
     seconds = time.perf_counter() - t0
     cum = np.stack(rows, axis=-1) if rows else np.zeros((chains, K, 0))  # (M, K, D)
     sd = np.array([bootstrap_sd(cum[:, k, :], bootstrap, seed) for k in range(K)])

@@ -15,8 +15,8 @@ from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state, prepare_doc
-from ..util.limits import check_bootstrap, check_budget, check_memory
-from ..util.parallel import Progress, run_tasks
+from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
+from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
 from .adaptive import summarise as adaptive_summary
 from .crosscheck import CHECK_TEMPERATURES, run_check
@@ -199,14 +199,19 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
     extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
+    one_worker = update_seconds(planned, 1, model.num_topics)  # decides whether Dask is worth it
+    remote = on_dask(one_worker)
     with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:
-        _warm_up(shared, items)
+        if not remote:  # Dask workers load their own kernels (at start with --preload)
+            _warm_up(shared, items)
     t0 = time.perf_counter()
+    where = {"seconds": one_worker, "what": f"{task} by {spec.name}"}
     if target_sd is None:
-        rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs)
+        rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs, **where)
         cost = planned
     else:
-        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar, costs)
+        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar, costs,
+                             **where)
         rows = [o[0] for o in outcomes]
         cost = float(sum(o[3] for o in outcomes))
         extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)

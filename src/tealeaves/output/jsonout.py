@@ -29,12 +29,16 @@ def json_safe(x: Any) -> Any:
 
 
 def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    """Write a command's result file (atomically): `data` made JSON-safe, plus the tealeaves
-    version. `-` writes to standard output."""
+    """Write a command's result file (atomically): `data` made JSON-safe, plus the record of the
+    Dask session it ran in (if any: `util.parallel.session_record`) and the tealeaves version.
+    `-` writes to standard output."""
     from .. import __version__
     from ..files.atomic import write_text
+    from ..util.parallel import session_record
 
-    text = json.dumps(json_safe({**data, "version": __version__}), indent=1)
+    record = session_record()
+    text = json.dumps(json_safe({**({"dask": record} if record is not None else {}), **data,
+                                 "version": __version__}), indent=1)
     if os.fspath(path) == "-":
         try:
             STDOUT.write(text + "\n")

@@ -86,6 +86,11 @@ def above(low: float, high: float | None = None) -> Callable[[str], float]:
     return _argtype(float, lambda v: check_float("value", v, low, high, low_open=True), "a number")
 
 
+def not_below(low: float) -> Callable[[str], float]:
+    """argparse type: a finite number >= low."""
+    return _argtype(float, lambda v: check_float("value", v, low), "a number")
+
+
 def fraction(open_high: bool = True, open_low: bool = False) -> Callable[[str], float]:
     """argparse type: a number in [0, 1) (or as the flags say)."""
     return _argtype(float, lambda v: check_float("value", v, 0.0, 1.0, low_open=open_low,

@@ -11,7 +11,15 @@ cluster, or on the order in which items finish.
 Inside `with use_dask(address):` (the CLI's `--dask ADDRESS` or $TEALEAVES_DASK), `run_tasks` and
 `stream_tasks` send the batches to the Dask cluster at `address` instead (`workers` is then the
 cluster's number of worker threads): `shared` is scattered to every worker once, and the workers
-need the same tealeaves (and numba) installed.
+need the same tealeaves (and numba) installed. Start workers with `dask worker ADDRESS --preload
+tealeaves.parallel` to load every kernel when the worker starts rather than in the first job.
+
+A job whose estimated seconds (the caller's cost model: `seconds=`) are below `min_seconds`
+(DASK_MIN_SECONDS unless given; the CLI's `--dask-min-seconds`) runs here instead, as if there were
+no cluster, before `distributed` is even imported: using a cluster has a fixed cost (importing
+`distributed`, connecting, the scheduler's and workers' share) that a small job does not repay.
+The numbers are the same either way; one line on stderr and `dask` in every JSON result say where
+each job ran and why. Once connected (a larger job, or `min_seconds=0`), every job uses the cluster.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import heapq
+import importlib.util
 import os
 import signal
 import sys
@@ -30,11 +39,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
-from .limits import check_memory
+from .limits import check_float, check_memory
 
 _SHARED: Any = None
-_DASK: Any = None  # the distributed.Client in use, set by use_dask
+_SESSION: _DaskSession | None = None  # the use_dask block we are in (connected or not yet)
 DASK_ENV = "TEALEAVES_DASK"
+DASK_MIN_SECONDS = 10.0  # smaller jobs (estimated seconds) run here: docs/performance.md measures it
 WORKER_WAIT = 20.0  # seconds to wait for a Dask cluster's first worker
 WORKER_BYTES = 100 * 2**20  # a worker process: Python, numpy, numba and its copy of the shared data
 BATCHES_PER_WORKER = 6  # enough to balance the load, few enough that per-task overhead is negligible
@@ -67,40 +77,125 @@ def batches(costs: Sequence[float], workers: int, per_worker: int = BATCHES_PER_
     return [sorted(members[b]) for b in order]
 
 
+def _dask() -> Any:
+    """The connected `distributed.Client` of the `use_dask` block."""
+    assert _SESSION is not None and _SESSION.client is not None
+    return _SESSION.client
+
+
 def _dask_threads() -> int:
     """Worker threads in the Dask cluster (at least 1, so that batching works before they join)."""
-    return max(1, sum(_DASK.nthreads().values()))
+    return max(1, sum(_dask().nthreads().values()))
 
 
-@contextlib.contextmanager
-def use_dask(address: Any) -> Iterator[Any]:
-    """Run tasks on the Dask cluster at `address` (a scheduler address such as
-    'tcp://10.0.0.5:8786', or a `distributed.Client`) inside this block."""
-    global _DASK
+class _DaskSession:
+    """A `use_dask` block: the scheduler's address, the client once connected, and where each job
+    ran (`record`, also put in every JSON result written inside the block)."""
+
+    def __init__(self, address: Any, min_seconds: float, client: Any = None) -> None:
+        self.address = address if client is None else client.scheduler.address
+        self.client = client
+        self.min_seconds = min_seconds
+        self.record: dict[str, Any] = {"address": str(self.address), "min_seconds": min_seconds,
+                                       "ran": "nowhere yet", "jobs": []}
+        self.told = False
+
+    def connect(self) -> Any:
+        """The client, connecting (and waiting for a first worker) on first use."""
+        if self.client is None:
+            self.client = _connect(self.address)
+        return self.client
+
+    def would_use(self, seconds: float | None) -> bool:
+        """Whether a job of `seconds` (estimated; None: unknown) goes to the cluster."""
+        return self.client is not None or seconds is None or not seconds < self.min_seconds
+
+    def place(self, seconds: float | None, what: str) -> bool:
+        """Decide where a job runs, connecting if it is the cluster; record it, and say once on
+        stderr when a job runs here instead."""
+        remote = self.would_use(seconds)
+        if seconds is None:
+            why = "no estimate of its cost"
+        elif seconds < self.min_seconds:
+            why = f"estimated {seconds:.3g} s of work, below the {self.min_seconds:g} s threshold"
+            why += "; the cluster was already in use" if remote else ""
+        else:
+            why = f"estimated {seconds:.3g} s of work, at least the {self.min_seconds:g} s threshold"
+        if remote:
+            self.connect()
+        elif not self.told:
+            self.told = True
+            sys.stderr.write(f"tealeaves: {what} runs here, not on the Dask cluster at "
+                             f"{self.record['address']}: {why} (--dask-min-seconds 0 always uses the "
+                             "cluster)\n")
+        where = "cluster" if remote else "local"
+        self.record["jobs"].append({"what": what, "ran": where, "estimated_seconds": seconds,
+                                    "why": why})
+        ran = {j["ran"] for j in self.record["jobs"]}
+        self.record["ran"] = where if len(ran) == 1 else "local and cluster"
+        return remote
+
+
+def _connect(address: Any) -> Any:
+    """A `distributed.Client` for the scheduler at `address`, with at least one worker."""
+    from distributed import Client
+
     try:
-        from distributed import Client
-    except ImportError:
-        raise MethodError('Dask needs its extra: pip install "tealeaves[dask]"') from None
-    own = not isinstance(address, Client)
-    try:
-        client = Client(address, timeout="20s") if own else address
+        client = Client(address, timeout="20s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT)
     except TimeoutError:
         where = client.scheduler.address
-        if own:
-            client.close()
+        client.close()
         raise MethodError(f"the Dask scheduler at {where!r} has no workers (waited {WORKER_WAIT:g} s); "
                           f"start some with: dask worker {where}") from None
-    previous, _DASK = _DASK, client
+    return client
+
+
+@contextlib.contextmanager
+def use_dask(address: Any, min_seconds: float | None = None) -> Iterator[_DaskSession]:
+    """Run tasks on the Dask cluster at `address` (a scheduler address such as
+    'tcp://10.0.0.5:8786', or a connected `distributed.Client`) inside this block; jobs estimated
+    at fewer than `min_seconds` (default DASK_MIN_SECONDS; 0: every job) run here instead, and the
+    address is contacted only when a job goes there (with `min_seconds=0`, at once)."""
+    global _SESSION
+    min_s = DASK_MIN_SECONDS if min_seconds is None else check_float("dask min_seconds", min_seconds, 0)
+    given = "distributed" in sys.modules and isinstance(address, sys.modules["distributed"].Client)
+    if not given and importlib.util.find_spec("distributed") is None:
+        raise MethodError('Dask needs its extra: pip install "tealeaves[dask]"')
+    session = _DaskSession(address, min_s, address if given else None)
+    if min_s == 0:
+        session.connect()
+    previous = _SESSION
+    _SESSION = session
     try:
-        yield client
+        yield session
     finally:
-        _DASK = previous
-        if own:
-            client.close()
+        _SESSION = previous
+        if session.client is not None and not given:
+            session.client.close()
+
+
+def session_record() -> dict[str, Any] | None:
+    """What the current `use_dask` block has recorded (the address, the threshold, where each job
+    ran and why), for every result file written inside it; None outside one."""
+    return None if _SESSION is None else _SESSION.record
+
+
+def on_dask(seconds: float | None) -> bool:
+    """Whether a job estimated at `seconds` (one worker; None: unknown) will run on the Dask cluster
+    (connecting now if so), to skip local preparation such as loading kernels. Records nothing."""
+    if _SESSION is None or not _SESSION.would_use(seconds):
+        return False
+    _SESSION.connect()
+    return True
+
+
+def _placed(seconds: float | None, what: str) -> bool:
+    """Where this job runs (True: the cluster), decided and recorded by the `use_dask` block."""
+    return _SESSION is not None and _SESSION.place(seconds, what)
 
 
 def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], costs: Sequence[float],
@@ -108,11 +203,11 @@ def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
     from distributed import as_completed as dask_completed
 
     groups = batches(costs, _dask_threads())
-    shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
-    futures = {_DASK.submit(_call_batch, fn, shared_f, [items[i] for i in g], pure=False,
+    shared_f = _dask().scatter(shared, broadcast=True, hash=False)
+    futures = {_dask().submit(_call_batch, fn, shared_f, [items[i] for i in g], pure=False,
                             priority=len(groups) - rank): g for rank, g in enumerate(groups)}
     out: list[Any] = [None] * len(items)
-    for f in dask_completed(futures):
+    for f in dask_completed(futures, loop=_dask().loop):
         g = futures[f]
         for i, r in zip(g, f.result(), strict=True):
             out[i] = r
@@ -143,12 +238,12 @@ def _dask_stream(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any
                  combine: Callable[[Any, Any], Any] | None) -> Iterator[Any]:
     from distributed import as_completed as dask_completed
 
-    shared_f = _DASK.scatter(shared, broadcast=True, hash=False)
+    shared_f = _dask().scatter(shared, broadcast=True, hash=False)
     limit = 2 * _dask_threads()
-    pending = dask_completed()
+    pending = dask_completed(loop=_dask().loop)
     in_flight = 0
     for group in _groups(items, STREAM_GROUP):
-        pending.add(_DASK.submit(_call_batch, fn, shared_f, group, combine, pure=False))
+        pending.add(_dask().submit(_call_batch, fn, shared_f, group, combine, pure=False))
         in_flight += 1
         if in_flight >= limit:
             yield from next(pending).result()
@@ -192,16 +287,19 @@ def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
 
 
 def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], workers: int = 1,
-              progress: Progress | None = None, costs: Sequence[float] | None = None) -> list[Any]:
+              progress: Progress | None = None, costs: Sequence[float] | None = None,
+              seconds: float | None = None, what: str = "this job") -> list[Any]:
     """`[fn(shared, item) for item in items]`, spread over `workers` processes or the Dask cluster
-    in batches of about equal total `costs` (one estimate per item, in any unit; equal if omitted)."""
+    in batches of about equal total `costs` (one estimate per item, in any unit; equal if omitted).
+    `seconds`: the whole job's estimated seconds on one worker (None: unknown), which decides
+    whether a `use_dask` block sends it to the cluster (see DASK_MIN_SECONDS)."""
     if workers < 1:
         raise ValueError("workers must be >= 1")
     if costs is None:
         costs = [1.0] * len(items)
     elif len(costs) != len(items):
         raise ValueError(f"{len(costs)} costs for {len(items)} items")
-    if _DASK is not None:
+    if _placed(seconds, what):
         return _dask_run(fn, shared, items, costs, progress)
     workers = min(workers, max(1, len(items)))
     out: list[Any] = []
@@ -224,12 +322,14 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
 
 
 def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
-                 workers: int = 1, combine: Callable[[Any, Any], Any] | None = None) -> Iterator[Any]:
+                 workers: int = 1, combine: Callable[[Any, Any], Any] | None = None,
+                 seconds: float | None = None, what: str = "this job") -> Iterator[Any]:
     """Yield `fn(shared, item)` for a stream of items, in completion order (for results that
     are summed, such as counts). Items are read lazily and at most 2 x workers are in flight,
     so a stream larger than memory works. On Dask, STREAM_GROUP items go in one task and, with
-    `combine` (an exact, associative fold such as integer `+`), come back folded into one result."""
-    if _DASK is not None:
+    `combine` (an exact, associative fold such as integer `+`), come back folded into one result.
+    `seconds` and `what` as for `run_tasks`."""
+    if _placed(seconds, what):
         yield from _dask_stream(fn, shared, items, combine)
         return
     if workers <= 1:
