@@ -139,7 +139,7 @@ def test_preloaded_workers_have_the_kernels(cluster):
     from distributed import Client
 
     def loaded() -> bool:
-        return "tealeaves.warmup" in sys.modules and "tealeaves.sampling.sequential" in sys.modules
+        return "tealeaves.cli.warmup" in sys.modules and "tealeaves.sampling.sequential" in sys.modules
 
     with Client(cluster.scheduler_address) as client:
         assert set(client.run(loaded).values()) == {True}
