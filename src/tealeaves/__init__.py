@@ -31,7 +31,8 @@ _NAMES = {
     "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
     "HeldoutResult": ".heldout", "completion": ".heldout", "heldout": ".heldout",
     "method_names": ".heldout",
-    "load_model": ".datasets", "save_model": ".io",
+    "load_model": ".datasets", "load_topics": ".datasets", "save_model": ".io",
+    "Topics": ".topics",
     "TopicModel": ".model",
     "SelectionResult": ".select", "select": ".select",
 }
@@ -43,7 +44,8 @@ __all__ = [
     "SelectionResult", "select",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "datasets", "intrusion", "load_model", "method_names", "read_corpus", "save_corpus", "save_model",
+    "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
+    "save_corpus", "save_model",
     "synthetic",
     "__version__",
 ]
@@ -84,7 +86,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
-    from .datasets import load_model, read_corpus
+    from .datasets import load_model, load_topics, read_corpus
     from .errors import (
         InputFileError,
         InvalidCorpusError,
@@ -98,3 +100,4 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .io import save_model
     from .model import TopicModel
     from .select import SelectionResult, select
+    from .topics import Topics

@@ -22,6 +22,7 @@ from .corpus import Corpus
 from .errors import MethodError
 from .files.textfile import check_encoding
 from .model import TopicModel
+from .topics import Topics
 
 SOTU_MODELS = ("sotu-20-asym", "sotu-20-sym", "sotu-50-asym")
 SOTU_CORPORA = ("sotu:train", "sotu:heldout")
@@ -118,6 +119,42 @@ def read_corpus(
     return corpus
 
 
+def load_topics(
+    source: str | os.PathLike | Any,
+    format: str | None = None,
+    normalize: bool = False,
+    vocab: Any = None,
+    alpha: Any = None,
+    name: str | None = None,
+    allow_pickle: bool = False,
+    timeout: float | None = None,
+    doc_topic: Any = None,
+    weights: str | None = None,
+    time_slice: int | str | None = None,
+) -> Topics | list[Topics]:
+    """A trained topic model of any kind as `Topics`: what it provides, and so which metrics apply.
+
+    Every `load_model` format and object (LDA: then every metric applies), and: gensim `HdpModel`
+    (its truncated topics, distributions, with their stick weights; no prior), `Nmf` (non-negative
+    weights), `LsiModel` (signed weights), `LdaSeqModel` (`time_slice=t`: that slice's LDA;
+    `time_slice="all"`: a list, one model per slice); scikit-learn `NMF` (non-negative weights;
+    `vocab` as for its LDA); plain arrays (`format="arrays"`, detected for `.npy` files and `.npz`
+    archives holding `topic_word`): a topic-word matrix (`.npy`, `.npz`, CSV), its words
+    (`vocab`, a file one word per line), optionally the training documents' proportions
+    (`doc_topic`, a D x T `.npy` or CSV file) and a prior (`alpha` for a Dirichlet; `mean` and
+    `cov` in the archive for a logistic-normal), `weights` saying what the values are
+    ("distributions", the default and checked: `normalize=True` rescales rows that do not sum to
+    1 and says so in `metadata["normalized"]`; "nonnegative"; "signed"). Pickle-based files load
+    only with `allow_pickle=True`, as for `load_model`; a format given for another library's file
+    is an error naming what the file is."""
+    if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
+            and not os.path.exists(source)):
+        return _io.load_topics(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
+                               name=name, allow_pickle=allow_pickle, timeout=timeout, doc_topic=doc_topic,
+                               weights=weights, time_slice=time_slice)
+    return _io.load_topics(load_model(source, vocab=vocab, alpha=alpha, name=name))
+
+
 def load_model(
     source: str | os.PathLike | Any,
     format: str | None = None,
@@ -127,15 +164,18 @@ def load_model(
     name: str | None = None,
     allow_pickle: bool = False,
     timeout: float | None = None,
+    time_slice: int | None = None,
 ) -> TopicModel:
-    """A `TopicModel` from a file or a trained model object.
+    """A `TopicModel` (LDA) from a file or a trained model object; a model of another kind is a
+    one-line error saying what it is (load it with `load_topics`).
 
     Files: our `.npz`, MALLET's `--output-state` (gzip) and `--topic-word-weights-file` (needs
     `alpha`: a vector or the `--output-topic-keys` file), a gensim `LdaModel.save` file, a tomotopy
     `LDAModel.save` file, a pyLDAvis-style JSON (needs `alpha`). Objects: gensim `LdaModel` /
     `LdaMulticore`, scikit-learn `LatentDirichletAllocation` or a Pipeline ending in one (`vocab`:
     the fitted vectorizer or a word list, unless the pipeline holds the vectorizer), tomotopy
-    `LDAModel`, a pyLDAvis-style dict (needs `alpha`).
+    `LDAModel`, a pyLDAvis-style dict (needs `alpha`); one time slice of a gensim `LdaSeqModel`
+    (`time_slice`); plain arrays with a Dirichlet `alpha` (see `load_topics`).
 
     Pickle-based files (gensim's `save`; `format="pickle"`: a pickled or joblib-dumped model
     object, e.g. scikit-learn's) run code when loaded and load only with `allow_pickle=True`.
@@ -147,7 +187,7 @@ def load_model(
     if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
             and not os.path.exists(source)):
         return _io.load_model(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
-                              name=name, allow_pickle=allow_pickle, timeout=timeout)
+                              name=name, allow_pickle=allow_pickle, timeout=timeout, time_slice=time_slice)
     path = os.fspath(source)
     _io.refuse_alpha(alpha, path)
     model = _io.load_model(sotu_model(path.split(":", 1)[1]), vocab=vocab)

@@ -7,6 +7,12 @@ on request, or only for the pairs the difference cannot separate: `compare_model
 that groups models the evidence cannot separate. The work runs in STAGES, each timed (wall and
 CPU seconds) and estimated before any work, the estimate checked against `max_hours`.
 
+Models of every kind go in one table (`topics.Topics`: NMF, LSI, HDP, arrays, ...): each gets every
+metric that applies to it (`topics.why_not`) and, for the others, None ("—" in the table) with the
+reason listed under the table and in the row's `not_applicable`. Held-out likelihood, the pairwise
+comparisons, the ranking and the predictive metrics are among the models with a likelihood (LDA)
+only; coherence, diversity, exclusivity and automated intrusion compare every model that has them.
+
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
 `scoring` block says how many, and how many words of each model's vocabulary the held-out text
@@ -29,7 +35,7 @@ from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_wor
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
 from .corpus import Corpus
-from .datasets import load_model, read_corpus
+from .datasets import load_topics, read_corpus
 from .errors import InvalidCorpusError, MethodError
 from .heldout import HeldoutResult, check_vocab_fits, get_method
 from .heldout import heldout as estimate_heldout
@@ -37,12 +43,18 @@ from .intrusion import auto, predictive
 from .model import TopicModel
 from .output.display import perplexity_text
 from .output.jsonout import json_safe
+from .topics import NotApplicableError, Topics, as_lda, why_not
 from .util.limits import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, update_seconds
 from .util.stages import Stages, estimated_stages, stage_lines
 
 DEFAULT_COHERENCE = ("npmi", "umass")
 COMPARE_MODES = ("difference", "auto", "ratio-ais", "none")
 STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
+DASH = "—"
+# row key -> the metric of `topics.NEEDS` it needs
+ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
+               "exclusivity": "exclusivity", "predictive_rank": "predictive",
+               "auto_model_precision": "auto MP"}
 LARGE_SECONDS = 60.0  # an estimate at least this long is shown before the work starts
 BYTES_PER_TOKEN = 5.0  # a reference file's tokens, estimated from its size (errs towards more tokens)
 TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per worker (Python)
@@ -79,10 +91,20 @@ class EvaluationResult:
                 "exclusivity", "pred. rank", "auto MP"]
         rows = []
         for r in self.rows:
-            rows.append([r["model"], str(r["topics"]), _f(r["per_token"], 4), _f(r["per_token_sd"], 4),
-                         _perplexity(r["perplexity"]), *[_f(r["coherence"].get(m), 3) for m in measures],
-                         _f(r["diversity"], 3), _f(r["exclusivity"], 2), _f(r["predictive_rank"], 1),
-                         _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")])
+            na = r.get("not_applicable", {})
+
+            def cell(key: str, text: str, na: dict = na) -> str:
+                return DASH if ROW_METRICS.get(key) in na else text
+
+            rows.append([r["model"], str(r["topics"]), cell("per_token", _f(r["per_token"], 4)),
+                         cell("per_token", _f(r["per_token_sd"], 4)),
+                         cell("per_token", _perplexity(r["perplexity"])),
+                         *[cell("coherence", _f(r["coherence"].get(m), 3)) for m in measures],
+                         cell("diversity", _f(r["diversity"], 3)),
+                         cell("exclusivity", _f(r["exclusivity"], 2)),
+                         cell("predictive_rank", _f(r["predictive_rank"], 1)),
+                         cell("auto_model_precision",
+                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else ""))])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]
@@ -90,14 +112,43 @@ class EvaluationResult:
         return "\n".join(lines)
 
     def notes(self) -> list[str]:
-        """Every fallback a row took, one line each (marked * in the table)."""
-        return [f"* {r['model']}: automated intrusion: {r['auto_note']}"
-                for r in self.rows if r.get("auto_note")]
+        """Every fallback a row took, one line each (marked * in the table), then every metric that
+        does not apply to a model, with the reason (— in the table)."""
+        out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
+               for r in self.rows if r.get("auto_note")]
+        for r in self.rows:
+            for metric, reason in r.get("not_applicable", {}).items():
+                out.append(f"{DASH} {r['model']}: {metric}: {reason}")
+        return out
+
+    def meaningful(self) -> list[str]:
+        """Which comparisons the table supports, in words."""
+        rows = self.rows
+        lik = [r["model"] for r in rows if "heldout" not in r.get("not_applicable", {})]
+        others = [r["model"] for r in rows if r["model"] not in lik]
+        if not others:
+            return []
+        lines = []
+        if len(lik) > 1:
+            lines.append(f"held-out likelihood, the comparisons and the ranking are among the models with "
+                         f"a likelihood only ({', '.join(lik)}); {', '.join(others)} have none")
+        elif lik:
+            lines.append(f"only {lik[0]} has a likelihood: no held-out ranking; "
+                         f"{', '.join(others)} have none")
+        else:
+            lines.append("no model has a likelihood: no held-out ranking")
+        top = [r["model"] for r in rows if "coherence" not in r.get("not_applicable", {})]
+        lines.append(f"coherence, diversity and automated intrusion compare every model with top words "
+                     f"({', '.join(top)}); exclusivity those with non-negative topic-word weights ("
+                     + ", ".join(r["model"] for r in rows if "exclusivity" not in r.get("not_applicable", {}))
+                     + ")")
+        return lines
 
     def summary(self) -> str:
-        """The ranking and the comparisons, in words, then the notes."""
-        lines = []
-        for i, g in enumerate(self.groups, 1):
+        """What the table can compare, the ranking and the comparisons, in words, then the notes."""
+        lines = list(self.meaningful())
+        alone = len(self.groups) == 1 and len(self.groups[0]) == 1 and len(self.rows) > 1
+        for i, g in enumerate([] if alone else self.groups, 1):
             tie = " (not separated by the evidence)" if len(g) > 1 else ""
             lines.append(f"rank {i}: {', '.join(g)}{tie}")
         for c in self.comparisons:
@@ -130,7 +181,8 @@ class EvaluationResult:
             row = {k: v for k, v in r.items() if k not in ("coherence", "auto_model_precision_ci")}
             row.update({f"coherence_{m}": v for m, v in r["coherence"].items()})
             flat.append(row)
-        return pd.DataFrame(flat).set_index("model")
+        frame = pd.DataFrame(flat)
+        return frame.drop(columns=[c for c in ("not_applicable",) if c in frame]).set_index("model")
 
     def __repr__(self) -> str:
         best = ", ".join(self.best) or "-"
@@ -415,8 +467,6 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     before any model is evaluated; `progress` shows the stages on stderr; `stages` is a clock
     already started (the CLI's, which timed reading the models)."""
     docs = heldout
-    if docs is None:
-        raise MethodError("evaluate needs held-out documents (heldout=...)")
     if compare_models not in COMPARE_MODES:
         raise MethodError(f"compare_models must be one of {', '.join(COMPARE_MODES)}, got {compare_models!r}")
     for m in coherence:
@@ -428,10 +478,19 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         max_hours = check_float("max_hours", max_hours, 0, low_open=True)
     clock = stages if stages is not None else Stages(STAGES, enabled=progress)
     with clock.stage("loading", f"{len(models)} model(s) and the held-out documents"):
-        loaded = [m if isinstance(m, TopicModel) else load_model(m) for m in models]
-        labels = _names(loaded, names)
-        loaded = [m.with_params(name=n) for m, n in zip(loaded, labels, strict=True)]
-        corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding)
+        every = _load_all(models)
+        if names is not None and len(names) != len(every) and len(names) == len(models):
+            raise MethodError(f"{len(names)} names for {len(models)} models that hold {len(every)} (a "
+                              "model given as several, e.g. every time slice, is named by its reader: leave "
+                              "names out)")
+        labels = _names(every, names)
+        every = [_renamed(m, n) for m, n in zip(every, labels, strict=True)]
+        na = {m.name: _not_applicable(m) for m in every}
+        loaded = [m for m in every if isinstance(m, TopicModel)]  # the models with a likelihood
+        if loaded and docs is None:
+            raise MethodError("evaluate needs held-out documents (heldout=...)")
+        corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding) if loaded else (
+            [], {"rule": "no model has a likelihood: no held-out documents scored"})
     est = estimate_cost(loaded, corpora, reference, coherence, method, runs, params, compare_models, workers)
     _check_estimate(est, len(loaded), max_hours, clock, show=progress is not False)
     n = len(loaded)
@@ -446,42 +505,31 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             comparisons, worse = _comparisons(loaded, corpora, held, compare_models, seed, workers, progress,
                                               max_hours, est, clock)
     counts = {}
-    coh: dict[str, dict[str, float]] = {m.name: {} for m in loaded}
-    if reference is not None and coherence:
+    worded = [m for m in every if "coherence" not in na[m.name]]
+    coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
+    if reference is not None and coherence and worded:
         with clock.stage("coherence", "counting the reference"):
-            targets = sorted({w for m in loaded for t in topic_words(m, topn) for w in t})
+            targets = sorted({w for m in worded for t in topic_words(m, topn) for w in t})
             for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
                 counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
-            for m in loaded:
+            for m in worded:
                 coh[m.name] = {ms: coherence_of(m, reference, measure=ms, topn=topn,
                                                 counts=counts[DEFAULT_WINDOWS[ms]]).mean for ms in coherence}
-    autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in loaded}
+    autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
     if reference is not None:
-        for k, m in enumerate(loaded, 1):
-            with clock.stage("intrusion", f"{m.name} ({k}/{n})"):
+        for k, m in enumerate(worded, 1):
+            with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = _auto(m, reference, seed, workers, encoding)
     preds = {}
     for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
         with clock.stage("predictive", f"{m.name} ({k}/{n})"):
             preds[m.name] = predictive(m, c, seed=seed, workers=workers, progress=False)
-    rows = []
-    for m in loaded:
-        h, pred = held[m.name], preds[m.name]
-        auto_mp, auto_note = autos[m.name]
-        rows.append({
-            "model": m.name, "topics": m.num_topics, "words": m.num_words,
-            "heldout": h.label, "per_token": h.per_token,
-            "per_token_sd": h.sd / h.tokens if h.tokens else math.nan,
-            "perplexity": h.perplexity, "total": h.total, "tokens": h.tokens,
-            "coherence": coh[m.name], "diversity": diversity(m, diversity_topn) if m.vocab else math.nan,
-            "exclusivity": float(exclusivity(m).mean()),
-            "predictive_rank": pred.rank, "predictive_log_likelihood": pred.log_likelihood,
-            "auto_model_precision": auto_mp["model_precision"] if auto_mp else math.nan,
-            "auto_model_precision_ci": auto_mp["model_precision_ci"] if auto_mp else None,
-            **({"auto_note": auto_note} if auto_note else {}),
-        })
-    groups = rank_groups([r["model"] for r in rows], [r["per_token"] for r in rows], worse)
-    params_out = {"method": method, "runs": runs, "heldout_params": held[loaded[0].name].params,
+    rows = [_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
+                 diversity_topn) for m in every]
+    groups = rank_groups([r["model"] for r in rows if r["model"] in held],
+                         [r["per_token"] for r in rows if r["model"] in held], worse)
+    params_out = {"method": method, "runs": runs,
+                  "heldout_params": held[loaded[0].name].params if loaded else None,
                   "coherence": list(coherence), "topn": topn, "diversity_topn": diversity_topn,
                   "compare_models": compare_models, "seed": seed, "reference": _describe(reference),
                   "max_hours": max_hours}
@@ -492,7 +540,70 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                             timing, estimate, held)
 
 
-def _auto(m: TopicModel, reference: Any, seed: int, workers: int,
+def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:
+    """Every model: an LDA as its TopicModel, any other kind as Topics; a list (every time slice of a
+    model) becomes its models."""
+    out: list[TopicModel | Topics] = []
+    for m in models:
+        got = m if isinstance(m, TopicModel | Topics) else load_topics(m)
+        for one in got if isinstance(got, list) else [got]:
+            out.append(one.lda if isinstance(one, Topics) and one.lda is not None else one)
+    return out
+
+
+def _renamed(m: TopicModel | Topics, name: str) -> TopicModel | Topics:
+    import dataclasses
+
+    return m.with_params(name=name) if isinstance(m, TopicModel) else dataclasses.replace(m, name=name)
+
+
+def _not_applicable(m: TopicModel | Topics) -> dict[str, str]:
+    """metric -> why it does not apply to `m` (nothing for an LDA with words)."""
+    out = {}
+    for metric in dict.fromkeys(ROW_METRICS.values()):
+        reason = why_not(metric, m) if isinstance(m, Topics) else None
+        if reason is None and isinstance(m, Topics) and metric in ("heldout", "predictive"):
+            try:
+                as_lda(metric, m)
+            except NotApplicableError as exc:
+                reason = str(exc).split(": ", 1)[1]
+        if reason is None and isinstance(m, TopicModel) and metric in ("coherence", "diversity", "auto MP") \
+                and m.vocab is None:
+            reason = f"{m.name}: no vocabulary: no top words"
+        if reason is not None:
+            out[metric] = reason
+    return out
+
+
+def _row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: dict[str, float],
+         auto_result: tuple[dict[str, Any] | None, str | None], na: dict[str, str],
+         diversity_topn: int) -> dict[str, Any]:
+    """One model's row: every metric that applies, None for the others (reasons in `not_applicable`)."""
+    auto_mp, auto_note = auto_result
+    words = m.num_words if isinstance(m, TopicModel) else (
+        len(m.vocab) if m.vocab is not None else None)
+    row = {
+        "model": m.name, "kind": "LDA" if isinstance(m, TopicModel) else m.source, "topics": m.num_topics,
+        "words": words, "heldout": h.label if h else None, "per_token": h.per_token if h else None,
+        "per_token_sd": (h.sd / h.tokens if h.tokens else math.nan) if h else None,
+        "perplexity": h.perplexity if h else None, "total": h.total if h else None,
+        "tokens": h.tokens if h else None, "coherence": coh,
+        "diversity": diversity(m, diversity_topn) if "diversity" not in na else None,
+        "exclusivity": float(exclusivity(m).mean()) if "exclusivity" not in na else None,
+        "predictive_rank": pred.rank if pred else None,
+        "predictive_log_likelihood": pred.log_likelihood if pred else None,
+        "auto_model_precision": auto_mp["model_precision"] if auto_mp else math.nan,
+        "auto_model_precision_ci": auto_mp["model_precision_ci"] if auto_mp else None,
+        **({"auto_note": auto_note} if auto_note else {}),
+    }
+    if isinstance(m, TopicModel) and m.vocab is None:
+        row["diversity"] = math.nan
+    if na:
+        row["not_applicable"] = dict(na)
+    return row
+
+
+def _auto(m: TopicModel | Topics, reference: Any, seed: int, workers: int,
           encoding: str) -> tuple[dict[str, Any] | None, str | None]:
     """Automated word intrusion for one model, and the note of any fallback it took."""
     try:

@@ -43,11 +43,13 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "word intrusion": ("top_words",),
     "auto MP": ("top_words",),
     "exclusivity": ("weights",),
-    "topic intrusion": ("doc_topic",),
+    "topic intrusion": ("doc_topic", "top_words"),
     "bcubed": ("doc_topic",),
     "heldout": ("generative",),
     "perplexity": ("generative",),
+    "completion": ("generative",),
     "compare": ("lda",),
+    "curve": ("lda",),
     "predictive": ("lda",),
     "csl": ("lda",),
 }
@@ -91,6 +93,10 @@ class Topics:
         return cls(name=model.name, source=source, vocab=model.vocab, weights=model.phi,
                    weights_kind="distributions", prior="dirichlet", alpha=model.alpha,
                    decoder="mixture", lda=model, metadata=model.metadata)
+
+    def __repr__(self) -> str:  # the arrays and the vocabulary would fill the screen
+        kinds = ", ".join(sorted(self.provides()))
+        return f"Topics({self.name!r}, {self.source}, {self.num_topics} topics; provides {kinds})"
 
     @property
     def num_topics(self) -> int:
@@ -167,6 +173,45 @@ def require(metric: str, model: Topics | TopicModel) -> None:
         raise NotApplicableError(f"{metric} does not apply: {reason}")
 
 
+def as_lda(metric: str, model: Topics | TopicModel) -> TopicModel:
+    """The LDA `TopicModel` a metric that needs one scores (`require` first: a model of another
+    kind gets the one-line reason). A generative model that is not LDA (a logistic-normal prior, a
+    product of experts) is refused here by the estimators that integrate over a Dirichlet only."""
+    if isinstance(model, TopicModel):
+        return model
+    if not isinstance(model, Topics):
+        raise MethodError(f"{metric} needs a topic model (TopicModel or Topics), got {type(model).__name__}")
+    require(metric, model)
+    if model.lda is None:
+        what = f"a {model.prior} prior with a {model.decoder} decoder" if model.prior else "no prior"
+        raise NotApplicableError(f"{metric} does not apply: {shown(model.name, 80)} ({model.source}): it "
+                                 "needs LDA (a Dirichlet prior and a mixture of topics); this model has "
+                                 f"{what}")
+    return model.lda
+
+
+def word_scores(model: Topics | TopicModel,
+                metric: str = "word intrusion") -> tuple[np.ndarray, tuple[str, ...]]:
+    """What orders each topic's words (T x V, larger first) and the words: an LDA's phi; other
+    weights as they are (signed ones by absolute value, as `ranked_words`); a model with top words
+    only gets, over the words of its lists, topn - rank for a listed word and 0 for the others (the
+    order is all it has). Used where only the order of words matters (word intrusion)."""
+    if isinstance(model, TopicModel):
+        return model.phi, model.require_vocab(f"{metric} shows words")
+    require(metric, model)
+    if model.weights is not None and model.vocab is not None:
+        w = np.abs(model.weights) if model.weights_kind == "signed" else model.weights
+        return w, model.vocab
+    lists = model.top_words or ()
+    vocab = tuple(dict.fromkeys(w for t in lists for w in t))
+    index = {w: i for i, w in enumerate(vocab)}
+    scores = np.zeros((len(lists), len(vocab)))
+    for k, t in enumerate(lists):
+        for r, w in enumerate(t):
+            scores[k, index[w]] = max(scores[k, index[w]], len(t) - r)
+    return scores, vocab
+
+
 def check_topics(t: Topics) -> None:
     """One-line errors for a `Topics` whose parts disagree or are not what their kind says."""
     who = f"model {shown(t.name, 120)} ({t.source})"
@@ -217,4 +262,5 @@ def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = 
 
 
 __all__ = ["Topics", "NEEDS", "NotApplicableError", "why_not", "require", "as_topics", "check_topics",
+           "as_lda", "word_scores",
            "WEIGHTS_KINDS", "PRIORS", "DECODERS"]

@@ -12,6 +12,7 @@ from ..errors import InputFileError, MethodError
 from ..files.textfile import read_lines
 from ..model import TopicModel
 from ..output.jsonout import write_json
+from ..topics import Topics, why_not
 from ..util.limits import at_least
 from .options import (
     add_model_options,
@@ -144,7 +145,11 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
     div = diversity(topics, args.topn)
     print(f"topic diversity (unique share of the top {args.topn} words): {div:.4f}")
     out: dict[str, Any] = {"diversity": div, "topn": args.topn}
-    if isinstance(topics, TopicModel):
+    reason = why_not("exclusivity", topics) if isinstance(topics, Topics) else None
+    if reason is not None:
+        print(f"exclusivity: — ({reason})")
+        out["exclusivity"], out["exclusivity_reason"] = None, reason
+    elif isinstance(topics, TopicModel | Topics):
         ex = exclusivity(topics)
         print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, "
               f"per topic {' '.join(f'{v:.2f}' for v in ex)}")

@@ -78,8 +78,8 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ..compare import compare
 
-    a = load_model_arg(args, args.model_a)
-    b = load_model_arg(args, args.model_b)
+    a = load_model_arg(args, args.model_a, "compare")
+    b = load_model_arg(args, args.model_b, "compare")
     docs = read_docs(args, args.docs, a)
     extra = {"particles": args.particles} if args.particles is not None else {}
     res = compare(a, b, docs, method=args.method, path=args.path, direction=args.direction,
@@ -134,7 +134,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
     if len(args.paths) < 2:
         raise MethodError("curve needs at least one model and the documents: MODEL_1 ... MODEL_K DOCS")
     model_paths, docs_path = args.paths[:-1], args.paths[-1]
-    models = [load_model_arg(args, p) for p in model_paths]
+    models = [load_model_arg(args, p, "curve") for p in model_paths]
     docs = read_docs(args, docs_path, models[0])
     res = training_curve(models, docs, temperatures=args.temperatures,
                          first_temperatures=args.first_temperatures, chains=args.chains,

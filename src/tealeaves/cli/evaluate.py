@@ -15,7 +15,7 @@ from ..output.jsonout import write_json
 from ..select import TRAINERS, select
 from ..util.limits import above, at_least, fraction
 from ..util.stages import Stages
-from .options import add_model_options, dask_option, load_model_arg, text_encoding
+from .options import add_model_options, dask_option, load_any_arg, text_encoding
 
 EXAMPLES = {
     "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
@@ -31,7 +31,9 @@ def _add_evaluate(sub: Any) -> None:
                                    "rank and automated intrusion for every model; pairwise comparisons "
                                    "with intervals and a ranking",
                        epilog=f"example: {EXAMPLES['evaluate']}")
-    e.add_argument("models", nargs="+", help="model files (any readable format)")
+    e.add_argument("models", nargs="+",
+                   help="model files of any kind (LDA, NMF, LSI, HDP, plain arrays, ...): each gets the "
+                        "metrics that apply to it, a dash and the reason for the others")
     e.add_argument("--heldout", required=True, help="held-out documents: text (one per line) or .npz")
     e.add_argument("--reference", default=None,
                    help="reference texts for coherence and automated intrusion (one document per line)")
@@ -109,8 +111,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     progress = False if args.quiet else None
     clock = Stages(STAGES, enabled=progress)  # started here: reading the models is timed too
     with clock.stage("loading", f"reading {len(args.models)} model file(s)"):
-        models = [load_model_arg(args, p) for p in args.models]
-    names = args.name or [os.path.basename(p) for p in args.models]
+        loaded = [load_any_arg(args, p) for p in args.models]
+    models, names = [], []
+    for i, (p, m) in enumerate(zip(args.models, loaded, strict=True)):
+        label = args.name[i] if args.name else os.path.basename(p)
+        for t, one in enumerate(m if isinstance(m, list) else [m]):
+            models.append(one)
+            names.append(f"{label}@{t}" if isinstance(m, list) else label)
     params = {} if args.particles is None else {"particles": args.particles}
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
                    method=args.method, runs=args.runs, coherence=_measures(args.measure),
@@ -118,8 +125,11 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                    progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
                    max_hours=args.max_hours, stages=clock, **params)
     sc = res.scoring
-    print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model, "
-          f"{sc['oov_tokens']} dropped ({sc['rule']})")
+    if "documents" in sc:
+        print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
+              f"likelihood, {sc['oov_tokens']} dropped ({sc['rule']})")
+    else:
+        print(sc["rule"])
     print(res.table())
     print(res.summary())
     print(res.timing())
@@ -128,8 +138,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.csv:
         with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
             skip = ("coherence", "auto_model_precision_ci")
+
+            def why(r: dict[str, Any]) -> str:
+                return "; ".join(f"{k}: {v}" for k, v in r.get("not_applicable", {}).items())
+
             frame_rows = [{**{k: v for k, v in r.items() if k not in skip},
-                           **{f"coherence_{m}": v for m, v in r["coherence"].items()}} for r in res.rows]
+                           **{f"coherence_{m}": v for m, v in r["coherence"].items()},
+                           "not_applicable": why(r)} for r in res.rows]
             csvout.write_dicts(fh, frame_rows)
     return 0
 

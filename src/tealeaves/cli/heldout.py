@@ -167,7 +167,7 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
 def _cmd_heldout(args: argparse.Namespace) -> int:
     names = _method_list(args)
     params = _params_for(args, names, args.task)
-    model = load_model_arg(args, args.model)
+    model = load_model_arg(args, args.model, args.task)
     docs = read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
@@ -265,7 +265,7 @@ def _cmd_csl(args: argparse.Namespace) -> int:
         if min(model.num_visible, model.num_hidden) <= 20:
             exact = float(model.log_prob_exact(data).mean())
     else:
-        topic_model = load_model_arg(args, args.model)
+        topic_model = load_model_arg(args, args.model, "csl")
         data = read_docs(args, args.data, topic_model)
         model = LdaChain(topic_model, doc_length=args.doc_length, sweeps=args.sweeps,
                          exact_prior=args.exact_prior)

@@ -19,7 +19,14 @@ from ..files.textfile import read_lines
 from ..intrusion.auto import MEASURES as AUTO_MEASURES
 from ..output.jsonout import write_json
 from ..util.limits import at_least, fraction
-from .options import MODEL_HELP, add_model_options, check_scorable, load_model_arg, text_encoding
+from .options import (
+    MODEL_HELP,
+    add_model_options,
+    check_scorable,
+    load_kind_arg,
+    load_model_arg,
+    text_encoding,
+)
 
 EXAMPLES = {
     "intrusion words": "tealeaves intrusion words model.npz -o tasks.jsonl --key key.jsonl "
@@ -217,7 +224,7 @@ def _written(tasks: list[intrusion.Task], args: argparse.Namespace, secret: str)
 
 
 def _cmd_words(args: argparse.Namespace) -> int:
-    model = load_model_arg(args, args.model)
+    model = load_kind_arg(args, args.model)
     secret = intrusion.key_secret(args.key)
     return _written(
         intrusion.word_tasks(
@@ -247,7 +254,7 @@ def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
 
 
 def _cmd_topics(args: argparse.Namespace) -> int:
-    model = load_model_arg(args, args.model)
+    model = load_model_arg(args, args.model, "topic intrusion")
     docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
     source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
     texts = _read_lines(args.texts or args.docs, args.encoding)
@@ -318,7 +325,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
         raise MethodError(
             "--responses needs the key file of the tasks the annotators saw in place of a model"
         )
-    tasks = args.tasks if is_key else load_model_arg(args, args.tasks)
+    tasks = args.tasks if is_key else load_kind_arg(args, args.tasks)
     res = intrusion.auto(
         tasks,
         args.reference,
@@ -358,7 +365,7 @@ def _cmd_auto(args: argparse.Namespace) -> int:
 
 
 def _cmd_predictive(args: argparse.Namespace) -> int:
-    model = load_model_arg(args, args.model)
+    model = load_model_arg(args, args.model, "predictive")
     docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
     check_scorable(docs, args.docs)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None

@@ -11,17 +11,19 @@ import sys
 from typing import Any
 
 from ..corpus import Corpus
-from ..datasets import load_model, read_corpus
+from ..datasets import load_topics, read_corpus
 from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
 from ..files.records import strict_float
 from ..files.textfile import check_encoding
 from ..io import FORMAT_ALIASES, FORMATS, sniff_format
 from ..model import TopicModel
+from ..topics import WEIGHTS_KINDS, Topics, as_lda
 from ..util.limits import above, at_least, not_below
 from ..util.parallel import DASK_ENV, DASK_MIN_SECONDS
 
 MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, tomotopy, pyLDAvis "
-              "JSON; gensim and other pickles with --allow-pickle")
+              "JSON, plain arrays (.npy, .npz with topic_word, CSV); gensim and other pickles with "
+              "--allow-pickle")
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -36,15 +38,46 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                         "unpickling runs code stored in the file, so only for files you trust")
     g.add_argument("--load-timeout", type=above(0), default=None, metavar="SECONDS",
                    help="time limit for tomotopy's loader (default 60 s + 2 s per MB)")
-    g.add_argument("--normalize", action="store_true", help="rescale phi rows that do not sum to 1")
+    g.add_argument("--normalize", action="store_true",
+                   help="rescale topic-word rows that do not sum to 1 (said on stderr: how many)")
+    g.add_argument("--weights", default=None, choices=WEIGHTS_KINDS,
+                   help="plain arrays: what the topic-word values are (default distributions, checked)")
+    g.add_argument("--doc-topic", default=None, metavar="FILE",
+                   help="plain arrays: the training documents' topic proportions (D x T, .npy or CSV)")
+    g.add_argument("--time-slice", default=None, type=_time_slice, metavar="T",
+                   help="a gensim LdaSeqModel: the time slice to read (0, 1, ...; 'all' with evaluate: "
+                        "one model per slice)")
     g.add_argument("--vocab", default=None, metavar="FILE",
                    help="the model's vocabulary, one word per line in word-id order: gives a model saved "
                         "without one its words (needed to read text documents); a model that has one "
                         "must match it (also the check for an ids corpus's vocabulary)")
 
 
-def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
-    """A model file as the options say (format, alpha for formats that lack it, consent)."""
+def _time_slice(text: str) -> int | str:
+    if text == "all":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a time slice number or 'all', got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a time slice is >= 0, got {value}")
+    return value
+
+
+def load_model_arg(args: argparse.Namespace, path: str, metric: str = "heldout") -> TopicModel:
+    """The LDA a command that scores with one (`metric`, a name of `topics.NEEDS`) reads: a model
+    of another kind is the one-line reason the metric does not apply to it."""
+    model = load_any_arg(args, path)
+    if isinstance(model, list):
+        raise MethodError(f"{path}: --time-slice all gives {len(model)} models; this command takes one "
+                          "(give --time-slice T)")
+    return as_lda(metric, model)
+
+
+def load_any_arg(args: argparse.Namespace, path: str) -> Topics | list[Topics]:
+    """A model file of any kind as the options say (format, alpha for formats that lack it,
+    consent); what --normalize did is said on stderr."""
     alpha: Any = getattr(args, "alpha", None)
     if alpha is not None and not os.path.exists(alpha):
         try:
@@ -59,19 +92,35 @@ def load_model_arg(args: argparse.Namespace, path: str) -> TopicModel:
     timeout = getattr(args, "load_timeout", None)
     if timeout is not None and not timeout > 0:
         raise MethodError(f"--load-timeout must be > 0 seconds, got {timeout}")
-    return load_model(path, format=getattr(args, "model_format", None),
+    out = load_topics(path, format=getattr(args, "model_format", None),
                       normalize=getattr(args, "normalize", False), alpha=alpha,
                       allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout,
-                      vocab=getattr(args, "vocab", None))
+                      vocab=getattr(args, "vocab", None), doc_topic=getattr(args, "doc_topic", None),
+                      weights=getattr(args, "weights", None), time_slice=getattr(args, "time_slice", None))
+    for m in out if isinstance(out, list) else [out]:
+        note = m.metadata.get("normalized")
+        if note:
+            print(f"tealeaves: note: {path}: --normalize: {note}", file=sys.stderr)
+    return out
 
 
-def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | str:
+def load_kind_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics:
+    """One model of any kind: an LDA as its TopicModel, any other as `Topics` (for the commands
+    that take every kind: they check what they need with `topics.require`)."""
+    model = load_any_arg(args, path)
+    if isinstance(model, list):
+        raise MethodError(f"{path}: --time-slice all gives {len(model)} models; this command takes one "
+                          "(give --time-slice T)")
+    return model.lda if model.lda is not None else model
+
+
+def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics | str:
     """A model, or the path of a text file of topics (one topic's words per line) when the file
     is no model format we know and no --model-format was given."""
     bundled = path.startswith("sotu:") and not os.path.exists(path)
     if not bundled and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
-    return load_model_arg(args, path)
+    return load_kind_arg(args, path)
 
 
 def _removed(docs: Corpus) -> str:

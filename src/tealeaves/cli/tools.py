@@ -14,13 +14,14 @@ from ..files import atomic
 from ..files.atomic import write_text
 from ..heldout import heldout
 from ..io import save_model
+from ..model import TopicModel
 from ..output.jsonout import write_json
 from ..util.limits import above, at_least
 from .heldout import format_table, write_outputs
 from .options import (
     MODEL_HELP,
     add_model_options,
-    load_model_arg,
+    load_kind_arg,
     sub_parser,
 )
 
@@ -179,7 +180,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    model = load_model_arg(args, args.model)
+    from ..io import not_lda
+
+    model = load_kind_arg(args, args.model)
+    if not isinstance(model, TopicModel):
+        raise not_lda(model)
     save_model(model, args.model_out)
     vocab = "with its vocabulary" if model.vocab else "without a vocabulary"
     out = atomic.with_extension(args.model_out, ".npz")

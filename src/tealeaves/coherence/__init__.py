@@ -20,6 +20,7 @@ from ..files.textfile import read_lines
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_float
+from ..topics import Topics, require
 from . import gensim_convention, measures, palmetto
 from .counts import Counts, count
 
@@ -70,13 +71,22 @@ class CoherenceResult(Display):
                 "pairs": [{**p, "value": json_float(p["value"])} for p in self.pairs]}
 
 
-def topic_words(topics: TopicModel | Sequence[Sequence[str]] | str | os.PathLike,
+def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os.PathLike,
                 topn: int = 10, metric: str = "coherence") -> list[list[str]]:
-    """Top `topn` words of every topic: from a model (highest phi first; needs a vocabulary),
-    from word lists (their first `topn`), or from a text file with one topic per line. `metric`
-    names what needs them in errors."""
+    """Top `topn` words of every topic: from a model (highest phi first; needs a vocabulary), a
+    model of any kind (`Topics.ranked_words`), from word lists (their first `topn`), or from a
+    text file with one topic per line. `metric` names what needs them in errors."""
     if not isinstance(topn, int | np.integer) or topn < 1:
         raise MethodError(f"topn must be a positive integer, got {topn!r}")
+    if isinstance(topics, Topics):
+        if topics.lda is not None:
+            topics = topics.lda
+        else:
+            require(metric if metric in ("coherence", "diversity") else "coherence", topics)
+            if topics.top_words is None and topics.vocab is not None and topn > len(topics.vocab):
+                raise MethodError(f"topn={topn} is larger than the vocabulary ({len(topics.vocab)} words); "
+                                  f"{metric} needs each topic's top {topn}", options=("topn",))
+            topics = topics.ranked_words(topn)
     if isinstance(topics, TopicModel):
         topics.require_vocab(f"{metric} needs words")
         if topn > topics.num_words:
@@ -194,7 +204,20 @@ def diversity(topics, topn: int = 25) -> float:
     return len(set(allw)) / len(allw)
 
 
-def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
+def _weights(model: TopicModel | Topics, metric: str) -> np.ndarray:
+    """phi, or a model's non-negative topic-word weights (`require`: signed weights or top words
+    only get the one-line reason)."""
+    if isinstance(model, Topics):
+        if model.lda is not None:
+            return model.lda.phi
+        require(metric, model)
+        return model.weights
+    if not isinstance(model, TopicModel):
+        raise MethodError(f"{metric} needs a topic model, got {type(model).__name__}")
+    return model.phi
+
+
+def _frex_matrix(model: TopicModel | Topics, weight: float) -> np.ndarray:
     """FREX as R's stm: 1 / (w / ECDF(exclusivity) + (1 - w) / ECDF(frequency)), the ECDFs
     taken over each topic's words; exclusivity = phi_tw / sum_k phi_kw. A word no topic gives any
     probability (a column of zeros, as in a one-hot phi) is shared equally, 1 / T: the limit of
@@ -203,7 +226,7 @@ def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
 
     if not 0 <= weight <= 1:
         raise MethodError(f"frex weight must be in [0, 1], got {weight}")
-    phi = model.phi
+    phi = _weights(model, "exclusivity")
     col = phi.sum(axis=0, keepdims=True)
     excl = np.divide(phi, col, out=np.full(phi.shape, 1.0 / phi.shape[0]), where=col > 0)
     V = phi.shape[1]
@@ -212,11 +235,13 @@ def _frex_matrix(model: TopicModel, weight: float) -> np.ndarray:
     return 1.0 / (weight / ex + (1 - weight) / fr)
 
 
-def exclusivity(model: TopicModel, topn: int = 10, frex_weight: float = 0.7) -> np.ndarray:
+def exclusivity(model: TopicModel | Topics, topn: int = 10, frex_weight: float = 0.7) -> np.ndarray:
     """Per topic, the sum of FREX over its `topn` most probable words (stm::exclusivity, M=10,
-    frexw=0.7)."""
+    frexw=0.7). A model of another kind needs non-negative topic-word weights (NMF's, say): FREX
+    uses only ranks and each word's share of its weight across topics, both defined for them."""
+    phi = _weights(model, "exclusivity")
     f = _frex_matrix(model, frex_weight)
-    top = np.argsort(-model.phi, axis=1, kind="stable")[:, :topn]
+    top = np.argsort(-phi, axis=1, kind="stable")[:, :topn]
     return np.take_along_axis(f, top, axis=1).sum(axis=1)
 
 

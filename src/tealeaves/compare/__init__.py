@@ -41,6 +41,7 @@ from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
 from ..sampling import child, new_state, pair, prepare_models
+from ..topics import as_lda
 from ..util.limits import check_bootstrap, check_budget, update_seconds
 from ..util.parallel import Progress, run_tasks
 from .align import align_models, align_vocab
@@ -104,6 +105,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     A's; changes no probability, shortens the path). `method="difference"` runs
     `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model."""
     _check_choice("method", method, METHODS)
+    model_a, model_b = (as_lda("compare", m) for m in (model_a, model_b))
     for m in (model_a, model_b):
         if not isinstance(m, TopicModel):
             raise MethodError(f"models must be TopicModel objects, got {type(m).__name__}")
@@ -219,7 +221,7 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     the prior to M_1 (`first_temperatures`, geometric schedule: the hardest segment); each later
     segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps. A run estimated
     to take more than `max_hours` (default 24) stops before it starts."""
-    models = list(models)
+    models = [as_lda("curve", m) for m in models]
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
     chains = _check_int("chains", chains, 1)

@@ -27,6 +27,7 @@ from ..errors import MethodError
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_float, json_safe
+from ..topics import Topics, as_lda
 from ..util.limits import check_cost
 from ..util.parallel import run_tasks
 from .lda import LdaChain
@@ -99,6 +100,8 @@ def _biased_item(shared, item):
 def as_chain(model: Any, data: Any) -> tuple[Any, Any]:
     """(a CSL model, its data): a TopicModel is wrapped in `LdaChain` with its defaults and the
     documents checked against it; anything else must implement the protocol."""
+    if isinstance(model, Topics):
+        model = as_lda("csl", model)
     if isinstance(model, TopicModel):
         model = LdaChain(model)
     missing = [m for m in PROTOCOL if not callable(getattr(model, m, None))]

@@ -15,6 +15,7 @@ from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state, prepare_doc
+from ..topics import as_lda
 from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
@@ -45,6 +46,7 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
     the estimated bias per token with a 95% interval (`heldout.crosscheck`). A run estimated to take
     more than `max_hours` (default 24) stops before it starts."""
+    model = as_lda("heldout", model)
     spec = get_method(method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
                      progress, observed=0.0, split="first", target_sd=target_sd, check=check,
@@ -61,6 +63,7 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
     tokens of each document (`split="first"`) or a seeded random subset of that size
     (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`).
     `target_sd` and `check` as in `heldout`."""
+    model = as_lda("completion", model)
     spec = get_method(method, "completion")
     if not (isinstance(observed, int | float) and 0.0 <= observed < 1.0):
         raise MethodError(f"observed must be a fraction in [0, 1), got {observed!r}")

@@ -32,6 +32,7 @@ from ..errors import MethodError
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_safe
+from ..topics import Topics
 from .scoring import bootstrap_ci, check_key, read_key, score
 from .tasks import Task, word_tasks
 
@@ -75,11 +76,11 @@ class AutoResult(Display):
 
 
 def _as_key(
-    tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
+    tasks: TopicModel | Topics | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
     seed: int,
     task_options: dict[str, Any],
 ) -> list[dict[str, Any]]:
-    if isinstance(tasks, TopicModel):
+    if isinstance(tasks, TopicModel | Topics):
         return [t.key() for t in word_tasks(tasks, seed=seed, **task_options)]
     if task_options:
         raise MethodError(
@@ -92,7 +93,7 @@ def _as_key(
 
 
 def auto(
-    tasks: TopicModel | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
+    tasks: TopicModel | Topics | Sequence[Task] | Sequence[dict[str, Any]] | str | os.PathLike,
     reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     measure: str = "npmi",
     window: int = 10,

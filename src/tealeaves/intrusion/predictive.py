@@ -30,6 +30,7 @@ from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..sampling import chains, prepare_doc
 from ..sampling.rng import new_state
+from ..topics import as_lda
 from ..util.limits import check_budget
 from ..util.parallel import Progress, run_tasks
 
@@ -140,6 +141,7 @@ def predictive(
     (D x T) or from `infer_theta`."""
     from scipy.stats import rankdata
 
+    model = as_lda("predictive", model)
     corpus = as_corpus(docs, model)
     if corpus.num_tokens == 0:
         raise MethodError("no document has a token the model knows: predictive metrics would be nan")

@@ -64,6 +64,7 @@ from ..files.records import (
 )
 from ..heldout import as_corpus
 from ..model import TopicModel
+from ..topics import Topics, require, word_scores
 from ..util.limits import OPS_RATE, check_int, check_memory, check_work
 from ..util.text import showable
 
@@ -223,7 +224,7 @@ def _balanced_intruders(
 
 
 def word_tasks(
-    model: TopicModel,
+    model: TopicModel | Topics,
     topics: Sequence[int] | None = None,
     n_words: int = 5,
     low_fraction: float = 0.5,
@@ -244,10 +245,11 @@ def word_tasks(
     error, unless `relax`: then the intruder is the least probable of the other topics' top words
     under the topic, and the task is marked `relaxed`. A shown word with a control character
     (`text.UNSHOWABLE`, which the annotation app refuses) is an error naming it. Item ids are
-    keyed by `secret` (default a fresh one: pass the same secret and seed to reproduce ids)."""
+    keyed by `secret` (default a fresh one: pass the same secret and seed to reproduce ids). A model
+    of another kind (`Topics`) is read through `word_scores`: only the order of its words counts."""
     secret = _secret(secret)
-    vocab = _need_vocab(model)
-    T, V = model.phi.shape
+    phi, vocab = word_scores(model.lda if isinstance(model, Topics) and model.lda is not None else model)
+    T, V = phi.shape
     if T < 2:
         raise MethodError("word intrusion needs at least 2 topics (the intruder is taken from another)")
     if n_words + 1 > V:
@@ -258,7 +260,7 @@ def word_tasks(
     check_tasks(T + check_int("attention_checks", attention_checks, 0), n_words + 1)
     check_word_tasks(T, V, high_top)
     rng = np.random.default_rng(seed)
-    order = np.argsort(-model.phi, axis=1, kind="stable")
+    order = np.argsort(-phi, axis=1, kind="stable")
     ks = list(range(T)) if topics is None else [int(k) for k in topics]
     tops, pools, relaxed = {}, {}, set()
     for k in ks:
@@ -266,15 +268,15 @@ def word_tasks(
             raise MethodError(f"topic {k} does not exist (the model has {T})")
         top = [int(w) for w in order[k, :n_words]]
         # an intruder must be strictly less probable than every shown top word, or it is not one
-        lowest_shown = model.phi[k, top].min()
+        lowest_shown = phi[k, top].min()
         others = [int(w) for w in np.unique(order[np.arange(T) != k, :high_top])
-                  if w not in top and model.phi[k, w] < lowest_shown]
+                  if w not in top and phi[k, w] < lowest_shown]
         if not others:
-            raise MethodError(_no_intruder(model.phi[k], k, n_words, high_top))
-        low = low_words(model.phi[k], low_fraction)
+            raise MethodError(_no_intruder(phi[k], k, n_words, high_top))
+        low = low_words(phi[k], low_fraction)
         pool = [w for w in others if low[w]]
         if not pool and relax:
-            pool = [min(others, key=lambda w: (model.phi[k, w], w))]
+            pool = [min(others, key=lambda w: (phi[k, w], w))]
             relaxed.add(k)
         if not pool:
             raise MethodError(
@@ -351,7 +353,7 @@ def most_repeated_guess(tasks: Sequence[Task | dict[str, Any]], seed: int = 0) -
 
 
 def topic_tasks(
-    model: TopicModel,
+    model: TopicModel | Topics,
     docs: Corpus | Iterable[Sequence[int]] | np.ndarray,
     texts: Sequence[str] | None = None,
     documents: Sequence[int] | None = None,
@@ -369,13 +371,23 @@ def topic_tasks(
     `infer_theta(burn_in, samples, seed)`) or their topic proportions, a D x T float array.
     Without `texts`, a document is shown by its first 50 words."""
     secret = _secret(secret)
-    vocab = _need_vocab(model)
-    T = model.num_topics
-    order = np.argsort(-model.phi, axis=1, kind="stable")[:, :words_per_topic]
+    given = isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f"
+    if isinstance(model, Topics) and model.lda is not None:
+        model = model.lda
+    if isinstance(model, Topics):  # another kind: its own proportions, no inference
+        require("topic intrusion", model)
+        if not given:
+            raise MethodError(f"topic intrusion of {model.name[:80]!r} ({model.source}) needs the documents' "
+                              "topic proportions: docs=model.doc_topic (no inference for this kind)")
+        phi, vocab = word_scores(model, "topic intrusion")
+    else:
+        phi, vocab = model.phi, _need_vocab(model)
+    T = phi.shape[0]
+    order = np.argsort(-phi, axis=1, kind="stable")[:, :words_per_topic]
     for k, row in enumerate(order):  # before any inference
         for w in row:
             _check_showable(vocab[w], f"topic {k}: word {w}")
-    if isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f":
+    if given:
         theta = docs
     else:
         from .predictive import infer_theta

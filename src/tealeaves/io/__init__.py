@@ -1,7 +1,9 @@
 """Model files and objects from other libraries, one module per outside format:
 `npz` (ours), `mallet` (state, topic-word weights, topic keys, doc-topics), `gensim`, `sklearn`,
-`tomotopy`, `pyldavis`, `pickled` (gensim files, pickled objects). `load_model` detects the
-format from the name and first bytes.
+`tomotopy`, `pyldavis`, `pickled` (gensim files, pickled objects), `arrays` (a topic-word matrix
+and its words, with what else there is). `load_model` (LDA) and `load_topics` (a model of any
+kind, `Topics`) detect the format from the name and first bytes; a format given that the file's
+first bytes contradict is an error naming what the file is.
 
 Pickle-based files (gensim's `save`, pickled or joblib-dumped scikit-learn models) run code when
 loaded: they load only with `allow_pickle=True`, never by detection alone. tomotopy's native
@@ -9,6 +11,7 @@ loader runs in a child process with a time limit (`native`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -16,21 +19,38 @@ from ..corpus import read_vocab_file
 from ..errors import InputFileError, InvalidModelError, MethodError
 from ..files.textfile import check_regular
 from ..model import TopicModel
+from ..topics import Topics
 from . import mallet
-from .gensim import from_gensim, is_gensim_lda, load_gensim
+from .arrays import is_arrays_archive, load_arrays
+from .gensim import from_gensim, gensim_topics, is_gensim_lda, is_gensim_other, load_gensim_file
 from .npz import load_npz, save_npz
-from .pickled import gensim_sibling, load_pickled_object, looks_like_pickle, refuse
+from .pickled import (
+    describe_pickle,
+    gensim_sibling,
+    library_of,
+    load_pickled_object,
+    looks_like_pickle,
+    pickle_class,
+    refuse,
+)
 from .pyldavis import from_pyldavis, is_pyldavis, load_pyldavis
-from .sklearn import from_sklearn, is_sklearn
+from .sklearn import from_sklearn, is_sklearn, is_sklearn_nmf, sklearn_nmf
 from .tomotopy import MAGIC as TOMOTOPY_MAGIC
 from .tomotopy import from_tomotopy, is_tomotopy, load_tomotopy
 
-FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis", "pickle")
+FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis", "pickle", "arrays")
 # other names users reach for
-FORMAT_ALIASES = {"sklearn": "pickle", "scikit-learn": "pickle", "joblib": "pickle", "mallet": "mallet-state"}
+FORMAT_ALIASES = {"sklearn": "pickle", "scikit-learn": "pickle", "joblib": "pickle", "mallet": "mallet-state",
+                  "npy": "arrays", "csv": "arrays"}
+# what each format is, for the message when a file is another
+FORMAT_TEXT = {"npz": "a tealeaves .npz model", "mallet-state": "a MALLET --output-state file",
+               "mallet-weights": "a MALLET --topic-word-weights-file", "gensim": "a gensim model file (save)",
+               "tomotopy": "a tomotopy model file", "pyldavis": "a pyLDAvis-style JSON file",
+               "pickle": "a pickled model object (pickle or joblib)",
+               "arrays": "plain arrays (a topic-word .npy, .npz with topic_word, or CSV)"}
 
-__all__ = ["load_model", "save_model", "detect", "sniff_format", "FORMATS", "FORMAT_ALIASES",
-           "read_doc_topics", "read_topic_keys"]
+__all__ = ["load_model", "load_topics", "save_model", "detect", "sniff_format", "FORMATS", "FORMAT_ALIASES",
+           "read_doc_topics", "read_topic_keys", "not_lda"]
 
 read_doc_topics = mallet.read_doc_topics
 read_topic_keys = mallet.read_topic_keys
@@ -45,18 +65,73 @@ def load_model(
     name: str | None = None,
     allow_pickle: bool = False,
     timeout: float | None = None,
+    time_slice: int | None = None,
 ) -> TopicModel:
-    """A `TopicModel` from a file or a trained model object (the formats and options:
+    """A `TopicModel` (LDA) from a file or a trained model object (the formats and options:
     `tealeaves.load_model`, which is this function that also takes the bundled models by name,
-    `datasets.load_model`)."""
+    `datasets.load_model`). A model of another kind is a one-line error saying what it is."""
+    if time_slice == "all":
+        raise MethodError("time_slice='all' gives one model per slice: use load_topics")
+    model = _load(source, format, normalize, vocab, alpha, name, allow_pickle, timeout, time_slice=time_slice)
+    if isinstance(model, Topics):
+        if model.lda is None:
+            raise not_lda(model)
+        return model.lda
+    return model
+
+
+def load_topics(
+    source: str | os.PathLike | Any,
+    format: str | None = None,
+    normalize: bool = False,
+    vocab: Any = None,
+    alpha: Any = None,
+    name: str | None = None,
+    allow_pickle: bool = False,
+    timeout: float | None = None,
+    doc_topic: Any = None,
+    weights: str | None = None,
+    time_slice: int | str | None = None,
+) -> Topics | list[Topics]:
+    """A model of any kind as `Topics` (an LDA through `load_model`'s readers, then
+    `Topics.from_lda`); `tealeaves.load_topics` documents the formats. A list for
+    `time_slice="all"` (one model per time slice of a gensim LdaSeqModel)."""
+    out = _load(source, format, normalize, vocab, alpha, name, allow_pickle, timeout, doc_topic, weights,
+                time_slice)
+    if isinstance(out, list):
+        return [_as_topics(m) for m in out]
+    return _as_topics(out)
+
+
+def _as_topics(model: TopicModel | Topics) -> Topics:
+    if isinstance(model, Topics):
+        return model
+    fmt = model.metadata.get("format")
+    return Topics.from_lda(model, source=f"LDA ({fmt})" if fmt else "LDA")
+
+
+def not_lda(model: Topics) -> MethodError:
+    """The one-line error for a model of another kind where LDA is needed."""
+    kinds = {"distributions": "topic-word distributions without a Dirichlet prior",
+             "nonnegative": "non-negative topic-word weights", "signed": "signed topic-word weights"}
+    what = model.weights_note or kinds.get(model.weights_kind or "", "top words only")
+    return MethodError(f"{model.name} is a {model.source} ({what}), not an LDA model: load it with "
+                       "load_topics (tealeaves evaluate, coherence, diversity take it) and use the "
+                       "metrics that apply to it")
+
+
+def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: Any, name: str | None,
+          allow_pickle: bool, timeout: float | None, doc_topic: Any = None, weights: str | None = None,
+          time_slice: int | str | None = None) -> TopicModel | Topics | list[TopicModel]:
+    """The model a source holds, of whatever kind: LDA as a TopicModel."""
     if vocab is not None:
         vocab = _Vocab(vocab_words(vocab), f"vocabulary {os.fspath(vocab)}"
                        if isinstance(vocab, str | os.PathLike) else "vocab=")
-    if isinstance(source, TopicModel):
-        refuse_alpha(alpha, "a TopicModel")
-        return _finish(source, vocab, None)
+    if isinstance(source, TopicModel | Topics):
+        refuse_alpha(alpha, f"a {type(source).__name__}")
+        return _finish(source, vocab, name)
     if not isinstance(source, str | os.PathLike):
-        model = _from_object(source, vocab, alpha)
+        model = _from_object(source, vocab, alpha, time_slice)
         return _finish(model, vocab, name)
     path = os.fspath(source)
     if format is not None and not isinstance(format, str):
@@ -66,17 +141,29 @@ def load_model(
     if fmt not in FORMATS:
         known = ", ".join([*FORMATS, *FORMAT_ALIASES])
         raise MethodError(f"{path}: unknown model format {fmt!r} (known: {known})")
+    if format:
+        check_format(path, format, fmt, allow_pickle)
+    if fmt != "arrays" and (doc_topic is not None or weights is not None):
+        raise MethodError(f"{path}: doc_topic= and weights= (CLI --doc-topic, --weights) are for the arrays "
+                          f"format; this is {FORMAT_TEXT[fmt]}")
+    if time_slice is not None and fmt not in ("gensim", "pickle"):
+        raise MethodError(f"{path}: time_slice (CLI --time-slice) is for gensim's LdaSeqModel; this is "
+                          f"{FORMAT_TEXT[fmt]}")
     if fmt in ("gensim", "pickle"):
         if not allow_pickle:
             raise refuse(path, "a gensim model file" if fmt == "gensim" else "this file")
-        if fmt == "gensim":
+        cls = pickle_class(path)
+        if cls is not None and cls.startswith("gensim."):
             refuse_alpha(alpha, f"{path} (a gensim model)")
-            model = load_gensim(path)
+            model = load_gensim_file(path, cls, time_slice)
         else:
-            model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha))
+            model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha, time_slice))
         return _finish(model, vocab, name)
     if fmt in ("npz", "mallet-state", "tomotopy"):
         refuse_alpha(alpha, f"{path} (format {fmt})")
+    if fmt == "arrays":
+        return load_arrays(path, vocab=vocab, doc_topic=doc_topic, alpha=alpha, weights=weights,
+                           normalize=normalize, name=name)
     if fmt == "npz":
         model = load_npz(path, normalize=normalize)
     elif fmt == "mallet-state":
@@ -95,6 +182,34 @@ def load_model(
     return _finish(model, vocab, name)
 
 
+def check_format(path: str, given: str, fmt: str, allow_pickle: bool = True) -> None:
+    """A format given for a file whose first bytes say it is another (the wrong library's file):
+    one line naming what the file is and the format to give. Pickles: the class they hold says
+    which library made them (read without unpickling); without consent the refusal comes first."""
+    found = sniff_format(path)
+    if found in ("gensim", "pickle") and fmt in ("gensim", "pickle"):
+        if not allow_pickle:
+            return
+        cls = pickle_class(path)
+        lib = library_of(cls)
+        if cls is None:
+            return
+        if given == "gensim" and lib != "gensim":
+            raise InputFileError(f"{path}: this is {describe_pickle(cls)}, not a gensim model file; give "
+                                 f"--model-format {'sklearn' if lib == 'scikit-learn' else 'pickle'}")
+        if given in ("sklearn", "scikit-learn") and lib != "scikit-learn":
+            raise InputFileError(f"{path}: this is {describe_pickle(cls)}, not a scikit-learn model; give "
+                                 f"--model-format {'gensim' if lib == 'gensim' else 'pickle'}")
+        return
+    if found is None or found == fmt:
+        return
+    what = FORMAT_TEXT[found]
+    if found in ("gensim", "pickle"):
+        what = describe_pickle(pickle_class(path))
+    raise InputFileError(f"{path}: this is {what}, not {FORMAT_TEXT[fmt]} (--model-format {given}); give "
+                         f"--model-format {found}, or leave it out: it is detected")
+
+
 class _Vocab(tuple):
     """Words given with `vocab=`, and where they came from (for messages)."""
 
@@ -106,9 +221,21 @@ class _Vocab(tuple):
         return out
 
 
-def _finish(model: TopicModel, vocab: _Vocab | None, name: str | None) -> TopicModel:
-    """`model` with the vocabulary given (if any: attached when it has none, else checked) and
-    its name."""
+def _finish(model: Any, vocab: _Vocab | None, name: str | None) -> Any:
+    """`model` (a TopicModel, Topics, or a list of them) with the vocabulary given (if any: attached
+    when it has none, else checked) and its name."""
+    if isinstance(model, list):
+        return [_finish(m, vocab, None if name is None else f"{name}@{i}") for i, m in enumerate(model)]
+    if isinstance(model, Topics):
+        if model.lda is not None:
+            lda = _finish(model.lda, vocab, name)
+            return dataclasses.replace(model, lda=lda, name=lda.name, vocab=lda.vocab, weights=lda.phi)
+        if vocab is not None:
+            if model.vocab is None:
+                model = dataclasses.replace(model, vocab=tuple(vocab))
+            elif tuple(vocab) != model.vocab:
+                raise InvalidModelError(f"{vocab.source} does not match the model's own vocabulary")
+        return model if name is None else dataclasses.replace(model, name=name)
     if vocab is not None:
         model = model.with_vocab(vocab, vocab.source)
     return model if name is None else model.with_params(name=name)
@@ -140,21 +267,27 @@ def refuse_alpha(alpha: Any, what: str) -> None:
                           "one (MALLET topic-word weights, pyLDAvis JSON)")
 
 
-def _from_object(obj: Any, vocab: Any, alpha: Any) -> TopicModel:
+def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None = None) -> Any:
     if not is_pyldavis(obj):
         refuse_alpha(alpha, f"a {type(obj).__name__} object")
+    if time_slice is not None and not type(obj).__name__ == "LdaSeqModel":
+        raise MethodError(f"time_slice applies to gensim's LdaSeqModel only, not a {type(obj).__name__}")
     if is_gensim_lda(obj):
         return from_gensim(obj)
+    if is_gensim_other(obj):
+        return gensim_topics(obj, time_slice=time_slice)
     if is_sklearn(obj):
         return from_sklearn(obj, vocab)
+    if is_sklearn_nmf(obj):
+        return sklearn_nmf(obj, vocab)
     if is_tomotopy(obj):
         return from_tomotopy(obj)
     if is_pyldavis(obj):
         return from_pyldavis(obj, alpha)
     raise MethodError(
         f"cannot make a topic model from a {type(obj).__module__}.{type(obj).__name__} "
-        "(known: gensim LdaModel, scikit-learn LatentDirichletAllocation, tomotopy LDAModel, "
-        "pyLDAvis-style dict, TopicModel)"
+        "(known: gensim LdaModel, LdaMulticore, HdpModel, Nmf, LsiModel, LdaSeqModel; scikit-learn "
+        "LatentDirichletAllocation, NMF; tomotopy LDAModel; pyLDAvis-style dict; TopicModel, Topics)"
     )
 
 
@@ -180,7 +313,7 @@ def detect(path: str) -> str:
 def sniff_format(path: str) -> str | None:
     """`detect`, but None for a file in no format we know."""
     if path.endswith(".npz"):
-        return "npz"
+        return "arrays" if is_arrays_archive(path) else "npz"
     if not os.path.exists(path):
         raise InputFileError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -191,9 +324,12 @@ def sniff_format(path: str) -> str | None:
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if looks_like_pickle(head):
-        return "gensim" if gensim_sibling(path) else "pickle"
+        cls = pickle_class(path)
+        return "gensim" if gensim_sibling(path) or (cls or "").startswith("gensim.") else "pickle"
     if head.startswith(b"PK"):
-        return "npz"
+        return "arrays" if is_arrays_archive(path) else "npz"
+    if head.startswith(b"\x93NUMPY"):
+        return "arrays"
     if head.startswith(TOMOTOPY_MAGIC):
         return "tomotopy"
     found = mallet.sniff(path, head)

@@ -2,8 +2,16 @@
 alpha = the model's alpha vector, beta = eta when it is one value for every word. A model saved
 without its dictionary (`id2word`) has no words; tealeaves says so rather than inventing names.
 
-Files are loaded with gensim's own `LdaModel.load` (a pickle: it runs code from the file, so load
-only files you trust)."""
+gensim's other models are `Topics` (`gensim_topics`): `HdpModel` its truncated topics
+(`get_topics()`: each topic's lambda + eta normalised, distributions) with their stick weights
+(`hdp_to_lda()`'s alpha) and no prior (a Dirichlet process is not an LDA prior: no held-out
+likelihood); `Nmf` its components (`get_topics(normalize=False)`: non-negative weights); `LsiModel`
+its singular vectors (signed weights; the singular values as topic weights); `LdaSeqModel` one
+time slice as the LDA it is (`time_slice=t`: gensim's own reading, exp(E[log beta_t]) normalised
+per topic, and the model's alphas) or every slice (`time_slice="all"`: one model per slice).
+
+Files are loaded with gensim's own `load` of the class the file holds (a pickle: it runs code from
+the file, so load only files you trust)."""
 
 from __future__ import annotations
 
@@ -12,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError
+from ..errors import InputFileError, InvalidModelError, MethodError
 from ..model import CheckedPhi, TopicModel, fill_phi, phi_layout, row_blocks
 from .common import build_model, require
 
@@ -64,6 +72,99 @@ def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> To
         else "none: the model was saved without its dictionary (id2word); words are unknown",
     }
     return build_model(phi, lda.alpha, vocab, beta, name, source, meta)
+
+
+OTHER = ("HdpModel", "Nmf", "LsiModel", "LdaSeqModel")
+
+
+def is_gensim_other(obj: Any) -> bool:
+    return type(obj).__module__.startswith("gensim.models") and type(obj).__name__ in OTHER
+
+
+def _vocab(model: Any, num_words: int) -> tuple[str, ...] | None:
+    id2word = getattr(model, "id2word", None)
+    if id2word is None or type(id2word).__name__ == "FakeDict":
+        return None
+    return tuple(str(id2word[i]) for i in range(num_words))
+
+
+def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None = None) -> Any:
+    """A gensim HdpModel, Nmf, LsiModel (`Topics`) or LdaSeqModel (a `TopicModel` per time slice:
+    `time_slice` an index, or "all" for a list) as the module notes say."""
+    from ..topics import Topics
+
+    kind = type(obj).__name__
+    source = f"gensim {kind}"
+    if kind == "LdaSeqModel":
+        return _ldaseq(obj, name, time_slice)
+    if time_slice is not None:
+        raise MethodError(f"time_slice applies to gensim's LdaSeqModel only, not a {kind}")
+    if kind == "HdpModel":
+        weights = np.asarray(obj.get_topics(), dtype=np.float64)
+        sticks, _ = obj.hdp_to_lda()
+        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+                      weights_kind="distributions", topic_weights=np.asarray(sticks, dtype=np.float64),
+                      metadata={"format": "gensim", "truncation": weights.shape[0],
+                                "topic_weights": "the stick-breaking weights of the truncated topics "
+                                                 "(hdp_to_lda's alpha)"})
+    if kind == "Nmf":
+        weights = np.asarray(obj.get_topics(normalize=False), dtype=np.float64)
+        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+                      weights_kind="nonnegative", weights_note="NMF components",
+                      metadata={"format": "gensim"})
+    weights = np.asarray(obj.get_topics(), dtype=np.float64)  # LsiModel: projection.u.T
+    s = np.asarray(obj.projection.s, dtype=np.float64)[: weights.shape[0]]
+    return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+                  weights_kind="signed", weights_note="LSI singular vectors", topic_weights=s,
+                  metadata={"format": "gensim", "topic_weights": "the singular values"})
+
+
+def _ldaseq(obj: Any, name: str, time_slice: int | str | None) -> TopicModel | list[TopicModel]:
+    slices = len(obj.time_slice)
+    if time_slice is None:
+        raise MethodError(f"{name}: a gensim LdaSeqModel has {slices} time slices; choose one with "
+                          f"time_slice=0..{slices - 1} (CLI --time-slice) or time_slice='all' for one "
+                          "model per slice")
+    if time_slice == "all":
+        return [_ldaseq_slice(obj, f"{name}@{t}", t) for t in range(slices)]
+    if isinstance(time_slice, bool) or not isinstance(time_slice, int | np.integer) \
+            or not 0 <= time_slice < slices:
+        raise MethodError(f"{name}: time_slice must be 0..{slices - 1} or 'all', got {time_slice!r}")
+    return _ldaseq_slice(obj, name, int(time_slice))
+
+
+def _ldaseq_slice(obj: Any, name: str, t: int) -> TopicModel:
+    logp = np.stack([np.asarray(chain.e_log_prob[:, t], dtype=np.float64) for chain in obj.topic_chains])
+    phi = np.exp(logp - logp.max(axis=1, keepdims=True))
+    phi /= phi.sum(axis=1, keepdims=True)  # gensim's own reading of a slice (print_topic, dtm_vis)
+    meta = {"format": "gensim LdaSeqModel", "time_slice": t, "time_slices": len(obj.time_slice),
+            "phi": "exp(E[log beta_t]) normalised per topic, as gensim's print_topic and dtm_vis read it"}
+    return build_model(phi, obj.alphas, _vocab(obj, phi.shape[1]), None, name, None, meta)
+
+
+def load_gensim_file(path: str, cls: str | None, time_slice: int | str | None = None) -> Any:
+    """Any gensim model file (consent given): loaded by the `load` of the class it holds."""
+    require("gensim", "gensim")
+    name = os.path.basename(path)
+    kind = (cls or "").rsplit(".", 1)[-1]
+    if kind in ("LdaModel", "LdaMulticore") or cls is None:
+        if time_slice is not None:
+            raise MethodError(f"{path}: time_slice applies to gensim's LdaSeqModel only")
+        return load_gensim(path)
+    if kind not in OTHER:
+        raise InputFileError(f"{path}: a gensim {kind}, which is no topic model tealeaves reads (known: "
+                             f"LdaModel, LdaMulticore, {', '.join(OTHER)})")
+    import importlib
+
+    module, _, attr = cls.rpartition(".")
+    try:
+        model = getattr(importlib.import_module(module), attr).load(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file (or a gensim file next to it is missing)") from None
+    except Exception as exc:  # gensim raises many kinds for a bad file
+        raise InputFileError(f"{path}: gensim cannot load it as a {kind} "
+                             f"({type(exc).__name__}: {exc})") from None
+    return gensim_topics(model, name, time_slice)
 
 
 def load_gensim(path: str | os.PathLike) -> TopicModel:

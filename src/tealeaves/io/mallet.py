@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from array import array
 from collections.abc import Iterator, Sequence
 
@@ -264,7 +265,7 @@ def sniff(path: str, head: bytes) -> str | None:
         try:
             with gzip.open(path, "rt", encoding="utf-8") as fh:
                 first = fh.readline(len(STATE_HEADER))
-        except (OSError, UnicodeDecodeError, EOFError):
+        except (OSError, UnicodeDecodeError, EOFError, zlib.error):  # a damaged stream: not sniffed
             return None
         return "mallet-state" if first.startswith(STATE_HEADER) else None
     text = head.decode("utf-8", "replace")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import pickletools
 from collections.abc import Callable
 from typing import Any
 
@@ -59,3 +60,46 @@ def load_pickled_object(path: str, from_object: Callable[[Any], TopicModel]) -> 
 def gensim_sibling(path: str) -> bool:
     """gensim's `save` writes FILE and, for an LdaModel, FILE.state."""
     return os.path.exists(path + ".state")
+
+
+STRING_OPS = ("SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING", "BINSTRING",
+              "STRING")
+
+
+def pickle_class(path: str, max_ops: int = 64) -> str | None:
+    """The class of the object a pickle holds ("gensim.models.lsimodel.LsiModel"), read from its
+    first opcodes without unpickling anything (`pickletools.genops` only parses); None when the
+    file does not start with a class reference."""
+    strings: list[str] = []
+    try:
+        with open(path, "rb") as fh:
+            for i, (op, arg, _) in enumerate(pickletools.genops(fh)):
+                if op.name in STRING_OPS:
+                    strings.append(str(arg))
+                elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+                    return f"{strings[-2]}.{strings[-1]}"
+                elif op.name in ("GLOBAL", "INST"):
+                    return str(arg).replace(" ", ".")
+                if i >= max_ops:
+                    return None
+    except Exception:  # a damaged pickle: genops raises ValueError, EOFError, struct.error, ...
+        return None
+    return None
+
+
+LIBRARIES = {"gensim": "gensim", "sklearn": "scikit-learn", "tomotopy": "tomotopy", "bertopic": "BERTopic",
+             "octis": "OCTIS", "numpy": "NumPy", "pandas": "pandas", "torch": "PyTorch"}
+
+
+def library_of(cls: str | None) -> str | None:
+    """The library a pickled class comes from ("scikit-learn"), if we know it."""
+    if not cls:
+        return None
+    return LIBRARIES.get(cls.split(".")[0], cls.split(".")[0])
+
+
+def describe_pickle(cls: str | None) -> str:
+    """What a pickle holds, in words: "a pickled scikit-learn NMF (sklearn.decomposition._nmf.NMF)"."""
+    if not cls:
+        return "a Python pickle"
+    return f"a pickled {library_of(cls)} {cls.rsplit('.', 1)[-1]} ({cls})"

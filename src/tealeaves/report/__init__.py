@@ -277,6 +277,21 @@ def _notes(rows: Sequence[dict[str, Any]]) -> list[Part]:
             f"{escape(str(r['auto_note']))}</p>" for r in rows if isinstance(r, dict) and r.get("auto_note")]
 
 
+def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
+    """The cells of `metric` for a model's row: "—" where the metric does not apply to it."""
+    na = row.get("not_applicable")
+    return ["—"] * len(cells) if isinstance(na, dict) and metric in na else list(cells)
+
+
+def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
+    """Every metric that does not apply to a model (— in its table), with the reason."""
+    items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
+             for r in rows if isinstance(r, dict) and isinstance(r.get("not_applicable"), dict)
+             for m, why in r["not_applicable"].items()]
+    return ['<p class="note">— does not apply (the model does not provide what the metric needs):</p>'
+            f"<ul>{''.join(items)}</ul>"] if items else []
+
+
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
     rows = doc["rows"]
     names = [r["model"] for r in rows]
@@ -289,12 +304,17 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                    f"{escape(str(sc.get('rule', '')))}.</p>")
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", "auto MP"]
-    out.append(_table(head, [[escape(r["model"]), r["topics"], _num(r["per_token"], 4), _num(r["per_token_sd"], 4),
-                              _num(r["perplexity"], 1), *[_num(r["coherence"].get(m), 3) for m in measures],
-                              _num(r["diversity"], 3), _num(r["exclusivity"], 2), _num(r["predictive_rank"], 1),
-                              _num(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")]
+    out.append(_table(head, [[escape(r["model"]), r["topics"], *_na(r, "heldout", _num(r["per_token"], 4),
+                                                              _num(r["per_token_sd"], 4), _num(r["perplexity"], 1)),
+                              *[_na(r, "coherence", _num(r["coherence"].get(m), 3))[0] for m in measures],
+                              *_na(r, "diversity", _num(r["diversity"], 3)),
+                              *_na(r, "exclusivity", _num(r["exclusivity"], 2)),
+                              *_na(r, "predictive", _num(r["predictive_rank"], 1)),
+                              *_na(r, "auto MP", _num(r["auto_model_precision"], 2)
+                                   + ("*" if r.get("auto_note") else ""))]
                              for r in rows]))
     out.extend(_notes(rows))
+    out.extend(_not_applicable(rows))
     if doc.get("comparisons"):
         out.append("<h3>Pairwise comparisons</h3>")
         out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "about",

@@ -1,0 +1,246 @@
+"""Plain arrays (format "arrays"): a topic-word matrix, its words, and optionally the training
+documents' topic proportions and a prior, from any library that can save a NumPy array or a CSV.
+
+- the topic-word matrix (T x V): a `.npy` file, a CSV / TSV / text file (one topic per line, values
+  separated by commas, tabs or spaces), or a `.npz` archive holding `topic_word` and optionally
+  `vocab` (strings), `doc_topic`, `alpha`, `mean`, `cov` and `decoder` (no pickles in any of them);
+- `vocab`: the words, one per line in column order (CLI `--vocab`), unless the archive holds them;
+- `doc_topic`: the training documents' proportions, D x T, a `.npy` or CSV file (CLI `--doc-topic`);
+- `weights`: what the values are (CLI `--weights`): "distributions" (the default: every row must
+  sum to 1; `normalize=True` / `--normalize` rescales the rows that do not and says how many in the
+  model's metadata, "normalized"), "nonnegative" (NMF-like weights) or "signed" (LSI-like);
+- a prior: `alpha` (a number, a vector or a file of numbers; CLI `--alpha`) for a Dirichlet: with
+  distributions that is an LDA, a `TopicModel`, and every metric applies; or `mean` and `cov` in
+  the archive for a logistic-normal prior (CTM, ETM, ProdLDA), with `decoder` "mixture" (rows are
+  distributions) or "product-of-experts" (`topic_word` holds B, p(w | θ) = softmax(θ B), signed).
+
+Distributions are never normalised silently: a row that does not sum to 1 is an error naming it."""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from ..corpus import read_vocab_file
+from ..errors import BadValueError, InputFileError, InvalidModelError, MethodError
+from ..files.records import read_npy, strict_floats
+from ..files.textfile import read_lines
+from ..model import TopicModel
+from ..topics import WEIGHTS_KINDS, Topics
+from .common import build_model
+
+ARCHIVE_KEYS = ("topic_word", "vocab", "doc_topic", "alpha", "mean", "cov", "decoder")
+ROW_TOLERANCE = 1e-6
+
+
+def is_arrays_archive(path: str) -> bool:
+    """A .npz archive in this format (it holds `topic_word`), not tealeaves' own (`phi`)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return "topic_word.npy" in names and "phi.npy" not in names
+
+
+def read_matrix(path: str, what: str) -> np.ndarray:
+    """A 2-d float matrix from a .npy file or a text file of numbers (commas, tabs or spaces)."""
+    if path.endswith(".npy") or _is_npy(path):
+        arr = read_npy(path, what)
+        if arr.dtype.kind not in "fiu":
+            raise InvalidModelError(f"{path}: {what} must be numbers, got {arr.dtype}")
+        arr = np.asarray(arr, dtype=np.float64)
+    else:
+        rows = []
+        for n, line in read_lines(path):
+            if line.strip():
+                try:
+                    rows.append(strict_floats(re.sub(r"[,;\t]", " ", line), f"{path}:{n}", what))
+                except BadValueError as exc:
+                    raise InputFileError(str(exc)) from None
+        if not rows:
+            raise InputFileError(f"{path}: no rows of {what}")
+        if len({r.size for r in rows}) > 1:
+            n = next(i for i, r in enumerate(rows) if r.size != rows[0].size)
+            raise InputFileError(f"{path}: row {n + 1} of {what} has {rows[n].size} values, the first "
+                                 f"{rows[0].size}")
+        arr = np.stack(rows)
+    if arr.ndim != 2 or 0 in arr.shape:
+        raise InvalidModelError(f"{path}: {what} must be a non-empty 2-d matrix, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        t, w = np.argwhere(~np.isfinite(arr))[0]
+        raise InvalidModelError(f"{path}: {what} has a non-finite value at row {t}, column {w}")
+    return arr
+
+
+def _is_npy(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(6) == b"\x93NUMPY"
+    except OSError:
+        return False
+
+
+def check_rows(arr: np.ndarray, where: str, what: str, normalize: bool) -> tuple[np.ndarray, str | None]:
+    """Rows that must be distributions: non-negative, and summing to 1 (within ROW_TOLERANCE)
+    unless `normalize`, which rescales those that do not. Returns the rows and what was done."""
+    if (arr < 0).any():
+        t, w = np.argwhere(arr < 0)[0]
+        raise InvalidModelError(f"{where}: {what} has a negative value ({arr[t, w]:.3g}) at row {t}, "
+                                f"column {w}: not a distribution")
+    sums = arr.sum(axis=1)
+    if (sums <= 0).any():
+        raise InvalidModelError(f"{where}: {what} row {int(np.argmax(sums <= 0))} is all zeros")
+    off = np.abs(sums - 1.0) > ROW_TOLERANCE
+    if not off.any():
+        return arr, None
+    t = int(np.argmax(off))
+    if not normalize:
+        raise InvalidModelError(
+            f"{where}: {what} row {t} sums to {sums[t]:.6g}, not 1 ({int(off.sum())} of "
+            f"{arr.shape[0]} rows); "
+            "these are not distributions: pass normalize=True (CLI --normalize) to rescale them, or "
+            "weights='nonnegative' (CLI --weights nonnegative) if they are weights")
+    note = (f"{what}: {int(off.sum())} of {arr.shape[0]} rows rescaled to sum to 1 (their sums were "
+            f"{sums[off].min():.6g} to {sums[off].max():.6g})")
+    return arr / sums[:, None], note
+
+
+def _numbers(value: Any, what: str) -> np.ndarray:
+    """A number, a sequence of numbers, or a file of them (.npy or text)."""
+    if isinstance(value, str | os.PathLike):
+        path = os.fspath(value)
+        if path.endswith(".npy") or _is_npy(path):
+            arr = read_npy(path, what)
+        else:
+            text = " ".join(line for _, line in read_lines(path))
+            try:
+                arr = strict_floats(re.sub(r"[,;\t]", " ", text), path, what)
+            except BadValueError as exc:
+                raise InputFileError(str(exc)) from None
+        value = arr
+    try:
+        out = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise MethodError(f"{what} must be numbers, got {type(value).__name__}") from None
+    if not np.isfinite(out).all():
+        raise InvalidModelError(f"{what} has a non-finite value")
+    return out
+
+
+def load_arrays(path: str, vocab: Any = None, doc_topic: Any = None, alpha: Any = None,
+                weights: str | None = None, normalize: bool = False,
+                name: str | None = None) -> TopicModel | Topics:
+    """The model the arrays describe (see the module notes): a `TopicModel` for distributions with
+    a Dirichlet prior, else `Topics`."""
+    name = name or os.path.basename(path)
+    parts: dict[str, Any] = {}
+    if path.endswith(".npz") or zipfile.is_zipfile(path):
+        parts = _archive(path)
+        tw = parts.pop("topic_word")
+    else:
+        tw = read_matrix(path, "the topic-word matrix")
+    kind = weights or "distributions"
+    if kind not in WEIGHTS_KINDS:
+        raise MethodError(f"weights must be one of {', '.join(WEIGHTS_KINDS)}, got {kind!r}")
+    words = _words(vocab, parts.pop("vocab", None), tw.shape[1], path)
+    meta: dict[str, Any] = {"format": "arrays", "weights": kind}
+    decoder = str(parts.pop("decoder", "mixture"))
+    if decoder == "product-of-experts" and weights is None:
+        kind = "signed"  # B holds log-weights
+    if kind == "distributions":
+        tw, note = check_rows(tw, path, "the topic-word matrix", normalize)
+        if note:
+            meta["normalized"] = note
+    theta = None
+    if doc_topic is not None or "doc_topic" in parts:
+        where = os.fspath(doc_topic) if doc_topic is not None else f"{path}: doc_topic"
+        theta = read_matrix(os.fspath(doc_topic), "the document-topic matrix") if doc_topic is not None \
+            else parts.pop("doc_topic")
+        if theta.shape[1] != tw.shape[0]:
+            raise InvalidModelError(f"{where}: the document-topic matrix has {theta.shape[1]} columns for "
+                                    f"{tw.shape[0]} topics")
+        theta, note = check_rows(theta, where, "the document-topic matrix", normalize)
+        if note:
+            meta["normalized"] = "; ".join(filter(None, [meta.get("normalized"), note]))
+    a = _numbers(alpha, "alpha") if alpha is not None else parts.pop("alpha", None)
+    mean, cov = parts.pop("mean", None), parts.pop("cov", None)
+    if a is not None and mean is not None:
+        raise MethodError(f"{path}: give a Dirichlet prior (alpha) or a logistic-normal one (mean, cov), "
+                          "not both")
+    if a is not None:
+        if kind != "distributions":
+            raise MethodError(f"{path}: a Dirichlet prior (alpha) needs topic-word distributions, not "
+                              f"{kind} weights")
+        if a.size == 1:
+            a = np.full(tw.shape[0], float(a[0]))
+        model = build_model(tw, a, words, None, name, path, meta, normalize=False)
+        if theta is None:
+            return model
+        return _with_doc_topic(model, theta)
+    if (mean is None) != (cov is None):
+        raise MethodError(f"{path}: a logistic-normal prior needs both mean and cov")
+    return Topics(name=name, source="arrays", vocab=words, weights=tw, weights_kind=kind, doc_topic=theta,
+                  prior=None if mean is None else "logistic-normal",
+                  mean=None if mean is None else np.asarray(mean, dtype=np.float64).reshape(-1),
+                  cov=None if cov is None else np.asarray(cov, dtype=np.float64),
+                  decoder=None if mean is None else decoder, metadata=meta)
+
+
+def _with_doc_topic(model: TopicModel, theta: np.ndarray) -> Topics:
+    t = Topics.from_lda(model, source="arrays (LDA)")
+    return Topics(name=t.name, source=t.source, vocab=t.vocab, weights=t.weights, weights_kind=t.weights_kind,
+                  doc_topic=theta, prior=t.prior, alpha=t.alpha, decoder=t.decoder, lda=model,
+                  metadata=t.metadata)
+
+
+def _words(vocab: Any, stored: Any, num_words: int, path: str) -> tuple[str, ...] | None:
+    if vocab is not None and stored is not None:
+        raise MethodError(f"{path}: the archive holds its vocabulary; vocab= (CLI --vocab) is not needed")
+    if vocab is not None:
+        is_file = isinstance(vocab, str | os.PathLike)
+        words = read_vocab_file(vocab) if is_file else tuple(str(w) for w in vocab)
+        where = os.fspath(vocab) if is_file else "vocab="
+    elif stored is not None:
+        words, where = tuple(str(w) for w in np.asarray(stored).reshape(-1)), f"{path}: vocab"
+    else:
+        return None
+    if len(words) != num_words:
+        raise InvalidModelError(f"{where}: {len(words)} words for {num_words} columns of the topic-word "
+                                "matrix")
+    if len(set(words)) != len(words):
+        raise InvalidModelError(f"{where}: a word appears twice")
+    return words
+
+
+def _archive(path: str) -> dict[str, Any]:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            keys = set(z.files)
+            if "topic_word" not in keys:
+                raise InputFileError(f"{path}: no topic_word array (an arrays archive holds topic_word and "
+                                     f"optionally {', '.join(ARCHIVE_KEYS[1:])})")
+            extra = sorted(keys - set(ARCHIVE_KEYS))
+            if extra:
+                raise InputFileError(f"{path}: unknown array {extra[0]!r} (known: {', '.join(ARCHIVE_KEYS)})")
+            out = {k: z[k] for k in keys}
+    except ValueError as exc:  # object arrays need pickles
+        raise InputFileError(f"{path}: cannot read it without unpickling ({exc})") from None
+    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputFileError(f"{path}: not a readable .npz archive ({exc})") from None
+    for k in ("topic_word", "doc_topic", "cov"):
+        if k in out:
+            arr = out[k]
+            if arr.ndim != 2 or arr.dtype.kind not in "fiu" or not np.isfinite(arr).all():
+                raise InvalidModelError(f"{path}: {k} must be a finite 2-d numeric matrix")
+            out[k] = arr.astype(np.float64)
+    for k in ("alpha", "mean"):
+        if k in out:
+            out[k] = _numbers(out[k], f"{path}: {k}")
+    if "decoder" in out:
+        out["decoder"] = str(out["decoder"])
+    return out
