@@ -253,3 +253,27 @@ def test_tomotopy_ctm_estimate_is_above_its_variational_bound():
     se_best = se / 2  # the mean of 2 x 20 runs
     assert (best - bound > -4 * se_best).all(), (best, bound, se)  # never below the bound beyond noise
     assert (best - bound).sum() > 4 * np.sqrt((se_best**2).sum()), (best, bound, se)  # and above it in all
+
+
+def test_heldout_of_a_logistic_normal_model_is_this_estimator():
+    """`tl.heldout` on a `Topics` with a logistic-normal prior runs ais over eta: the same numbers as
+    `logistic_normal_log_prob` with the same seed; other estimators and options are one-line errors,
+    and the cost is checked before the work."""
+    import tealeaves as tl
+    from tealeaves.topics import Topics
+
+    phi = np.array([[0.5, 0.3, 0.2], [0.1, 0.2, 0.7]])
+    t = Topics(name="ln", source="test", vocab=("a", "b", "c"), weights=phi, weights_kind="distributions",
+               prior="logistic-normal", mean=np.array([0.2, -0.1]), cov=np.array([[1.0, 0.3], [0.3, 0.5]]),
+               decoder="mixture")
+    docs = [[0, 1, 2, 2], [1, 1]]
+    res = tl.heldout(t, docs, temperatures=30, runs=3, seed=4, bootstrap=0)
+    direct = logistic_normal_log_prob(phi, t.mean, t.cov, docs, temperatures=30, runs=3, seed=4)
+    np.testing.assert_array_equal(res.run_log_prob, direct)
+    assert res.method == "ais" and res.params["prior"] == "logistic-normal" and res.unbiased
+    with pytest.raises(MethodError, match="is-pzw integrates over a Dirichlet prior"):
+        tl.heldout(t, docs, method="is-pzw")
+    with pytest.raises(MethodError, match="particles is not available for a logistic-normal prior"):
+        tl.heldout(t, docs, particles=5)
+    with pytest.raises(MethodError, match="would take about .* more than max_hours"):
+        tl.heldout(t, docs, temperatures=10**9, runs=10**4, max_hours=1e-6)

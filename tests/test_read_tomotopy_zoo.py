@@ -8,6 +8,7 @@ import pickle
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -227,3 +228,58 @@ def test_a_wrong_or_damaged_file_is_one_line_naming_tomotopys_class(trained, tmp
         zoo_load(other, "tomotopy-plda")
     with pytest.raises(tl.MethodError, match="metadata= is for tomotopy's DMR"):
         zoo_load(ctm, "tomotopy-ctm", metadata="x")
+
+
+@pytest.mark.parametrize("name", ["hdp", "ctm", "dmr", "pa", "llda", "plda", "lda"])
+def test_every_zoo_file_loads_through_load_topics(trained, name):
+    """The general entry point detects the zoo's formats (plain LDA stays tomotopy's LDA reader)."""
+    path, mdl = trained[name]
+    t = tl.load_topics(path)
+    assert t.num_topics == (mdl.live_k if name == "hdp" else mdl.k2 if name == "pa" else mdl.k)
+    assert (t.lda is not None) == (name in ("lda", "llda", "plda"))
+    if name == "ctm":
+        assert t.prior == "logistic-normal"
+
+
+def test_bertopic_and_octis_load_through_load_topics_and_the_cli():
+    from clirun import run_cli
+
+    fixtures = Path(__file__).parent / "fixtures"
+    bt = tl.load_topics(fixtures / "bertopic_sotu")
+    assert bt.source.startswith("BERTopic") and bt.weights_kind == "nonnegative"
+    octis = tl.load_topics(fixtures / "octis_lda.npz", vocab=fixtures / "octis_lda_vocab.txt")
+    assert octis.doc_topic is not None
+    code, out, _ = run_cli(["diversity", fixtures / "bertopic_sotu"])
+    assert code == 0 and "topic diversity" in out
+
+
+def test_a_pipe_given_as_a_model_is_refused_not_read(tmp_path):
+    import os
+
+    from clirun import one_line_error
+
+    fifo = tmp_path / "model"
+    os.mkfifo(fifo)
+    commands = (["diversity", fifo], ["coherence", fifo, "sotu:train"], ["heldout", fifo, "sotu:heldout"])
+    for command in commands:
+        one_line_error(command, "is a pipe")
+
+
+def test_heldout_on_a_ctm_file_runs_ais_over_eta(trained, tmp_path):
+    """`tealeaves heldout CTM_FILE DOCS`: a logistic-normal prior is scored by its one estimator
+    (ais over eta), the default method for it; the collapsed estimators are refused in one line."""
+    import json
+
+    from clirun import one_line_error, run_cli
+
+    path, mdl = trained["ctm"]
+    docs = tmp_path / "docs.txt"
+    words = list(mdl.used_vocabs)
+    docs.write_text(" ".join(words[:6]) + "\n" + " ".join(words[3:8]) + "\n", encoding="utf-8")
+    code, out, _ = run_cli(["heldout", path, docs, "--temperatures", "20", "--runs", "2", "--json",
+                            tmp_path / "r.json", "--quiet"])
+    assert code == 0, out
+    res = json.loads((tmp_path / "r.json").read_text())["results"][0]
+    assert res["method"] == "ais" and res["params"]["prior"] == "logistic-normal"
+    one_line_error(["heldout", path, docs, "--method", "left-to-right", "--particles", "5"],
+                   "not available for a logistic-normal prior")

@@ -105,6 +105,13 @@ class Topics:
                 return int(arr.shape[-1] if arr is self.doc_topic else arr.shape[0])
         return len(self.top_words or ())
 
+    @property
+    def num_words(self) -> int:
+        """V: the columns of the weights, else the vocabulary's length (0 for top words only)."""
+        if self.weights is not None:
+            return int(self.weights.shape[1])
+        return len(self.vocab or ())
+
     def ranked_words(self, topn: int) -> list[list[str]]:
         """The `topn` top words of every topic: from `top_words`, else from the weights (largest
         first; for signed weights, largest absolute value, as LSI's users read them)."""

@@ -20,11 +20,13 @@ from ..heldout.crosscheck import CHECK_TEMPERATURES
 from ..heldout.crosscheck import describe as describe_check
 from ..output.display import perplexity_text
 from ..output.jsonout import write_json
+from ..topics import Topics, as_lda
 from ..util.limits import above, at_least, check_array_file, fraction
 from .options import (
     MODEL_HELP,
     add_model_options,
     corpus_options,
+    load_kind_arg,
     load_model_arg,
     print_corpus,
     read_docs,
@@ -165,9 +167,13 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
 
 
 def _cmd_heldout(args: argparse.Namespace) -> int:
+    model = load_kind_arg(args, args.model)
+    if isinstance(model, Topics) and model.prior == "logistic-normal" and args.task == "heldout":
+        args.method = args.method or (None if args.methods else "ais")  # its one estimator: ais over eta
+    else:
+        model = as_lda(args.task, model)
     names = _method_list(args)
     params = _params_for(args, names, args.task)
-    model = load_model_arg(args, args.model, args.task)
     docs = read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []

@@ -15,7 +15,7 @@ from ..datasets import load_topics, read_corpus
 from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
 from ..files.records import strict_float
 from ..files.textfile import check_encoding
-from ..io import FORMAT_ALIASES, FORMATS, sniff_format
+from ..io import FORMAT_ALIASES, FORMATS, ZOO_FORMATS, sniff_format
 from ..model import TopicModel
 from ..topics import WEIGHTS_KINDS, Topics, as_lda
 from ..util.limits import above, at_least, not_below
@@ -28,8 +28,10 @@ MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, t
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model file")
-    g.add_argument("--model-format", default=None, choices=[*FORMATS, *FORMAT_ALIASES], metavar="FORMAT",
-                   help=f"model file format (default: detected); one of {', '.join(FORMATS)}")
+    g.add_argument("--model-format", default=None, choices=[*FORMATS, *ZOO_FORMATS, *FORMAT_ALIASES],
+                   metavar="FORMAT",
+                   help="model file format (default: detected); one of "
+                        f"{', '.join([*FORMATS, *ZOO_FORMATS])}")
     g.add_argument("--alpha", default=None,
                    help="alpha for formats without it (MALLET topic-word weights: the "
                         "--output-topic-keys file; pyLDAvis JSON: a number or comma-separated values)")

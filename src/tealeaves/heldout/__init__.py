@@ -15,7 +15,7 @@ from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state, prepare_doc
-from ..topics import as_lda
+from ..topics import Topics, as_lda, require
 from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
@@ -46,11 +46,36 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
     the estimated bias per token with a 95% interval (`heldout.crosscheck`). A run estimated to take
     more than `max_hours` (default 24) stops before it starts."""
+    if isinstance(model, Topics) and model.lda is None and model.prior == "logistic-normal":
+        return _logistic_normal(model, docs, method, runs, seed, workers, bootstrap, target_sd, check,
+                                max_hours, params)
     model = as_lda("heldout", model)
     spec = get_method(method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
                      progress, observed=0.0, split="first", target_sd=target_sd, check=check,
                      check_temperatures=check_temperatures, max_hours=max_hours)
+
+
+def _logistic_normal(model: Topics, docs: Any, method: str, runs: int, seed: int, workers: int,
+                     bootstrap: int, target_sd: float | None, check: int, max_hours: float | None,
+                     params: dict[str, Any]) -> HeldoutResult:
+    """A logistic-normal prior has no collapsed sampler: `ais` over eta (`logistic_normal`) is its
+    estimator, also for the default method name; anything else is a one-line error."""
+    from .logistic_normal import heldout_logistic_normal
+
+    require("heldout", model)
+    if method not in ("left-to-right", "ais"):
+        raise MethodError(f"{method} integrates over a Dirichlet prior; {shown(model.name, 80)} has a "
+                          "logistic-normal prior: its estimator is ais (over eta, by elliptical slice "
+                          "sampling)")
+    unknown = sorted(set(params) - {"temperatures", "schedule"})
+    if unknown or target_sd is not None or check or workers != 1:
+        what = unknown[0] if unknown else ("target_sd" if target_sd is not None else
+                                           "check" if check else "workers")
+        raise MethodError(f"{what} is not available for a logistic-normal prior (ais over eta takes "
+                          "temperatures, schedule, runs, seed, bootstrap and max_hours)")
+    return heldout_logistic_normal(model, docs, runs=runs, seed=seed, bootstrap=bootstrap,
+                                   max_hours=max_hours, **params)
 
 
 def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],

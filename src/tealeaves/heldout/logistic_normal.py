@@ -230,3 +230,41 @@ def _negative_bound(p: np.ndarray, logcols: np.ndarray, c: np.ndarray, N: float,
     g_lam = c @ r - N * sb - pd
     g_u = -N * sb * s2 - precision.diagonal() * s2 + 1.0
     return -value, -np.concatenate([g_lam, g_u])
+
+
+def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap: int = 10000,
+                            max_hours: float | None = None, temperatures: int = 1000,
+                            schedule: str = "geometric"):
+    """`tl.heldout` for a `Topics` with a logistic-normal prior: the AIS estimate above for every
+    document, as a `HeldoutResult` (method "ais", its params saying the prior and decoder). Its
+    cost (temperatures x tokens x topics per run; x vocabulary for a product of experts) is checked
+    against `max_hours` before the work."""
+    import time
+
+    from ..corpus import Corpus
+    from ..util.limits import check_budget
+    from .result import HeldoutResult, bootstrap_sd
+
+    corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
+    from . import check_vocab_fits
+
+    check_vocab_fits(corpus, model)
+    runs = _count("runs", runs)
+    temperatures = _count("temperatures", temperatures)
+    T, V = model.weights.shape
+    per_step = T * (V if model.decoder == "product-of-experts" else 1)
+    updates = float(runs) * temperatures * (corpus.num_tokens * per_step if model.decoder == "mixture"
+                                            else len(corpus) * per_step)
+    check_budget(updates, 1, max_hours, "heldout by ais over a logistic-normal prior")
+    t0 = time.perf_counter()
+    est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
+                                   temperatures=temperatures, schedule=schedule, runs=runs, seed=seed)
+    seconds = time.perf_counter() - t0
+    return HeldoutResult(
+        method="ais", params={"temperatures": temperatures, "schedule": schedule,
+                              "prior": "logistic-normal", "decoder": model.decoder},
+        run_log_prob=est, doc_tokens=np.asarray(corpus.lengths, dtype=np.int64), seconds=seconds,
+        seed=int(seed), workers=1, corpus=corpus.report(), model=model.name, task="heldout",
+        site_updates=updates, sd=bootstrap_sd(est, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
+        extra={"estimator": "annealed importance sampling over eta with elliptical slice sampling "
+                            "(heldout.logistic_normal)"}, unbiased=True)

@@ -22,6 +22,7 @@ from ..model import TopicModel
 from ..topics import Topics
 from . import mallet
 from .arrays import is_arrays_archive, load_arrays
+from .bertopic import from_bertopic, is_bertopic
 from .gensim import from_gensim, gensim_topics, is_gensim_lda, is_gensim_other, load_gensim_file
 from .npz import load_npz, save_npz
 from .pickled import (
@@ -37,6 +38,7 @@ from .pyldavis import from_pyldavis, is_pyldavis, load_pyldavis
 from .sklearn import from_sklearn, is_sklearn, is_sklearn_nmf, sklearn_nmf
 from .tomotopy import MAGIC as TOMOTOPY_MAGIC
 from .tomotopy import from_tomotopy, is_tomotopy, load_tomotopy
+from .zoo import ZOO_FORMATS, zoo_detect, zoo_load
 
 FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis", "pickle", "arrays")
 # other names users reach for
@@ -50,7 +52,7 @@ FORMAT_TEXT = {"npz": "a tealeaves .npz model", "mallet-state": "a MALLET --outp
                "arrays": "plain arrays (a topic-word .npy, .npz with topic_word, or CSV)"}
 
 __all__ = ["load_model", "load_topics", "save_model", "detect", "sniff_format", "FORMATS", "FORMAT_ALIASES",
-           "read_doc_topics", "read_topic_keys", "not_lda"]
+           "ZOO_FORMATS", "read_doc_topics", "read_topic_keys", "not_lda"]
 
 read_doc_topics = mallet.read_doc_topics
 read_topic_keys = mallet.read_topic_keys
@@ -136,10 +138,18 @@ def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: A
     path = os.fspath(source)
     if format is not None and not isinstance(format, str):
         raise MethodError(f"format must be a string, got {format!r}")
-    check_regular(path)
+    if not (os.path.isdir(path) and format in (None, "bertopic")):  # BERTopic saves a directory
+        check_regular(path)
     fmt = FORMAT_ALIASES.get(format, format) if format else detect(path)
+    if fmt in ZOO_FORMATS:
+        refuse_alpha(alpha, f"{path} (format {fmt})")
+        if doc_topic is not None or weights is not None or time_slice is not None:
+            raise MethodError(f"{path}: doc_topic=, weights= and time_slice= are not for format {fmt}")
+        model = zoo_load(path, fmt, allow_pickle=allow_pickle, timeout=timeout,
+                         vocab=vocab if fmt == "octis" else None)
+        return _finish(model, None if fmt == "octis" else vocab, name)
     if fmt not in FORMATS:
-        known = ", ".join([*FORMATS, *FORMAT_ALIASES])
+        known = ", ".join([*FORMATS, *ZOO_FORMATS, *FORMAT_ALIASES])
         raise MethodError(f"{path}: unknown model format {fmt!r} (known: {known})")
     if format:
         check_format(path, format, fmt, allow_pickle)
@@ -282,12 +292,15 @@ def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None 
         return sklearn_nmf(obj, vocab)
     if is_tomotopy(obj):
         return from_tomotopy(obj)
+    if is_bertopic(obj):
+        return from_bertopic(obj)
     if is_pyldavis(obj):
         return from_pyldavis(obj, alpha)
     raise MethodError(
         f"cannot make a topic model from a {type(obj).__module__}.{type(obj).__name__} "
         "(known: gensim LdaModel, LdaMulticore, HdpModel, Nmf, LsiModel, LdaSeqModel; scikit-learn "
-        "LatentDirichletAllocation, NMF; tomotopy LDAModel; pyLDAvis-style dict; TopicModel, Topics)"
+        "LatentDirichletAllocation, NMF; tomotopy LDAModel; BERTopic; pyLDAvis-style dict; TopicModel, "
+        "Topics)"
     )
 
 
@@ -311,13 +324,20 @@ def detect(path: str) -> str:
 
 
 def sniff_format(path: str) -> str | None:
-    """`detect`, but None for a file in no format we know."""
-    if path.endswith(".npz"):
-        return "arrays" if is_arrays_archive(path) else "npz"
+    """`detect`, but None for a file in no format we know. The model zoo's formats first
+    (`zoo.zoo_detect`: a BERTopic directory, OCTIS's .npz, tomotopy's other models)."""
     if not os.path.exists(path):
         raise InputFileError(f"{path}: no such file")
+    if not os.path.isdir(path):
+        check_regular(path)  # a pipe would be read here and again by the reader (or block)
+    zoo = zoo_detect(path)
+    if zoo is not None:
+        return zoo
     if os.path.isdir(path):
-        raise InputFileError(f"{path}: is a directory, not a model file")
+        raise InputFileError(f"{path}: is a directory, not a model file (a BERTopic model saved with "
+                             "save() is a directory holding topics.json and config.json)")
+    if path.endswith(".npz"):
+        return "arrays" if is_arrays_archive(path) else "npz"
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
@@ -339,7 +359,3 @@ def sniff_format(path: str) -> str | None:
         return "pyldavis"
     return None
 
-
-# --- issue 24 part B: the model zoo (tomotopy's other models, BERTopic, OCTIS) as Topics; the
-# general load_topics calls zoo_detect before the other detection, and zoo_load for ZOO_FORMATS.
-from .zoo import ZOO_FORMATS, zoo_detect, zoo_load  # noqa: E402, F401
