@@ -174,8 +174,9 @@ def test_plain_arrays_npy_csv_and_npz(tmp_path):
     np.savez(tmp_path / "ctm.npz", topic_word=phi, mean=mean, cov=cov)
     ctm = tl.load_topics(tmp_path / "ctm.npz", vocab=vocab)
     assert (ctm.prior, ctm.decoder) == ("logistic-normal", "mixture") and "generative" in ctm.provides()
-    with pytest.raises(NotApplicableError, match="needs LDA .* this model has a logistic-normal prior"):
-        tl.heldout(ctm, [[0, 1]])
+    assert tl.heldout(ctm, [[0, 1]], temperatures=20, bootstrap=0).method == "ais"  # ais over eta
+    with pytest.raises(NotApplicableError, match="compare needs LDA .* not a logistic-normal prior"):
+        tl.compare(ctm, model, [[0, 1]])
 
 
 def test_weights_given_as_nonnegative_are_not_checked_as_distributions(tmp_path):
