@@ -376,9 +376,9 @@ def test_evaluate_csv_takes_every_column_and_quotes(tmp_path, capsys, monkeypatc
     assert code == 0, err
     with open(tmp_path / "e.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    assert rows == [["model", "topics", "heldout_per_token", "coherence_npmi", "auto_note"],
-                    ["'=cmd", "2", "-1.25", "-0.5", ""],
-                    ["b", "3", "-inf", "0.1", "'+no intruder"]]
+    assert rows == [["model", "topics", "heldout_per_token", "coherence_npmi", "not_applicable", "auto_note"],
+                    ["'=cmd", "2", "-1.25", "-0.5", "", ""],
+                    ["b", "3", "-inf", "0.1", "", "'+no intruder"]]
     assert (tmp_path / "e.json").exists()
 
 

@@ -196,7 +196,7 @@ def _with_extra(data: bytes, payload: bytes) -> bytes:
 
 def test_an_hdp_file_given_to_the_lda_reader_is_named(trained):
     path, _ = trained["hdp"]
-    with pytest.raises(tl.InvalidModelError, match="a tomotopy HDPModel file, not LDA.*tomotopy-hdp"):
+    with pytest.raises(tl.MethodError, match="is a tomotopy HDPModel .*not an LDA model: load it with"):
         tl.load_model(path)
 
 

@@ -144,8 +144,8 @@ class Topics:
 
 def why_not(metric: str, model: Topics | TopicModel) -> str | None:
     """None if `metric` applies to `model`; else the one-line reason it does not."""
-    if isinstance(model, TopicModel):
-        return None  # LDA provides everything but documents' proportions, which are inferred
+    if isinstance(model, TopicModel) or (isinstance(model, Topics) and model.lda is not None):
+        return None  # LDA provides everything; documents' proportions are inferred when not kept
     if metric not in NEEDS:
         raise MethodError(f"unknown metric {metric!r} (known: {', '.join(NEEDS)})")
     have = model.provides()
