@@ -36,12 +36,11 @@ import numpy as np
 from .counts import Counts
 
 EPSILON = 1e-12
-ABSENT_POLICY = {
-    "skip": "absent words are left out of their topic: every pair (segment) with one is skipped, counted",
-    "smooth": "absent words are kept with the convention's value: tealeaves and gensim take an absent "
-              "word's probability as epsilon (a pair conditioned on it: log(eps/eps) = 0), Palmetto "
-              "counts the undefined value as 0",
-    "fail": "a topic with an absent word is an error naming the topic and the words",
+ABSENT_POLICY = {  # one line each, as the command prints them
+    "skip": "left out of their topics, with every pair that has one (counted)",
+    "smooth": "kept with the convention's value (probability eps: a pair conditioned on one scores "
+              "log(eps/eps) = 0; Palmetto: 0)",
+    "fail": "an error naming the topic and the words",
 }
 
 
@@ -70,7 +69,7 @@ def coverage(topic: Sequence[str], lacking: Sequence[str], counts: Counts, polic
             reason = f"only 1 of its {n} top words occurs in the reference: no pair to score"
         else:
             reason = "no pair has a defined value"
-    return {"pairs": n * (n - 1) // 2, "pairs_with_absent": with_absent, "zero_pairs": zero,
+    return {"word_pairs": n * (n - 1) // 2, "pairs_with_absent": with_absent, "zero_pairs": zero,
             "skipped_pairs": with_absent if policy == "skip" else 0, "reason": reason}
 
 
