@@ -230,8 +230,8 @@ def markdown(result: dict) -> str:
     ]
     for name, m in result["models"].items():
         lines += [f"### {name} ({m['topics']} topics)", "",
-                  "| measure | window | tealeaves | gensim | palmetto | largest per-topic difference, "
-                  "tealeaves − gensim |",
+                  "| measure | window | tealeaves | gensim | palmetto | largest per-topic gap, "
+                  "tealeaves vs gensim |",
                   "|---|---|---|---|---|---|"]
         for ms, row in m["measures"].items():
             win = "documents" if row["window"] is None else str(row["window"])
@@ -273,17 +273,18 @@ def markdown(result: dict) -> str:
               "each document, so",
               "each document is one window) reproduce the values those tests expect, to the "
               "decimal places the",
-              "tests assert. gensim's own function on the test's accumulator is shown beside them.",
+              "tests assert (`assertAlmostEqual`: 7 places, the cosine 4). gensim's own function on the "
+              "test's",
+              "accumulator is shown beside them.",
               "",
               "| gensim test | measure | expected | gensim convention | tealeaves convention | "
               "gensim's function |",
               "|---|---|---|---|---|---|"]
     for r in result["gensim_tests"]:
         ok = " (reproduced)" if r["reproduced"] else " (NOT reproduced)"
-        lines.append(f"| `{r['test']}` | {r['gensim_measure']} | {_f(r['expected'], r['places'])} | "
-                     f"{_f(r['gensim_convention'], r['places'])}{ok} | "
-                     f"{_f(r['tealeaves_convention'], r['places'])} | "
-                     f"{_f(r['gensim_function'], r['places'])} |")
+        lines.append(f"| `{r['test']}` | {r['gensim_measure']} | {str(r['expected']).replace('-', '−')} | "
+                     f"{_f(r['gensim_convention'], 10)}{ok} | {_f(r['tealeaves_convention'], 10)} | "
+                     f"{_f(r['gensim_function'], 10)} |")
     lines += ["",
               "Here no word repeats within a window and none is absent, so the tealeaves "
               "convention gives the",
@@ -295,4 +296,10 @@ def markdown(result: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["--page"]:  # the page only, from the saved results
+        with open(RESULTS, encoding="utf-8") as fh:
+            write_page(json.load(fh))
+    else:
+        main()

@@ -220,3 +220,18 @@ def test_cli_absent_fail_is_one_line(ref, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["tealeaves: error: topic 0: 1 of its top 5 words do not occur in the reference: zebra "
                    "(absent='fail'; 'skip' leaves them out, 'smooth' gives them the convention's value)"]
+
+
+@pytest.mark.parametrize(("measure", "topic", "expected", "places"), [
+    ("umass", ["doc", "test"], -0.693147181, 7),  # gensim 4.4.0 test_direct_confirmation.py
+    ("uci", ["test", "doc"], -0.182321557, 7),
+    ("npmi", ["test", "doc"], -0.113282753, 7),
+    ("c_v", ["fake", "tokens"], 0.6230, 4),  # test_indirect_confirmation.py
+])
+def test_gensim_test_suite_values_reproduced(measure, topic, expected, places):
+    """gensim's toy accumulator (word 1 in documents 2, 3, 4; word 2 in 3 and 5; 5 documents) as a
+    reference gives the values gensim's own tests expect, to the places they assert."""
+    a, b = topic[-1], topic[0]
+    ref = [["other"], [a], [a, b], [a], [b]]
+    got = tl.coherence([topic], ref, measure=measure, convention="gensim").mean
+    assert round(got - expected, places) == 0
