@@ -33,7 +33,7 @@ ABSENT = ("skip", "smooth", "fail")
 
 __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
            "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
-           "CONVENTION_MEASURES", "ABSENT", "default_absent", "comparable", "Comparison"]
+           "CONVENTION_MEASURES", "ABSENT", "comparable", "Comparison"]
 
 
 @dataclass(repr=False)
