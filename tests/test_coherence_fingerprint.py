@@ -54,6 +54,11 @@ def test_fingerprint_fields_per_convention(ref):
                                    "tokens": 9}
     mimno = tl.coherence([TOPIC], ref, measure="umass", form="mimno").fingerprint
     assert mimno["options"] == {"form": "mimno"} and mimno["epsilon"] is None
+    # a default option given explicitly is the same number (the command line passes them)
+    implicit = tl.coherence([TOPIC], ref, measure="npmi")
+    assert implicit.fingerprint["options"] == {"zero": "epsilon"}
+    assert tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="epsilon"))
+    assert not tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="limit"))
 
 
 def test_bundled_reference_hashes_its_arrays():

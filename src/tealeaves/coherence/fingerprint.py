@@ -34,6 +34,8 @@ COUNTING = {"exact": "exact sliding windows",  # a word is in a window if any co
 KEYS = ("measure", "convention", "counting", "window", "segmentation", "epsilon", "gamma",
         "min_frequency", "options", "topn", "absent", "reference.hash", "reference.documents",
         "reference.tokens", "tokenizer")
+# the tealeaves convention's options and their defaults: a default given explicitly is the same number
+DEFAULT_OPTIONS = {"umass": {"form": "gensim"}, "npmi": {"zero": "epsilon"}, "c_v": {"zero": "epsilon"}}
 HASH_CHUNK = 1 << 22  # array elements hashed at a time
 
 
@@ -100,6 +102,8 @@ def fingerprint_of(measure: str, convention: str, window: int | None, rule: str,
     else:
         seg, eps = CLASSIC_SEGMENTATION[measure], 1e-12
         gamma, minimum = (1.0 if measure == "c_v" else None), None
+    if convention == "tealeaves":
+        options = {**DEFAULT_OPTIONS.get(measure, {}), **options}
     if options.get("form") == "mimno":
         eps = None  # Mimno's form adds 1 to the joint count instead
     return {"measure": measure, "convention": convention,
