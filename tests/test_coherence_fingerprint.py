@@ -240,3 +240,21 @@ def test_gensim_test_suite_values_reproduced(measure, topic, expected, places):
     ref = [["other"], [a], [a, b], [a], [b]]
     got = tl.coherence([topic], ref, measure=measure, convention="gensim").mean
     assert round(got - expected, places) == 0
+
+
+def test_comparable_refuses_what_is_not_a_result():
+    with pytest.raises(MethodError, match="comparable needs coherence results or their JSON"):
+        tl.comparable({"mean": 0.1}, {"mean": 0.2})
+
+
+def test_corpus_reference_and_unhashed_counts(ref):
+    corpus = tl.read_corpus(ref)
+    fp = tl.coherence([TOPIC], corpus, measure="npmi").fingerprint
+    assert fp["reference"]["hash"] == corpus_digest(corpus) and fp["reference"]["hash_of"] == "arrays"
+    assert fp["tokenizer"] == "as stored in the corpus" and fp["reference"]["name"] == "<Corpus>"
+    counts = count(ref, sorted(TOPIC), window=10)
+    counts.digest = ""  # counts made elsewhere, without a hash
+    a = tl.coherence([TOPIC], ref, measure="npmi", counts=counts)
+    res = tl.comparable(a, a)
+    assert not res and res.reason == ("not comparable: the reference has no content hash, so it cannot be "
+                                      "told the same")

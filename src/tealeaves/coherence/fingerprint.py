@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import MethodError
+
 SEGMENTATION = {"one_pre": "one-preceding", "one_one": "one-one", "one_set": "one-set"}
 # measure -> segmentation under the tealeaves and gensim conventions (Palmetto: palmetto.MEASURES)
 CLASSIC_SEGMENTATION = {"umass": "one_pre", "uci": "one_one", "npmi": "one_one", "c_v": "one_set"}
@@ -58,13 +60,21 @@ def corpus_digest(corpus: Any) -> str:
     """SHA-256 of a Corpus's stored arrays: its vocabulary (one word a line), offsets and word ids
     (as little-endian int64, hashed in slices so no full copy is made)."""
     h = hashlib.sha256(b"tealeaves-corpus\n")
-    for w in corpus.vocab or ():
+    for w in corpus.vocab if corpus.vocab is not None else ():
         h.update(str(w).encode("utf-8", "surrogatepass") + b"\n")
     for arr in (np.asarray(corpus.offsets), np.asarray(corpus.words)):
         h.update(f"{arr.size}\n".encode())
         for lo in range(0, arr.size, HASH_CHUNK):
             h.update(np.ascontiguousarray(arr[lo : lo + HASH_CHUNK], dtype="<i8").tobytes())
     return "sha256:" + h.hexdigest()
+
+
+def _stored(reference: Any) -> bool:
+    """Whether the reference is a Corpus (or a bundled name for one): tokens as stored, arrays hashed."""
+    from ..corpus import Corpus
+    from ..datasets import bundled_corpus
+
+    return isinstance(reference, Corpus) or bundled_corpus(reference) is not None
 
 
 def reference_name(reference: Any) -> str:
@@ -76,17 +86,17 @@ def reference_name(reference: Any) -> str:
 
 def tokenizer(reference: Any) -> str:
     """How the reference's text became tokens."""
-    if isinstance(reference, str | os.PathLike) and not str(reference).startswith("sotu:"):
-        return "whitespace (str.split)"
-    if type(reference).__name__ == "Corpus" or str(reference).startswith("sotu:"):
+    if _stored(reference):
         return "as stored in the corpus"
+    if isinstance(reference, str | os.PathLike):
+        return "whitespace (str.split)"
     return "given as tokens (strings split on whitespace)"
 
 
 def describe_reference(reference: Any, counts: Any) -> dict[str, Any]:
     """The reference part of a fingerprint: name, hash (and what was hashed), documents, tokens."""
     digest = getattr(counts, "digest", "") or None
-    kind = "arrays" if type(reference).__name__ == "Corpus" or str(reference).startswith("sotu:") else "text"
+    kind = "arrays" if _stored(reference) else "text"
     return {"name": reference_name(reference), "hash": digest, "hash_of": kind if digest else None,
             "documents": int(counts.documents), "tokens": int(counts.tokens)}
 
@@ -123,8 +133,8 @@ def _get(fp: Mapping[str, Any], key: str) -> Any:
 def _fp(x: Any) -> Mapping[str, Any]:
     fp = x.get("fingerprint") if isinstance(x, Mapping) else getattr(x, "fingerprint", None)
     if not isinstance(fp, Mapping):
-        raise TypeError(f"a coherence result or its JSON (with a 'fingerprint') is needed, got "
-                        f"{type(x).__name__}")
+        raise MethodError(f"comparable needs coherence results or their JSON (with a 'fingerprint'), got "
+                          f"{type(x).__name__}")
     return fp
 
 
