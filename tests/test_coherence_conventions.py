@@ -271,7 +271,7 @@ def test_palmetto_umass_minimum_frequency_and_undefined_zero_by_hand():
     res = tl.coherence([["a", "b", "c"]], ref, measure="umass", convention="palmetto")
     assert res.per_topic[0] == pytest.approx(math.log((12 / 21 + EPS) / (16 / 21)) / 3, abs=1e-12)
     assert res.undefined_pairs == [2] and res.missing == [[]]
-    assert res.params == {"topn": 10, "window": None, "convention": "palmetto"}
+    assert res.params == {"topn": 10, "window": None, "convention": "palmetto", "absent": "smooth"}
 
 
 def test_palmetto_window_minimum_is_ten_windows_per_token_of_window():

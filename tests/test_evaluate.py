@@ -42,10 +42,12 @@ def _cli(*args):
 
 def test_evaluate_equals_the_individual_commands(saved):
     d, paths = saved
-    _cli("evaluate", *paths, "--heldout", d / "heldout.txt", "--reference", d / "ref.txt", "--seed", SEED,
-         "--particles", 20, "--compare", "ratio-ais", "--json", d / "ev.json", "--csv", d / "ev.csv",
-         "--quiet")
+    out = _cli("evaluate", *paths, "--heldout", d / "heldout.txt", "--reference", d / "ref.txt", "--seed",
+               SEED, "--particles", 20, "--compare", "ratio-ais", "--json", d / "ev.json", "--csv",
+               d / "ev.csv", "--quiet")
     ev = json.loads((d / "ev.json").read_text())
+    assert "coherence fingerprint: tealeaves convention, top 10; npmi 10 one-one absent=skip" in out
+    assert f"reference {d / 'ref.txt'} sha256:" in out
     rows = {r["model"]: r for r in ev["rows"]}
     for p in paths:
         _cli("heldout", p, d / "heldout.txt", "--runs", 2, "--seed", SEED, "--particles", 20, "--json",
@@ -56,6 +58,8 @@ def test_evaluate_equals_the_individual_commands(saved):
         assert r["perplexity"] == pytest.approx(h["perplexity"], rel=1e-12)
         _cli("coherence", p, d / "ref.txt", "--measure", "npmi,umass", "--json", d / "c.json")
         coh = {x["measure"]: x["mean"] for x in json.loads((d / "c.json").read_text())["results"]}
+        for x in json.loads((d / "c.json").read_text())["results"]:  # the same number, told comparable
+            assert tl.comparable({"fingerprint": ev["params"]["coherence_fingerprint"][x["measure"]]}, x)
         assert r["coherence"]["npmi"] == pytest.approx(coh["npmi"], rel=1e-12)
         assert r["coherence"]["umass"] == pytest.approx(coh["umass"], rel=1e-12)
         _cli("diversity", p, "--json", d / "dv.json")

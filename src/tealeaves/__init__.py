@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _NAMES = {
     "bcubed": ".clustering",
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
+    "comparable": ".coherence",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
@@ -40,7 +41,7 @@ _SUBMODULES = ("datasets", "intrusion", "synthetic")
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
-    "CoherenceResult", "coherence", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "CoherenceResult", "coherence", "comparable", "diversity", "bcubed", "EvaluationResult", "evaluate",
     "SelectionResult", "select",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",

@@ -159,6 +159,11 @@ class EvaluationResult:
                 lines.append(f"  {c['method']}: {c['method_reason']}")
             if c.get("warning"):
                 lines.append(f"  WARNING: {c['warning']}")
+        prints = self.params.get("coherence_fingerprint") or {}
+        if prints:
+            from .coherence.fingerprint import line
+
+            lines.append("coherence " + line(list(prints.values())))
         return "\n".join(lines + self.notes())
 
     def timing(self) -> str:
@@ -504,7 +509,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {compare_models}"):
             comparisons, worse = _comparisons(loaded, corpora, held, compare_models, seed, workers, progress,
                                               max_hours, est, clock)
-    counts = {}
+    counts, fingerprints = {}, {}
     worded = [m for m in every if "coherence" not in na[m.name]]
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     if reference is not None and coherence and worded:
@@ -513,8 +518,10 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
                 counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
             for m in worded:
-                coh[m.name] = {ms: coherence_of(m, reference, measure=ms, topn=topn,
-                                                counts=counts[DEFAULT_WINDOWS[ms]]).mean for ms in coherence}
+                res = {ms: coherence_of(m, reference, measure=ms, topn=topn,
+                                        counts=counts[DEFAULT_WINDOWS[ms]]) for ms in coherence}
+                coh[m.name] = {ms: r.mean for ms, r in res.items()}
+                fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
     if reference is not None:
         for k, m in enumerate(worded, 1):
@@ -532,6 +539,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                   "heldout_params": held[loaded[0].name].params if loaded else None,
                   "coherence": list(coherence), "topn": topn, "diversity_topn": diversity_topn,
                   "compare_models": compare_models, "seed": seed, "reference": _describe(reference),
+                  "coherence_fingerprint": fingerprints,
                   "max_hours": max_hours}
     timing = clock.to_dict()
     estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],

@@ -49,6 +49,11 @@ def _add_coherence(sub: Any) -> None:
     co.add_argument("--zero", default=None, choices=("epsilon", "limit"),
                     help="tealeaves convention: NPMI of pairs that never co-occur: gensim's epsilon "
                          "value (default), or -1")
+    co.add_argument("--absent", default=None, choices=("skip", "smooth", "fail"),
+                    help="top words the reference lacks: skip (their pairs left out, counted), smooth "
+                         "(the convention's value: probability epsilon, Palmetto's 0) or fail (an error "
+                         "naming the topic and words); default: the convention's own (tealeaves: umass "
+                         "smooth, others skip; gensim skip; palmetto smooth)")
     co.add_argument("--workers", type=at_least(1), default=1)
     co.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the reference (default utf-8)")
@@ -112,30 +117,53 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
             cache[win, rule] = count(reference, targets, window=win, workers=args.workers,
                                      encoding=args.encoding, rule=rule)
         results.append(coherence(words, reference, measure=m, topn=args.topn, window=win,
-                                 counts=cache[win, rule], convention=args.convention, **opts))
-    head = ["topic"] + names + ["top words"]
-    rows = []
-    for k, t in enumerate(words):
-        miss = set().union(*(set(r.missing[k]) for r in results))
-        shown = " ".join(w + ("*" if w in miss else "") for w in t)
-        rows.append([str(k)] + [f"{r.per_topic[k]:.4f}" for r in results] + [shown])
-    rows.append(["mean"] + [f"{r.mean:.4f}" for r in results] + [""])
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-    for cells in [head, *rows]:
-        print("  ".join(c.rjust(w) if i and i <= len(names) else c.ljust(w)
-                        for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip())
-    nmiss = sum(len(m) for m in results[0].missing)
-    if nmiss:
-        policy = {"tealeaves": "pairs with them are undefined: umass uses gensim's value 0 for them, "
-                               "the other measures leave them out",
-                  "gensim": "they are dropped from their topics, as gensim does",
-                  "palmetto": "their probabilities are 0 and undefined values count as 0 in the mean, "
-                              "as Palmetto does"}[args.convention]
-        print(f"* {nmiss} top words do not occur in the reference; {policy}")
+                                 counts=cache[win, rule], convention=args.convention, absent=args.absent,
+                                 **opts))
+    for line in coherence_table(words, results):
+        print(line)
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,
                                "reference": args.reference, "results": [r.to_dict() for r in results]})
     return 0
+
+
+def _score(value: float) -> str:
+    return "—" if np.isnan(value) else f"{value:.4f}"
+
+
+def coherence_table(words: list[list[str]], results: list) -> list[str]:
+    """The terminal table: per topic each measure's score (— where there is none), its absent
+    words, its pairs that never co-occur (per measure) and its words (* absent); then the reason
+    for every —, what was done with absent words, and the fingerprint line."""
+    from ..coherence.fingerprint import line
+    from ..coherence.measures import ABSENT_POLICY
+
+    names = [r.measure for r in results]
+    head = ["topic", *names, "absent", "never together", "top words"]
+    rows = []
+    for k, t in enumerate(words):
+        miss = set().union(*(set(r.missing[k]) for r in results))
+        shown = " ".join(w + ("*" if w in miss else "") for w in t)
+        zero = "/".join(str(r.coverage[k]["zero_pairs"]) for r in results)
+        rows.append([str(k), *[_score(r.per_topic[k]) for r in results], str(len(miss)),
+                     f"{zero} of {results[0].coverage[k]['word_pairs']}", shown])
+    rows.append(["mean", *[_score(r.mean) for r in results], "", "", ""])
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+    out = ["  ".join(c.rjust(w) if 0 < i <= len(names) + 1 else c.ljust(w)
+                     for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+           for cells in [head, *rows]]
+    for r in results:
+        out += [f"— topic {k} {r.measure}: {c['reason']}" for k, c in enumerate(r.coverage) if c["reason"]]
+    nmiss = sum(len(m) for m in results[0].missing)
+    if nmiss:
+        policies = {r.params["absent"] for r in results}
+        for p in sorted(policies):
+            which = ", ".join(r.measure for r in results if r.params["absent"] == p)
+            out.append(f"* {nmiss} top words do not occur in the reference; {which} (absent={p}): "
+                       f"{ABSENT_POLICY[p]}")
+    out.append(f"never together: pairs of present top words that never co-occur in {'/'.join(names)}'s units")
+    out.append(line([r.fingerprint for r in results]))
+    return out
 
 
 def _cmd_diversity(args: argparse.Namespace) -> int:

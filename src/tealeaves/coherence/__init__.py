@@ -23,19 +23,26 @@ from ..output.jsonout import json_float
 from ..topics import Topics, require
 from . import gensim_convention, measures, palmetto
 from .counts import Counts, count
+from .fingerprint import Comparison, comparable, fingerprint_of
 
 MEASURES = ("umass", "uci", "npmi", "c_v")
 DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
 CONVENTIONS = ("tealeaves", "gensim", "palmetto")
 CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tuple(palmetto.MEASURES)}
+ABSENT = ("skip", "smooth", "fail")
 
 __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
            "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
-           "CONVENTION_MEASURES"]
+           "CONVENTION_MEASURES", "ABSENT", "comparable", "Comparison"]
 
 
 @dataclass(repr=False)
 class CoherenceResult(Display):
+    """Per-topic coherence with, per topic, its coverage (`coverage[k]`: the top words the
+    reference lacks, the word pairs, those with an absent word, those that never co-occur, those
+    skipped, and why a score is NaN) and the `fingerprint` of how the number was made
+    (`comparable`)."""
+
     measure: str
     topics: list[list[str]]
     per_topic: np.ndarray
@@ -45,29 +52,42 @@ class CoherenceResult(Display):
     units: int
     seconds: float = 0.0
     undefined_pairs: list[int] = field(default_factory=list)
+    coverage: list[dict[str, Any]] = field(default_factory=list)
+    fingerprint: dict[str, Any] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
         ok = self.per_topic[~np.isnan(self.per_topic)]
         return float(ok.mean()) if ok.size else math.nan
 
+    def comparable(self, other: Any) -> Comparison:
+        """Whether this number can be compared with `other`'s, and if not what differs."""
+        return comparable(self, other)
+
     _name = "CoherenceResult"
 
     def _headline(self) -> list[tuple[str, Any]]:
+        ref = self.fingerprint.get("reference", {})
         return [("measure", self.measure), ("convention", self.params.get("convention")),
                 ("mean", self.mean), ("topics", len(self.topics)), ("top words", self.params.get("topn")),
-                ("window", self.params.get("window"))]
+                ("window", self.params.get("window")), ("absent", self.params.get("absent")),
+                ("reference", ref.get("name")), ("hash", (ref.get("hash") or "none")[:19])]
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
+        cov = self.coverage or [{} for _ in self.topics]
         return "topic", {"score": self.per_topic, "words": [" ".join(t) for t in self.topics],
-                         "missing": [" ".join(m) for m in self.missing]}
+                         "missing": [" ".join(m) for m in self.missing],
+                         "zero_pairs": [c.get("zero_pairs") for c in cov],
+                         "reason": [c.get("reason") or "" for c in cov]}
 
     def to_dict(self) -> dict[str, Any]:
+        cov = self.coverage or [{} for _ in self.topics]
         return {"task": "coherence", "measure": self.measure, "params": self.params,
+                "fingerprint": self.fingerprint,
                 "mean": json_float(self.mean), "units": self.units, "seconds": self.seconds,
-                "topics": [{"words": t, "score": json_float(s), "missing": m, "undefined_pairs": u}
-                           for t, s, m, u in zip(self.topics, self.per_topic, self.missing,
-                                                 self.undefined_pairs, strict=True)],
+                "topics": [{"words": t, "score": json_float(s), "missing": m, "undefined_pairs": u, **c}
+                           for t, s, m, u, c in zip(self.topics, self.per_topic, self.missing,
+                                                    self.undefined_pairs, cov, strict=True)],
                 "pairs": [{**p, "value": json_float(p["value"])} for p in self.pairs]}
 
 
@@ -136,7 +156,7 @@ def counting(measure: str, convention: str = "tealeaves",
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
               counts: Counts | None = None, encoding: str = "utf-8", convention: str = "tealeaves",
-              **options: Any) -> CoherenceResult:
+              absent: str | None = None, **options: Any) -> CoherenceResult:
     """Coherence of each topic's top `topn` words over `reference` by `measure` (umass, uci,
     npmi, c_v; with the palmetto convention also c_p and c_a). `window` defaults to 10 (uci,
     npmi), 110 (c_v), 70 (c_p), 5 (c_a: +-5 tokens around each occurrence); umass counts documents.
@@ -149,8 +169,17 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     dropping of topic words absent from the reference (`gensim_convention`); "palmetto"
     follows Palmetto's definitions: exact boolean windows, its minimum frequency (10 documents,
     10 x window windows) below which a probability is 0, undefined values counted as 0 in the
-    mean, and its C_P (Fitelson, window 70) and C_A (context windows, +-5) (`palmetto`)."""
+    mean, and its C_P (Fitelson, window 70) and C_A (context windows, +-5) (`palmetto`).
+
+    `absent` is the policy for top words the reference lacks (`measures.ABSENT_POLICY`): "skip"
+    leaves them (and every pair with them) out, counted; "smooth" keeps them with the
+    convention's value; "fail" raises a one-line error naming the topic and the words. None: the
+    convention's own behaviour (`measures.default_absent`). Each topic's `coverage` and the
+    result's `fingerprint` say what was done."""
     _check_convention(convention, measure, options)
+    policy = measures.default_absent(convention, measure) if absent is None else absent
+    if policy not in ABSENT:
+        raise MethodError(f"absent must be one of {', '.join(ABSENT)}, got {absent!r}")
     allowed = {"umass": {"form"}, "npmi": {"zero"}, "c_v": {"zero"}}.get(measure, set())
     unknown = set(options) - allowed
     if unknown:
@@ -173,27 +202,39 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     if counts.units <= 0:
         raise InvalidCorpusError(f"the reference has no context windows of +-{win} tokens: Palmetto's "
                                  f"N = tokens - documents x {win - 1} = {counts.units}")
-    scores, pairs, missing, undefined = [], [], [], []
+    scores, pairs, missing, undefined, coverage = [], [], [], [], []
+    idx = counts.index()
     for k, t in enumerate(words):
-        if convention == "gensim":
-            r = gensim_convention.score(measure, t, counts)
+        lacking = [w for w in t if counts.single[idx[w]] == 0]
+        if lacking and policy == "fail":
+            raise MethodError(f"topic {k}: {len(lacking)} of its top {len(t)} words do not occur in the "
+                              f"reference: {' '.join(lacking)} (absent='fail'; 'skip' leaves them out, "
+                              "'smooth' gives them the convention's value)")
+        scored = [w for w in t if w not in lacking] if policy == "skip" else t
+        smooth = policy == "smooth"
+        if not scored:
+            r = {"score": math.nan, "pairs": [], "undefined_pairs": 0}
+        elif convention == "gensim":
+            r = gensim_convention.score(measure, scored, counts, smooth=smooth)
         elif convention == "palmetto":
-            r = palmetto.score(measure, t, counts)
+            r = palmetto.score(measure, scored, counts)
         elif measure == "umass":
-            r = measures.umass(t, counts, form=options.get("form", "gensim"))
+            r = measures.umass(scored, counts, form=options.get("form", "gensim"))
         elif measure == "c_v":
-            r = measures.c_v(t, counts, zero=options.get("zero", "epsilon"))
+            r = measures.c_v(scored, counts, zero=options.get("zero", "epsilon"), smooth=smooth)
         else:
-            r = measures.pmi_measure(t, counts, normalize=measure == "npmi",
-                                     zero=options.get("zero", "epsilon"))
+            r = measures.pmi_measure(scored, counts, normalize=measure == "npmi",
+                                     zero=options.get("zero", "epsilon"), smooth=smooth)
         scores.append(r["score"])
         pairs.extend({"topic": k, **p} for p in r["pairs"])
-        idx = counts.index()
-        missing.append([w for w in t if counts.single[idx[w]] == 0])
+        missing.append(lacking)
         undefined.append(r["undefined_pairs"])
-    params = {"topn": topn, "window": win, "convention": convention, **options}
+        coverage.append(measures.coverage(t, lacking, counts, policy, r["score"]))
+    params = {"topn": topn, "window": win, "convention": convention, "absent": policy, **options}
+    fp = fingerprint_of(measure, convention, win, rule, topn, policy, options, reference, counts,
+                        palmetto.definition(measure, win) if convention == "palmetto" else None)
     return CoherenceResult(measure, words, np.array(scores, dtype=np.float64), pairs, missing, params,
-                           counts.units, time.perf_counter() - t0, undefined)
+                           counts.units, time.perf_counter() - t0, undefined, coverage, fp)
 
 
 def diversity(topics, topn: int = 25) -> float:

@@ -37,6 +37,7 @@ from ..errors import InvalidCorpusError
 from ..files.textfile import check_encoding, read_lines
 from ..util.limits import check_memory
 from ..util.parallel import stream_tasks
+from .fingerprint import StreamHash, corpus_digest
 
 CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
 COUNT_BYTES_RATE = 2e7  # bytes of reference text counted per second by one process (28-55 MB/s measured)
@@ -53,6 +54,7 @@ class Counts:
     documents: int = 0
     tokens: int = 0
     rule: str = "exact"  # how windows were counted: "exact" or "gensim"
+    digest: str = ""  # the reference's content hash, taken while counting (`fingerprint`)
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.targets)}
@@ -60,7 +62,7 @@ class Counts:
     def __add__(self, other: Counts) -> Counts:
         return Counts(self.targets, self.single + other.single, self.joint + other.joint,
                       self.units + other.units, self.window, self.documents + other.documents,
-                      self.tokens + other.tokens, self.rule)
+                      self.tokens + other.tokens, self.rule, self.digest)
 
 
 @njit(cache=True)
@@ -269,10 +271,14 @@ def _count_texts(shared, texts: list) -> Counts:
     return count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, window, rule)
 
 
-def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[list]:
+def _chunks(reference, chunk_docs: int, encoding: str = "utf-8",
+            hasher: StreamHash | None = None) -> Iterator[list]:
+    """Chunks of documents; `hasher` sees every document as it is read (the content hash)."""
+    update = hasher.update if hasher is not None else (lambda doc: None)
     if isinstance(reference, str | os.PathLike):
         chunk: list = []
         for _, line in read_lines(reference, encoding):
+            update(line)
             chunk.append(line)
             if len(chunk) >= chunk_docs:
                 yield chunk
@@ -283,6 +289,7 @@ def _chunks(reference, chunk_docs: int, encoding: str = "utf-8") -> Iterator[lis
     chunk = []
     for doc in reference:
         chunk.append(doc if isinstance(doc, str | list | tuple) else list(doc))
+        update(chunk[-1])
         if len(chunk) >= chunk_docs:
             yield chunk
             chunk = []
@@ -340,11 +347,14 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
                             _window_arg(window), single, upper)
             d = e
         return Counts(targets, single, _finish(single, upper), units, window, len(reference),
-                      reference.num_tokens, rule)
+                      reference.num_tokens, rule, corpus_digest(reference))
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window, rule=rule)
-    for part in stream_tasks(_count_texts, (targets, window, rule), _chunks(reference, chunk_docs, encoding),
+    hasher = StreamHash()
+    chunks = _chunks(reference, chunk_docs, encoding, hasher)
+    for part in stream_tasks(_count_texts, (targets, window, rule), chunks,
                              workers, combine=operator.add, seconds=_count_seconds(reference),
                              what="coherence counting"):
         total = total + part
+    total.digest = hasher.hexdigest()
     return total

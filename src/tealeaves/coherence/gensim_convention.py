@@ -48,25 +48,30 @@ GAMMA = 1
 NAMES = {"umass": "u_mass", "uci": "c_uci", "npmi": "c_npmi", "c_v": "c_v"}  # ours -> gensim's
 
 
-def _present(topic: Sequence[str], counts: Counts) -> list[int]:
+def _present(topic: Sequence[str], counts: Counts, smooth: bool = False) -> list[int]:
     """The topic's words as count indices, those absent from the reference dropped (gensim's
-    dictionary lookup)."""
+    dictionary lookup), or with `smooth` all kept (`_p` gives them probability eps)."""
     idx = counts.index()
-    return [idx[w] for w in topic if counts.single[idx[w]] > 0]
+    return [idx[w] for w in topic if smooth or counts.single[idx[w]] > 0]
+
+
+def _p(c: int, n: float) -> float:
+    """A word's probability; eps for an absent word (reached only with absent="smooth")."""
+    return c / n if c else EPSILON
 
 
 def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else math.nan
 
 
-def umass(topic: Sequence[str], counts: Counts) -> dict[str, Any]:
-    ids = _present(topic, counts)
+def umass(topic: Sequence[str], counts: Counts, smooth: bool = False) -> dict[str, Any]:
+    ids = _present(topic, counts, smooth)
     N = float(counts.units)
     pairs = []
     for i in range(1, len(ids)):
         for j in range(i):
             a, b = ids[i], ids[j]
-            v = math.log((counts.joint[a, b] / N + EPSILON) / (counts.single[b] / N))
+            v = math.log((counts.joint[a, b] / N + EPSILON) / _p(counts.single[b], N))
             pairs.append({"w1": counts.targets[a], "w2": counts.targets[b], "joint": int(counts.joint[a, b]),
                           "count_w2": int(counts.single[b]), "value": v})
     return {"score": _mean([p["value"] for p in pairs]), "pairs": pairs, "undefined_pairs": 0}
@@ -74,23 +79,24 @@ def umass(topic: Sequence[str], counts: Counts) -> dict[str, Any]:
 
 def _pmi(counts: Counts, a: int, b: int) -> float:
     N = float(counts.units)
-    return math.log((counts.joint[a, b] / N + EPSILON) / (counts.single[a] / N * (counts.single[b] / N)))
+    return math.log((counts.joint[a, b] / N + EPSILON) / (_p(counts.single[a], N) * _p(counts.single[b], N)))
 
 
 def _npmi(counts: Counts, a: int, b: int) -> float:
     return _pmi(counts, a, b) / -math.log(counts.joint[a, b] / float(counts.units) + EPSILON)
 
 
-def pmi_measure(topic: Sequence[str], counts: Counts, normalize: bool) -> dict[str, Any]:
-    ids = _present(topic, counts)
+def pmi_measure(topic: Sequence[str], counts: Counts, normalize: bool,
+                smooth: bool = False) -> dict[str, Any]:
+    ids = _present(topic, counts, smooth)
     f = _npmi if normalize else _pmi
     pairs = [{"w1": counts.targets[a], "w2": counts.targets[b], "joint": int(counts.joint[a, b]),
               "value": f(counts, a, b)} for i, a in enumerate(ids) for j, b in enumerate(ids) if i != j]
     return {"score": _mean([p["value"] for p in pairs]), "pairs": pairs, "undefined_pairs": 0}
 
 
-def c_v(topic: Sequence[str], counts: Counts) -> dict[str, Any]:
-    ids = _present(topic, counts)
+def c_v(topic: Sequence[str], counts: Counts, smooth: bool = False) -> dict[str, Any]:
+    ids = _present(topic, counts, smooth)
     if not ids:
         return {"score": math.nan, "pairs": [], "undefined_pairs": 0}
     M = np.array([[_npmi(counts, a, b) ** GAMMA for b in ids] for a in ids])
@@ -103,11 +109,11 @@ def c_v(topic: Sequence[str], counts: Counts) -> dict[str, Any]:
     return {"score": _mean([s["value"] for s in segs]), "pairs": segs, "undefined_pairs": 0}
 
 
-def score(measure: str, topic: Sequence[str], counts: Counts) -> dict[str, Any]:
+def score(measure: str, topic: Sequence[str], counts: Counts, smooth: bool = False) -> dict[str, Any]:
     """One topic's score, its pairs (segments for c_v) and its undefined pairs (none: absent words
-    are dropped, as gensim does)."""
+    are dropped, as gensim does, or with `smooth` kept with probability eps)."""
     if measure == "umass":
-        return umass(topic, counts)
+        return umass(topic, counts, smooth)
     if measure == "c_v":
-        return c_v(topic, counts)
-    return pmi_measure(topic, counts, normalize=measure == "npmi")
+        return c_v(topic, counts, smooth)
+    return pmi_measure(topic, counts, normalize=measure == "npmi", smooth=smooth)

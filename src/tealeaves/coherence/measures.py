@@ -15,9 +15,14 @@ Defaults follow gensim's `CoherenceModel` / Palmetto so numbers are comparable
   NPMI with every topic word, the topic's vector their sum; score = mean cosine. Its author no
   longer recommends C_V (it can rate random word sets highly); it is here for comparability.
 
-Pairs with a word that never occurs in the reference are undefined: they are listed in
-`missing` and `undefined_pairs` and left out of the mean (umass: gensim's value 0.0 is used and
-reported as such); a topic with no defined pair scores NaN and is reported.
+Words absent from the reference (count 0) follow an explicit policy, `absent=` (ABSENT_POLICY);
+every topic's `coverage` lists them, counts the pairs with them, the pairs of present words that
+never co-occur (joint count 0: these keep the convention's epsilon value under every policy) and
+the pairs skipped, and gives the reason for a NaN score. The defaults (`default_absent`) are each
+convention's behaviour: tealeaves smooths umass (a pair conditioned on an absent word scores
+log(eps/eps) = 0, gensim's value; Mimno's sum adds nothing for it) and skips for uci, npmi and
+c_v; gensim skips (its dictionary drops the words); Palmetto smooths (its undefined values count
+as 0 in the mean).
 """
 
 from __future__ import annotations
@@ -31,6 +36,41 @@ import numpy as np
 from .counts import Counts
 
 EPSILON = 1e-12
+ABSENT_POLICY = {  # one line each, as the command prints them
+    "skip": "left out of their topics, with every pair that has one (counted)",
+    "smooth": "kept with the convention's value (probability eps: a pair conditioned on one scores "
+              "log(eps/eps) = 0; Palmetto: 0)",
+    "fail": "an error naming the topic and the words",
+}
+
+
+def default_absent(convention: str, measure: str) -> str:
+    """The policy that gives each convention's own numbers (see the module docstring)."""
+    if convention == "palmetto" or (convention == "tealeaves" and measure == "umass"):
+        return "smooth"
+    return "skip"
+
+
+def coverage(topic: Sequence[str], lacking: Sequence[str], counts: Counts, policy: str,
+             score: float) -> dict[str, Any]:
+    """How much of a topic the reference covers: its unordered word pairs, those with an absent
+    word, those of present words that never co-occur in the counted units, those skipped, and
+    why the score is NaN (None when it is not)."""
+    idx = counts.index()
+    present = [idx[w] for w in topic if w not in set(lacking)]
+    n, m = len(topic), len(present)
+    zero = sum(int(counts.joint[a, b] == 0) for i, a in enumerate(present) for b in present[:i])
+    with_absent = n * (n - 1) // 2 - m * (m - 1) // 2
+    reason = None
+    if math.isnan(score):
+        if m == 0:
+            reason = f"none of its {n} top words occurs in the reference"
+        elif m == 1 and policy == "skip":
+            reason = f"only 1 of its {n} top words occurs in the reference: no pair to score"
+        else:
+            reason = "no pair has a defined value"
+    return {"word_pairs": n * (n - 1) // 2, "pairs_with_absent": with_absent, "zero_pairs": zero,
+            "skipped_pairs": with_absent if policy == "skip" else 0, "reason": reason}
 
 
 def _topic_index(words: Sequence[str], counts: Counts) -> list[int]:
@@ -63,9 +103,12 @@ def umass(topic: Sequence[str], counts: Counts, form: str = "gensim") -> dict[st
     return {"score": score, "pairs": pairs, "undefined_pairs": undefined}
 
 
-def pmi_pair(counts: Counts, a: int, b: int, normalize: bool, zero: str) -> float:
+def pmi_pair(counts: Counts, a: int, b: int, normalize: bool, zero: str, smooth: bool = False) -> float:
+    """PMI or NPMI of one pair; NaN with an absent word unless `smooth` (its probability eps)."""
     N = counts.units
     pa, pb, pab = counts.single[a] / N, counts.single[b] / N, counts.joint[a, b] / N
+    if smooth:
+        pa, pb = pa or EPSILON, pb or EPSILON
     if pa == 0 or pb == 0:
         return math.nan
     if normalize and pab == 0 and zero == "limit":
@@ -75,14 +118,14 @@ def pmi_pair(counts: Counts, a: int, b: int, normalize: bool, zero: str) -> floa
 
 
 def pmi_measure(topic: Sequence[str], counts: Counts, normalize: bool,
-                zero: str = "epsilon") -> dict[str, Any]:
+                zero: str = "epsilon", smooth: bool = False) -> dict[str, Any]:
     ids = _topic_index(topic, counts)
     pairs, values, undefined = [], [], 0
     for i, a in enumerate(ids):
         for j, b in enumerate(ids):
             if i == j:
                 continue
-            v = pmi_pair(counts, a, b, normalize, zero)
+            v = pmi_pair(counts, a, b, normalize, zero, smooth)
             pairs.append({"w1": topic[i], "w2": topic[j], "joint": int(counts.joint[a, b]), "value": v})
             if math.isnan(v):
                 undefined += 1
@@ -92,14 +135,16 @@ def pmi_measure(topic: Sequence[str], counts: Counts, normalize: bool,
             "undefined_pairs": undefined}
 
 
-def c_v(topic: Sequence[str], counts: Counts, zero: str = "epsilon") -> dict[str, Any]:
+def c_v(topic: Sequence[str], counts: Counts, zero: str = "epsilon", smooth: bool = False) -> dict[str, Any]:
     """Indirect cosine measure with NPMI context vectors (gamma = 1) over the topic's present
-    words (absent words have no NPMI and are left out, reported as missing)."""
-    ids = [k for k in _topic_index(topic, counts) if counts.single[k] > 0]
-    words = [w for w, k in zip(topic, _topic_index(topic, counts), strict=True) if counts.single[k] > 0]
+    words (absent words have no NPMI and are left out, reported as missing), or with `smooth`
+    over all its words (an absent word's probability eps)."""
+    ids = [k for k in _topic_index(topic, counts) if smooth or counts.single[k] > 0]
+    words = [w for w, k in zip(topic, _topic_index(topic, counts), strict=True)
+             if smooth or counts.single[k] > 0]
     if not ids:
         return {"score": math.nan, "pairs": [], "undefined_pairs": 0}
-    M = np.array([[pmi_pair(counts, a, b, True, zero) for b in ids] for a in ids])
+    M = np.array([[pmi_pair(counts, a, b, True, zero, smooth) for b in ids] for a in ids])
     total = M.sum(axis=0)
     segs = []
     for i, w in enumerate(words):

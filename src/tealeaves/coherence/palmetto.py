@@ -139,6 +139,13 @@ def min_frequency(window: int | None) -> int:
     return MIN_FREQUENCY if window is None else MIN_FREQUENCY * int(window)
 
 
+def definition(measure: str, window: int | None) -> dict[str, Any]:
+    """What a fingerprint records of a measure under this convention."""
+    _, _, segmentation, kind = MEASURES[measure]
+    return {"segmentation": segmentation, "epsilon": EPSILON, "gamma": GAMMA if kind == "cosine" else None,
+            "min_frequency": min_frequency(window)}
+
+
 def score(measure: str, topic: Sequence[str], counts: Counts) -> dict[str, Any]:
     """One topic's score (the mean of its segment values, undefined ones as 0), its segments and
     the number of undefined ones."""

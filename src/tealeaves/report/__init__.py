@@ -157,8 +157,24 @@ def _window(measure: str, params: dict[str, Any]) -> str:
     return f"sliding window of {params.get('window')} words"
 
 
+def _coherence_coverage(r: dict[str, Any]) -> str:
+    """Per topic: the score (– with its reason), absent words, pairs that never co-occur."""
+    rows = []
+    for i, t in enumerate(r["topics"]):
+        score = _num(t.get("score"), 4) if t.get("score") is not None else f"– ({escape(str(t.get('reason')))})"
+        pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else "–"
+        rows.append([str(i), score, escape(" ".join(t.get("missing") or [])) or "none", pairs,
+                     escape(" ".join(t["words"]))])
+    return _table(["topic", "score", "absent from the reference", "pairs never together", "top words"], rows)
+
+
 def _coherence(doc: dict[str, Any]) -> list[Part]:
+    from ..coherence.fingerprint import line
+
     out: list[Part] = [f"<h2>Coherence: {escape(str(doc.get('model', '')))}</h2>"]
+    prints = [r["fingerprint"] for r in doc["results"] if r.get("fingerprint")]
+    if len(prints) == len(doc["results"]) and prints:
+        out.append(f"<p class=\"fingerprint\">{escape(line(prints))}</p>")
     for r in doc["results"]:
         name = MEASURE_NAMES.get(r["measure"], r["measure"])
         out.append(f"<h3>{escape(name)}: mean {_num(r['mean'], 3)} over {len(r['topics'])} topics "
@@ -166,6 +182,8 @@ def _coherence(doc: dict[str, Any]) -> list[Part]:
         labels = [f"topic {i}: {' '.join(t['words'][:6])}" for i, t in enumerate(r["topics"])]
         out.append(Chart("hbars", f"{name} per topic", f"{name} coherence", "", name=f"coherence-{r['measure']}",
                          labels=labels, y=[t["score"] for t in r["topics"]]))
+        if any("zero_pairs" in t or t.get("missing") or t.get("score") is None for t in r["topics"]):
+            out.append(_coherence_coverage(r))
     return out
 
 
