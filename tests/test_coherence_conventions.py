@@ -341,3 +341,30 @@ def test_cli_convention_errors_are_one_line(tmp_path):
     args = ["coherence", tmp_path / "topics.txt", tmp_path / "ref.txt"]
     one_line_error([*args, "--measure", "c_p"], "'c_p'", "--convention palmetto")
     one_line_error([*args, "--convention", "gensim", "--zero", "limit"], "tealeaves convention")
+
+
+def test_gensim_convention_takes_word_lists_as_gensim_does():
+    """Word lists longer than topn: gensim drops absent words first, then cuts every topic to topn
+    only if the first topic is longer than topn; its default topn is 20. Random documents over 30
+    words, topics of 13 and 15 words with an absent word, each measure against gensim itself."""
+    pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.models import CoherenceModel
+
+    rng = np.random.default_rng(3)
+    texts = [[f"w{i}" for i in rng.integers(0, 30, 25)] for _ in range(40)]
+    dct = Dictionary(texts)
+    cases = [
+        ([["zz"] + [f"w{i}" for i in range(12)], [f"w{i}" for i in range(10, 23)]], 10),  # drop, then cut
+        ([[f"w{i}" for i in range(5)], [f"w{i}" for i in range(5, 20)]], 10),  # first short: no cut
+        ([["zz", "yy"] + [f"w{i}" for i in range(9)], [f"w{i}" for i in range(12, 27)]], 10),
+        ([[f"w{i}" for i in range(15)], [f"w{i}" for i in range(15, 30)]], None),  # gensim's topn 20
+    ]
+    for topics, topn in cases:
+        for ours, theirs in (("umass", "u_mass"), ("npmi", "c_npmi"), ("c_v", "c_v")):
+            kw = {} if topn is None else {"topn": topn}
+            args = {"corpus": [dct.doc2bow(t) for t in texts]} if theirs == "u_mass" else {"texts": texts}
+            cm = CoherenceModel(topics=topics, dictionary=dct, coherence=theirs, processes=1, **args, **kw)
+            res = tl.coherence(topics, texts, measure=ours, convention="gensim", **kw)
+            np.testing.assert_allclose(res.per_topic, cm.get_coherence_per_topic(), rtol=0, atol=1e-9,
+                                       err_msg=f"{ours} {topn} {topics}")

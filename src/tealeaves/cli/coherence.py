@@ -41,7 +41,8 @@ def _add_coherence(sub: Any) -> None:
     co.add_argument("--convention", default="tealeaves", choices=("tealeaves", "gensim", "palmetto"),
                     help="whose counting and formulas: tealeaves (exact counts, default), gensim "
                          "(reproduces gensim's CoherenceModel), palmetto (Palmetto's definitions)")
-    co.add_argument("--topn", type=at_least(1), default=10)
+    co.add_argument("--topn", type=at_least(1), default=None,
+                    help="top words per topic (default 10; 20 with --convention gensim, as gensim's)")
     co.add_argument("--window", type=at_least(1), default=None,
                     help="sliding window (default 10; c_v 110; palmetto c_p 70, c_a 5)")
     co.add_argument("--umass-form", default=None, choices=("gensim", "mimno"),
@@ -88,7 +89,7 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 
 
 def _cmd_coherence(args: argparse.Namespace) -> int:
-    from ..coherence import CONVENTION_MEASURES, coherence, count, counting, topic_words
+    from ..coherence import CONVENTION_MEASURES, GENSIM_TOPN, coherence, count, counting, topic_words
 
     names = [m.strip() for m in args.measure.split(",") if m.strip()]
     known = CONVENTION_MEASURES[args.convention]
@@ -101,7 +102,9 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         raise MethodError(f"--umass-form and --zero belong to the tealeaves convention; the "
                           f"{args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
-    words = topic_words(topics, args.topn)
+    topn = args.topn or (GENSIM_TOPN if args.convention == "gensim" else 10)
+    lists = isinstance(topics, str) and args.convention == "gensim"  # gensim cuts lists itself
+    words = topic_words(topics, 10**9 if lists else topn)
     reference = args.reference
     if reference.endswith(".npz"):
         reference = read_corpus(reference)
@@ -116,10 +119,10 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         if (win, rule) not in cache:
             cache[win, rule] = count(reference, targets, window=win, workers=args.workers,
                                      encoding=args.encoding, rule=rule)
-        results.append(coherence(words, reference, measure=m, topn=args.topn, window=win,
+        results.append(coherence(words, reference, measure=m, topn=topn, window=win,
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))
-    for line in coherence_table(words, results):
+    for line in coherence_table(results[0].topics if lists else words, results):
         print(line)
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,

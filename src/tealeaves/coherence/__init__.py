@@ -26,12 +26,13 @@ from .counts import Counts, count
 from .fingerprint import Comparison, comparable, fingerprint_of
 
 MEASURES = ("umass", "uci", "npmi", "c_v")
+GENSIM_TOPN = 20  # CoherenceModel's default topn
 DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
 CONVENTIONS = ("tealeaves", "gensim", "palmetto")
 CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tuple(palmetto.MEASURES)}
 ABSENT = ("skip", "smooth", "fail")
 
-__all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
+__all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex", "GENSIM_TOPN",
            "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
            "CONVENTION_MEASURES", "ABSENT", "comparable", "Comparison"]
 
@@ -154,11 +155,12 @@ def counting(measure: str, convention: str = "tealeaves",
 
 
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
-              measure: str = "npmi", topn: int = 10, window: int | None = None, workers: int = 1,
+              measure: str = "npmi", topn: int | None = None, window: int | None = None, workers: int = 1,
               counts: Counts | None = None, encoding: str = "utf-8", convention: str = "tealeaves",
               absent: str | None = None, **options: Any) -> CoherenceResult:
-    """Coherence of each topic's top `topn` words over `reference` by `measure` (umass, uci,
-    npmi, c_v; with the palmetto convention also c_p and c_a). `window` defaults to 10 (uci,
+    """Coherence of each topic's top `topn` words (default 10; 20 under the gensim convention, as
+    gensim's) over `reference` by `measure` (umass, uci, npmi, c_v; with the palmetto convention
+    also c_p and c_a). `window` defaults to 10 (uci,
     npmi), 110 (c_v), 70 (c_p), 5 (c_a: +-5 tokens around each occurrence); umass counts documents.
 
     `convention` says whose counting and formulas: "tealeaves" (default) counts a word in a
@@ -190,7 +192,11 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
         raise MethodError("zero must be 'epsilon' or 'limit'")
     if measure == "umass" and window is not None:
         raise MethodError("umass counts whole documents; it takes no window")
-    words = topic_words(topics, topn)
+    topn = (GENSIM_TOPN if convention == "gensim" else 10) if topn is None else topn
+    lists = convention == "gensim" and not isinstance(topics, TopicModel | Topics)
+    # gensim takes word lists whole, drops absent words, then cuts every topic to topn only if the
+    # first is longer (CoherenceModel.topics); a model's topics are its top topn words
+    words = topic_words(topics, 10**9 if lists else topn)
     win, rule = counting(measure, convention, window)
     t0 = time.perf_counter()
     targets = sorted({w for t in words for w in t})
@@ -204,8 +210,12 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
                                  f"N = tokens - documents x {win - 1} = {counts.units}")
     scores, pairs, missing, undefined, coverage = [], [], [], [], []
     idx = counts.index()
+    dropped = [[w for w in t if counts.single[idx[w]] == 0] for t in words] if lists else None
+    if lists:
+        words = gensim_convention.gensim_topics(words, topn, lambda w: counts.single[idx[w]] > 0,
+                                                keep_absent=policy != "skip")
     for k, t in enumerate(words):
-        lacking = [w for w in t if counts.single[idx[w]] == 0]
+        lacking = [w for w in t if counts.single[idx[w]] == 0] or (dropped[k] if dropped else [])
         if lacking and policy == "fail":
             raise MethodError(f"topic {k}: {len(lacking)} of its top {len(t)} words do not occur in the "
                               f"reference: {' '.join(lacking)} (absent='fail'; 'skip' leaves them out, "

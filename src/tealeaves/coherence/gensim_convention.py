@@ -117,3 +117,15 @@ def score(measure: str, topic: Sequence[str], counts: Counts, smooth: bool = Fal
     if measure == "c_v":
         return c_v(topic, counts, smooth)
     return pmi_measure(topic, counts, normalize=measure == "npmi", smooth=smooth)
+
+
+def gensim_topics(topics: Sequence[Sequence[str]], topn: int, present: Any,
+                  keep_absent: bool = False) -> list[list[str]]:
+    """Word lists as gensim's `CoherenceModel(topics=...)` uses them: words the reference lacks
+    dropped (`_ensure_elements_are_ids`; kept when `keep_absent`, for the other absent policies),
+    then every topic cut to `topn` only if the first topic is longer than `topn` (its `topics`
+    getter)."""
+    kept = [list(t) if keep_absent else [w for w in t if present(w)] for t in topics]
+    if kept and len(kept[0]) > topn:
+        kept = [t[:topn] for t in kept]
+    return kept
