@@ -22,6 +22,8 @@ __version__ = "0.1.0"
 _NAMES = {
     "bcubed": ".clustering",
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
+    "irbo": ".coherence", "we_irbo": ".coherence", "embedding_coherence": ".coherence",
+    "read_vectors": ".coherence", "train_vectors": ".coherence", "EmbeddingResult": ".coherence",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
@@ -46,7 +48,8 @@ __all__ = [
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
     "save_corpus", "save_model",
-    "synthetic",
+    "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
+    "EmbeddingResult",
     "__version__",
 ]
 
@@ -82,7 +85,17 @@ sys.modules[__name__].__class__ = _Package
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import datasets, intrusion, synthetic
     from .clustering import bcubed
-    from .coherence import CoherenceResult, coherence, diversity
+    from .coherence import (
+        CoherenceResult,
+        EmbeddingResult,
+        coherence,
+        diversity,
+        embedding_coherence,
+        irbo,
+        read_vectors,
+        train_vectors,
+        we_irbo,
+    )
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
