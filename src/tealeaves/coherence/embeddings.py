@@ -98,12 +98,15 @@ def _is_float(b: bytes) -> bool:
     return True
 
 
-def _looks_text(fh: IO[bytes], dim: int) -> bool:
-    """After a header: is the next line a word and `dim` numbers (text), or binary floats?"""
+def _looks_text(fh: IO[bytes]) -> bool:
+    """After a header: is the next line text (UTF-8, no control characters), or binary floats?"""
     chunk = fh.peek(MAX_LINE)  # type: ignore[attr-defined]
-    line = chunk.split(b"\n", 1)[0]
-    fields = line.split()
-    return len(fields) == dim + 1 and all(_is_float(f) for f in fields[1:])
+    line = chunk.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return len(line.split()) >= 2 and not any(ord(ch) < 32 and ch != "\t" for ch in text)
 
 
 def _detect(fh: IO[bytes], path: str, format: str | None) -> tuple[str, tuple[int, int] | None, bytes]:
@@ -120,7 +123,7 @@ def _detect(fh: IO[bytes], path: str, format: str | None) -> tuple[str, tuple[in
     if format is None:
         if header is None:
             return "glove", None, first
-        return ("word2vec" if _looks_text(fh, header[1]) else "word2vec-binary"), header, b""
+        return ("word2vec" if _looks_text(fh) else "word2vec-binary"), header, b""
     if format not in FORMATS:
         raise MethodError(f"unknown vector format {format!r} (known: {', '.join(FORMATS)})")
     if format == "glove":
