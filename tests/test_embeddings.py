@@ -134,6 +134,28 @@ def test_embedding_coherence_by_hand_and_same_in_every_format(tmp_path):
         assert pw.score == pytest.approx((R2 / 3 + 0) / 2)
 
 
+def test_octis_convention_by_hand():
+    # OCTIS divides each vector by its component sum: d = (-1, 0) becomes (1, 0), so a and d,
+    # opposite (cosine -1), score 1; (2 ordered pairs) / (topn (topn - 1) = 2)
+    ours = embedding_coherence([["a", "d"]], VECS, "pairwise", topn=2)
+    octis = embedding_coherence([["a", "d"]], VECS, "pairwise", topn=2, convention="octis")
+    assert ours.per_topic[0] == pytest.approx(-1.0) and octis.per_topic[0] == pytest.approx(1.0)
+    # centroid: E_a = (1, 0), E_e = (.5, -1) / -.5 = (-1, 2); t = a + e = (1.5, -1), sum .5 > 0.
+    # distances 1 - 1.5/sqrt 3.25 and 1 + 3.5/(sqrt 5 sqrt 3.25), summed, / topn
+    octis = embedding_coherence([["a", "e"]], VECS, "centroid", topn=2, convention="octis")
+    s325 = math.sqrt(3.25)
+    assert octis.per_topic[0] == pytest.approx((1 - 1.5 / s325 + 1 + 3.5 / (math.sqrt(5) * s325)) / 2)
+    # ours: mean cosine with the centroid's direction (1.5, -1): 1.5/sqrt 3.25 and 1.75/(sqrt 1.25 sqrt 3.25)
+    ours = embedding_coherence([["a", "e"]], VECS, "centroid", topn=2)
+    assert ours.per_topic[0] == pytest.approx((1.5 / s325 + 1.75 / (math.sqrt(1.25) * s325)) / 2)
+    # OCTIS divides by topn (topn - 1) whatever is missing; a topic without vectors scores -1
+    part = embedding_coherence([["a", "c", "q"], ["q", "r", "s"]], VECS, "pairwise", topn=3,
+                               convention="octis")
+    np.testing.assert_allclose(part.per_topic, [2 / R2 / 6, -1.0])
+    with pytest.raises(MethodError, match="convention"):
+        embedding_coherence([["a", "d"]], VECS, convention="gensim")
+
+
 def test_pairwise_equals_gensim_similarity(tmp_path):
     gensim = pytest.importorskip("gensim")
     rng = np.random.default_rng(7)

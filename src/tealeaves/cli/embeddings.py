@@ -41,6 +41,9 @@ def _add_embedding_coherence(sub: Any) -> None:
     ec.add_argument("--measure", default="pairwise,centroid",
                     help="pairwise, centroid, or both (comma-separated)")
     ec.add_argument("--topn", type=at_least(1), default=10)
+    ec.add_argument("--convention", default="tealeaves", choices=["tealeaves", "octis"],
+                    help="octis: OCTIS 1.14.0's numbers (vectors divided by their component sums, "
+                         "centroid as a distance)")
     ec.add_argument("--json", default=None)
     ec.set_defaults(func=_cmd_embedding_coherence)
 
@@ -120,7 +123,8 @@ def _cmd_embedding_coherence(args: argparse.Namespace) -> int:
             raise MethodError(f"unknown embedding coherence {m!r} (known: {', '.join(COHERENCE_MEASURES)})")
     words = topic_words(load_topics_arg(args, args.model), args.topn)
     vec = _vectors(args, args.vectors, words, required=True)
-    results = [embedding_coherence(words, vec, measure=m, topn=args.topn) for m in names]
+    results = [embedding_coherence(words, vec, measure=m, topn=args.topn, convention=args.convention)
+               for m in names]
     print(_describe(vec.info))
     _table(words, results, names)
     _missing_note(results, "they are left out of their topics (a topic needs two words with vectors: "

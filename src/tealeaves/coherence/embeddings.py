@@ -355,31 +355,63 @@ def _topic_coherence(unit: np.ndarray, raw: np.ndarray, measure: str) -> float:
     return float(np.mean(u @ (centre / size))) if size > 0 else math.nan
 
 
+def _octis_coherence(raw: np.ndarray, measure: str, topn: int) -> float:
+    """OCTIS 1.14.0's WECoherencePairwise / WECoherenceCentroid, as its code computes them: each
+    vector divided by the sum of its components (a negative sum turns it round, changing the sign
+    of its cosines), the total divided by topn (topn - 1) or topn whatever the number of words with
+    vectors, -1 for a topic with none; centroid: the mean cosine *distance* to the words' sum."""
+    sums = raw.sum(axis=1)
+    ok = sums != 0  # no vector, or components summing to 0 (OCTIS would divide by zero): left out
+    if not ok.any():
+        return -1.0
+    e = raw[ok] / sums[ok, None]
+    unit = e / np.linalg.norm(e, axis=1, keepdims=True)
+    if measure == "pairwise":
+        sims = unit @ unit.T
+        return float((sims.sum() - np.trace(sims)) / (topn * (topn - 1)))
+    t = raw[ok].sum(axis=0)
+    size = np.linalg.norm(t)
+    if size == 0:
+        return math.nan
+    t = t / size * (1.0 if t.sum() >= 0 else -1.0)  # OCTIS divides t by len(t) * sum(t)
+    return float(np.sum(1.0 - unit @ t) / topn)
+
+
+CONVENTIONS = ("tealeaves", "octis")
+
+
 def embedding_coherence(topics, vectors: Any, measure: str = "pairwise", topn: int = 10,
-                        format: str | None = None) -> EmbeddingResult:
+                        format: str | None = None, convention: str = "tealeaves") -> EmbeddingResult:
     """Word-embedding coherence of each topic's top `topn` words. `pairwise`: the mean cosine
     similarity over pairs of words (Aletras & Stevenson 2013; OCTIS's WECoherencePairwise);
     `centroid`: the mean cosine similarity of each word with the mean of the topic's vectors
-    (OCTIS's WECoherenceCentroid reports 1 - this). `vectors`: a file (`read_vectors`), a `Vectors`
-    or a mapping of words to vectors (gensim's KeyedVectors). Words without a vector are left out
-    and listed; the score is the mean over topics with at least two words with vectors."""
+    (OCTIS's WECoherenceCentroid reports a distance). `vectors`: a file (`read_vectors`), a
+    `Vectors` or a mapping of words to vectors (gensim's KeyedVectors). Words without a vector are
+    left out and listed; the score is the mean over topics with at least two words with vectors.
+    `convention="octis"` gives OCTIS's numbers instead (`_octis_coherence`)."""
     from . import topic_words
 
     if measure not in COHERENCE_MEASURES:
         raise MethodError(f"unknown embedding coherence {measure!r} (known: {', '.join(COHERENCE_MEASURES)})")
+    if convention not in CONVENTIONS:
+        raise MethodError(f"unknown embedding coherence convention {convention!r} "
+                          f"(known: {', '.join(CONVENTIONS)})")
     words = topic_words(topics, topn, "coherence")
     vec = _vectors_for(vectors, words, format)
     per, missing = [], []
     for t in words:
         unit, raw, miss = _unit_rows(t, vec)
-        per.append(_topic_coherence(unit, raw, measure))
+        per.append(_topic_coherence(unit, raw, measure) if convention == "tealeaves"
+                   else _octis_coherence(raw, measure, topn))
         missing.append(miss)
     values = np.array(per)
     ok = values[~np.isnan(values)]
+    policy = ("words without a vector left out; a topic needs two with vectors" if convention == "tealeaves"
+              else "OCTIS: words without a vector left out, the sum still divided by all topn words; "
+                   "a topic with none scores -1")
     return EmbeddingResult(f"we_{measure}", float(ok.mean()) if ok.size else math.nan, words, values, missing,
-                           {"topn": topn, "vectors": vec.info,
-                            "undefined_topics": int(np.isnan(values).sum()),
-                            "policy": "words without a vector left out; a topic needs two with vectors"})
+                           {"topn": topn, "convention": convention, "vectors": vec.info,
+                            "undefined_topics": int(np.isnan(values).sum()), "policy": policy})
 
 
 def _similarity(cos: np.ndarray, normalize: bool) -> np.ndarray:
