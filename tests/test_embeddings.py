@@ -14,16 +14,15 @@ import textwrap
 import numpy as np
 import pytest
 
-from tealeaves.coherence import (
+from tealeaves.coherence import topic_words
+from tealeaves.coherence.embeddings import (
+    Vectors,
     embedding_coherence,
-    irbo,
-    rbo,
     read_vectors,
-    topic_words,
     train_vectors,
     we_irbo,
 )
-from tealeaves.coherence.embeddings import Vectors
+from tealeaves.coherence.rbo import irbo, rbo
 from tealeaves.errors import InputFileError, MethodError
 
 R2 = math.sqrt(2)
@@ -295,7 +294,7 @@ def test_reader_keeps_only_the_rows_asked_for(tmp_path):
 TRAIN = textwrap.dedent("""
     import sys
     from tealeaves.corpus import Corpus
-    from tealeaves.coherence import train_vectors
+    from tealeaves.coherence.embeddings import train_vectors
     docs = [["tax", "budget", "deficit", "year"], ["war", "army", "navy", "peace"]] * 30
     vec = train_vectors(Corpus.from_tokens(docs, sorted({w for d in docs for w in d})), dim=8, epochs=3)
     print(repr(vec.vectors["tax"].tolist()))

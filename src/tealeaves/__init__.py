@@ -22,8 +22,10 @@ __version__ = "0.1.0"
 _NAMES = {
     "bcubed": ".clustering",
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
-    "irbo": ".coherence", "we_irbo": ".coherence", "embedding_coherence": ".coherence",
-    "read_vectors": ".coherence", "train_vectors": ".coherence", "EmbeddingResult": ".coherence",
+    "irbo": ".coherence.rbo", "we_irbo": ".coherence.embeddings",
+    "embedding_coherence": ".coherence.embeddings",
+    "read_vectors": ".coherence.embeddings", "train_vectors": ".coherence.embeddings",
+    "EmbeddingResult": ".coherence.embeddings",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
@@ -85,17 +87,15 @@ sys.modules[__name__].__class__ = _Package
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import datasets, intrusion, synthetic
     from .clustering import bcubed
-    from .coherence import (
-        CoherenceResult,
+    from .coherence import CoherenceResult, coherence, diversity
+    from .coherence.embeddings import (
         EmbeddingResult,
-        coherence,
-        diversity,
         embedding_coherence,
-        irbo,
         read_vectors,
         train_vectors,
         we_irbo,
     )
+    from .coherence.rbo import irbo
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl

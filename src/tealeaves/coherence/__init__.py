@@ -23,8 +23,6 @@ from ..output.jsonout import json_float
 from ..topics import Topics, require
 from . import gensim_convention, measures, palmetto
 from .counts import Counts, count
-from .embeddings import EmbeddingResult, Vectors, embedding_coherence, read_vectors, train_vectors, we_irbo
-from .rbo import irbo, rbo
 
 MEASURES = ("umass", "uci", "npmi", "c_v")
 DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
@@ -33,8 +31,7 @@ CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tu
 
 __all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex",
            "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
-           "CONVENTION_MEASURES", "irbo", "rbo", "we_irbo", "embedding_coherence", "read_vectors",
-           "train_vectors", "Vectors", "EmbeddingResult"]
+           "CONVENTION_MEASURES"]
 
 
 @dataclass(repr=False)
