@@ -360,3 +360,53 @@ def test_cli_needs_vectors(tmp_path, capsys):
     topics.write_text("a b\n")
     assert run("embedding-coherence", str(topics), "--topn", "2") == 2
     assert "needs word vectors" in capsys.readouterr().err
+
+
+# -- fuzzed vector files: a one-line error or finite vectors of the header's length ----------------
+
+def _fuzz_seeds(tmp_path_factory) -> dict[str, bytes]:
+    d = tmp_path_factory.mktemp("seeds")
+    return {name: path.read_bytes() for name, path in write_formats(d).items()}
+
+
+@pytest.mark.parametrize("name", ["w2v.txt", "glove.txt", "ft.vec", "w2v.bin", "w2v.txt.gz"])
+def test_fuzzed_vector_files(tmp_path_factory, name):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    seed = _fuzz_seeds(tmp_path_factory)[name]
+    folder = tmp_path_factory.mktemp("fuzz")
+
+    @st.composite
+    def variants(draw):
+        data = bytearray(seed)
+        if draw(st.booleans()):
+            return bytes(data[: draw(st.integers(0, len(data)))])
+        for _ in range(draw(st.integers(1, 6))):
+            if not data:
+                break
+            pos = draw(st.integers(0, len(data) - 1))
+            op, byte = draw(st.sampled_from(["replace", "insert", "delete"])), draw(st.integers(0, 255))
+            if op == "replace":
+                data[pos] = byte
+            elif op == "insert":
+                data.insert(pos, byte)
+            else:
+                del data[pos]
+        return bytes(data)
+
+    @settings(max_examples=int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "100")), deadline=None,
+              derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=variants())
+    def run(data):
+        path = folder / name
+        path.write_bytes(data)
+        try:
+            vec = read_vectors(path, list(VECS))
+        except (InputFileError, MethodError) as exc:
+            assert "\n" not in str(exc).strip()
+            return
+        for v in vec.vectors.values():
+            assert v.shape == (vec.dim,) and np.all(np.isfinite(v))
+
+    run()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -227,13 +228,16 @@ def read_vectors(path: str | os.PathLike, words: Iterable[str], format: str | No
     p = os.fspath(path)
     wanted = {w.encode("utf-8"): w for w in words}
     out = Vectors({}, 0, {"source": p})
-    with open_binary(p, decompress=True, factor=_HELD_PER_BYTE) as fh:
-        fmt, header, first = _detect(fh, p, format)
-        out.info["format"] = fmt
-        if fmt == "word2vec-binary":
-            _read_binary(fh, p, header, wanted, out)  # type: ignore[arg-type]
-        else:
-            _read_text(fh, p, first, header, wanted, out)
+    try:
+        with open_binary(p, decompress=True, factor=_HELD_PER_BYTE) as fh:
+            fmt, header, first = _detect(fh, p, format)
+            out.info["format"] = fmt
+            if fmt == "word2vec-binary":
+                _read_binary(fh, p, header, wanted, out)  # type: ignore[arg-type]
+            else:
+                _read_text(fh, p, first, header, wanted, out)
+    except (OSError, EOFError, zlib.error) as exc:  # as files.textfile.read_lines: a damaged gzip stream
+        raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     out.info["dim"] = out.dim
     return out
 
