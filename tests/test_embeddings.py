@@ -266,6 +266,12 @@ def test_format_given_that_does_not_fit(tmp_path):
         read_vectors(files["w2v.txt"], ["a"], format="bert")
 
 
+def test_word_utf8_cannot_spell_is_missing(tmp_path):
+    path = write_formats(tmp_path)["w2v.txt"]
+    res = embedding_coherence([["a", "c", "\udcff"]], path, "pairwise", topn=3)
+    assert res.missing == [["\udcff"]] and res.per_topic[0] == pytest.approx(1 / R2)
+
+
 def test_duplicates_keep_the_first_and_are_counted(tmp_path):
     path = tmp_path / "dup.txt"
     path.write_text("3 2\na 1 0\na 0 1\nb 0 1\n")

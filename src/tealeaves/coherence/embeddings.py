@@ -15,6 +15,7 @@ word, 0 with any other), as in plain RBO.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -226,7 +227,10 @@ def read_vectors(path: str | os.PathLike, words: Iterable[str], format: str | No
     NaN) is a one-line InputFileError naming the file and line; a repeated word keeps its first
     vector (counted in `info["duplicates"]`)."""
     p = os.fspath(path)
-    wanted = {w.encode("utf-8"): w for w in words}
+    wanted = {}
+    for w in words:
+        with contextlib.suppress(UnicodeError):  # a word UTF-8 cannot spell is in no vector file
+            wanted[w.encode("utf-8")] = w
     out = Vectors({}, 0, {"source": p})
     try:
         with open_binary(p, decompress=True, factor=_HELD_PER_BYTE) as fh:
