@@ -23,6 +23,10 @@ _NAMES = {
     "bcubed": ".clustering",
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
     "comparable": ".coherence",
+    "irbo": ".coherence.rbo", "we_irbo": ".coherence.embeddings",
+    "embedding_coherence": ".coherence.embeddings",
+    "read_vectors": ".coherence.embeddings", "train_vectors": ".coherence.embeddings",
+    "EmbeddingResult": ".coherence.embeddings",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
@@ -47,7 +51,8 @@ __all__ = [
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
     "save_corpus", "save_model",
-    "synthetic",
+    "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
+    "EmbeddingResult",
     "__version__",
 ]
 
@@ -84,6 +89,14 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from . import datasets, intrusion, synthetic
     from .clustering import bcubed
     from .coherence import CoherenceResult, coherence, diversity
+    from .coherence.embeddings import (
+        EmbeddingResult,
+        embedding_coherence,
+        read_vectors,
+        train_vectors,
+        we_irbo,
+    )
+    from .coherence.rbo import irbo
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl

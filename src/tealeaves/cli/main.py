@@ -23,7 +23,8 @@ from .paths import check_outputs
 COMMANDS = {
     "heldout": "heldout", "completion": "heldout", "demo": "tools", "compare": "compare",
     "curve": "compare", "csl": "heldout", "coherence": "coherence", "diversity": "coherence",
-    "bcubed": "coherence", "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
+    "bcubed": "coherence", "irbo": "embeddings", "embedding-coherence": "embeddings",
+    "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
     "methods": "heldout", "warm-up": "tools", "synth": "tools",
 }
