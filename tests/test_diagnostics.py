@@ -1,0 +1,221 @@
+"""Per-topic diagnostics (tealeaves.diagnostics): MALLET's scores against MALLET's own output and
+against hand-computed values, the expected-count path against the exact one, OCTIS's topic
+significance against its definition, the junk flags, and bad input."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tealeaves as tl
+from tealeaves.diagnostics import SCORES, diagnostics
+from tealeaves.diagnostics.significance import significance
+from tealeaves.errors import InputFileError, MethodError
+from tealeaves.topics import NotApplicableError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "mallet_diagnostics"
+DATA = Path(tl.__file__).parent / "data"
+
+
+def example():
+    model = tl.load_model(DATA / "example_model.npz")
+    return model, tl.read_corpus(DATA / "example_docs.txt", vocab=model.vocab)
+
+
+def write_state(path: Path, docs: list[list[tuple[int, int]]], vocab: list[str], alpha, beta) -> Path:
+    lines = ["#doc source pos typeindex type topic", "#alpha : " + " ".join(map(str, alpha)) + " ",
+             f"#beta : {beta}"]
+    for d, doc in enumerate(docs):
+        lines += [f"{d} NA {i} {w} {vocab[w]} {t}" for i, (w, t) in enumerate(doc)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# --- MALLET's own numbers ------------------------------------------------------------------------
+
+def test_state_matches_mallet_xml():
+    """Every topic score MALLET wrote (`--diagnostics-file`, 4 decimals) and every top word, for the
+    state MALLET wrote in the same run (scripts/make_mallet_diagnostics.py)."""
+    r = diagnostics(FIXTURE / "state.gz")
+    topics = ET.parse(FIXTURE / "diagnostics.xml").getroot().findall("topic")
+    assert len(topics) == r.num_topics == 8
+    for t in topics:
+        k = int(t.get("id"))
+        for name in SCORES:
+            assert f"{r.scores[name][k]:.4f}" == t.get(name), (k, name)
+        words = t.findall("word")
+        assert [w.text for w in words] == r.words[k]
+    assert r.counts == "assignments"
+
+
+def test_state_tokens_reader_agrees_with_read_state():
+    from tealeaves.io.mallet import read_state, read_state_tokens
+    st = read_state_tokens(FIXTURE / "state.gz")
+    model = read_state(FIXTURE / "state.gz")
+    counts = np.zeros((model.num_topics, model.num_words))
+    np.add.at(counts, (st.topics, st.words), 1.0)
+    phi = (counts + st.beta) / (counts.sum(axis=1, keepdims=True) + model.num_words * st.beta)
+    np.testing.assert_allclose(phi, model.phi)
+    assert np.all(np.diff(st.docs) >= 0) and st.docs.size == st.words.size
+
+
+# --- hand-computed ---------------------------------------------------------------------------------
+
+def test_hand_computed_state(tmp_path):
+    """Two documents, two topics; each value worked out by hand from MALLET's formulas (including
+    its padding of a one-word topic's top list with word 0)."""
+    vocab = ["a", "bb", "ccc"]
+    docs = [[(0, 0), (0, 0), (1, 1)], [(1, 1), (2, 1), (0, 0)]]
+    path = write_state(tmp_path / "s.txt", docs, vocab, [0.5, 0.5], 0.1)
+    s = diagnostics(path, topn=2).scores
+    expect = {
+        "tokens": [3, 3],
+        "document_entropy": [math.log(3) - 2 * math.log(2) / 3] * 2,
+        "word-length": [1 / 2, 5 / 2],
+        "coherence": [0.0, math.log(1.1 / 2.1)],
+        "uniform_dist": [math.log(3), 2 / 3 * math.log(2)],
+        "corpus_dist": [math.log(2), math.log(2)],
+        "eff_num_words": [1.0, 9 / 5],
+        "token-doc-diff": [0.0, 0.0],
+        "rank_1_docs": [0.5, 0.5],
+        "allocation_ratio": [0.5, 0.5],  # proportions 0.625 and 0.375 in each document
+        "allocation_count": [1.0, 1.0],
+        "exclusivity": [3.1 / 3.2 / 2, (2.1 / 2.2 + 1.1 / 1.2) / 2],
+        "top_doc_share": [2 / 3, 2 / 3],
+    }
+    for name, values in expect.items():
+        np.testing.assert_allclose(s[name], values, rtol=1e-12, atol=1e-15, err_msg=name)
+
+
+def test_expected_counts_equal_exact_counts_when_words_are_not_shared(tmp_path):
+    """When no word is in two topics, every token's topic is certain: the expected counts from
+    proportions are the counts, and every score equals the exact one from the assignments."""
+    rng = np.random.default_rng(3)
+    K, V = 3, 12
+    owner = np.arange(V) % K
+    vocab = [f"w{'x' * (i % 4)}{i}" for i in range(V)]
+    docs_words = [rng.integers(0, V, size=rng.integers(5, 30)) for _ in range(25)]
+    alpha, beta = [0.3, 0.7, 0.2], 0.05
+    path = write_state(tmp_path / "s.txt", [[(int(w), int(owner[w])) for w in d] for d in docs_words],
+                       vocab, alpha, beta)
+    exact = diagnostics(path, topn=3)
+    phi = rng.random((K, V)) * (owner[None, :] == np.arange(K)[:, None])
+    phi /= phi.sum(axis=1, keepdims=True)
+    model = tl.TopicModel(phi, np.array(alpha), vocab=vocab, beta=beta)
+    theta = rng.dirichlet(np.ones(K), size=len(docs_words))
+    corpus = tl.Corpus.from_word_ids(docs_words, vocab)
+    expected = diagnostics(model, corpus, theta=theta, topn=3)
+    assert expected.counts == "expected" and expected.words == exact.words
+    for name in (*SCORES, "top_doc_share", "top_words_doc_freq"):
+        np.testing.assert_allclose(expected.scores[name], exact.scores[name], rtol=1e-9, err_msg=name)
+
+
+def test_lda_without_theta_infers_it():
+    model, corpus = example()
+    r = diagnostics(model, corpus, burn_in=5, samples=5)
+    assert r.num_topics == 5 and "posterior mean" in r.params["theta"]
+    assert np.all(np.isfinite(r.scores["corpus_dist"]))
+    np.testing.assert_allclose(r.scores["tokens"].sum(), corpus.num_tokens)
+
+
+# --- OCTIS's topic significance --------------------------------------------------------------------
+
+def _octis_kl(p, q):
+    e = 0.00001
+    return sum((a + e) * math.log((a + e) / (b + e)) for a, b in zip(p, q, strict=True))
+
+
+def test_significance_follows_octis_definitions():
+    """Against OCTIS's definitions written out as loops (per topic; OCTIS reports their mean)."""
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.ones(6), size=3)
+    phi[1] *= 2.0  # not normalised: the vacuous distribution uses the rows as given
+    theta = rng.dirichlet(np.ones(3), size=4)
+    theta[:, 2] = 0.0  # a topic no document uses: replaced by the uniform row, as OCTIS does
+    s = significance(phi, theta)
+    V, D = 6, 4
+    tk = theta.T.copy()
+    tk[2] = 1.0 / D
+    vacuous = [sum(phi[k][i] * tk[k].sum() / D for k in range(3)) for i in range(V)]
+    for k in range(3):
+        P = phi[k] / phi[k].sum()
+        assert s["kl_uniform"][k] == pytest.approx(_octis_kl(P, [1 / V] * V), rel=1e-12)
+        assert s["kl_vacuous"][k] == pytest.approx(_octis_kl(P, vacuous), rel=1e-12)
+        assert s["kl_background"][k] == pytest.approx(_octis_kl(tk[k] / tk[k].sum(), [1 / D] * D), rel=1e-12)
+    assert s["kl_background"][2] == pytest.approx(0.0, abs=1e-15)
+
+
+# --- flags -----------------------------------------------------------------------------------------
+
+def test_flags_find_planted_junk():
+    """A uniform topic, a topic of one document's own words and a stop-word topic planted in a
+    model of two ordinary topics each raise their flag; the ordinary topics raise none."""
+    rng = np.random.default_rng(5)
+    V, D = 200, 60
+    phi = np.zeros((5, V))
+    phi[0, :80] = rng.dirichlet(np.full(80, 0.3))
+    phi[1, 80:160] = rng.dirichlet(np.full(80, 0.3))
+    phi[2] = 1.0 / V  # uniform
+    phi[3, 160:190] = 1 / 30  # the words of document 0 only
+    phi[4, 190:] = 0.1  # ten stop words, in every document
+    theta = np.zeros((D, 5))
+    theta[:, 0] = rng.random(D) < 0.5
+    theta[:, 1] = 1 - theta[:, 0]
+    theta *= 0.7
+    theta[:, 2], theta[:, 4] = 0.1, 0.2
+    theta[0] = [0.0, 0.0, 0.0, 1.0, 0.0]
+    docs = []
+    for d in range(D):
+        z = rng.choice(5, size=80, p=theta[d] / theta[d].sum())
+        docs.append(np.array([rng.choice(V, p=phi[k]) for k in z]))
+    model = tl.TopicModel(phi + 1e-12, np.full(5, 0.1), vocab=[f"w{i}" for i in range(V)])
+    r = diagnostics(model, tl.Corpus.from_word_ids(docs, model.vocab), theta=theta, topn=10)
+    assert r.flags[0] == [] and r.flags[1] == []
+    assert "near-uniform" in r.flags[2]
+    assert "one-document" in r.flags[3]
+    assert "stop-word-like" in r.flags[4]
+
+
+# --- results and bad input -------------------------------------------------------------------------
+
+def test_result_dict_and_frame():
+    r = diagnostics(FIXTURE / "state.gz")
+    d = r.to_dict()
+    assert d["task"] == "diagnostics" and len(d["topics"]) == 8
+    assert set(SCORES) <= set(d["topics"][0]) and "kl_background" in d["topics"][0]
+    assert "DiagnosticsResult(" in repr(r)
+    pytest.importorskip("pandas")
+    assert list(r.to_frame().index) == list(range(8))
+
+
+def test_model_without_corpus_is_refused():
+    with pytest.raises(MethodError, match="need its documents"):
+        diagnostics(example()[0])
+
+
+def test_top_words_only_model_is_refused():
+    t = tl.Topics(name="lists", source="test", top_words=(("a", "b"), ("c", "d")))
+    with pytest.raises(NotApplicableError, match="top words only"):
+        diagnostics(t, [[0, 1]])
+
+
+def test_theta_of_wrong_shape_is_refused():
+    model, corpus = example()
+    with pytest.raises(MethodError, match="theta must be a 20 x 5"):
+        diagnostics(model, corpus, theta=np.ones((3, 5)))
+
+
+def test_topn_must_be_positive():
+    with pytest.raises(MethodError, match="topn"):
+        diagnostics(FIXTURE / "state.gz", topn=0)
+
+
+def test_damaged_state_names_the_line(tmp_path):
+    p = tmp_path / "s.txt"
+    p.write_text("#doc source pos typeindex type topic\n#alpha : 0.5 0.5 \n#beta : 0.1\n0 NA 0 0 a 7\n")
+    with pytest.raises(InputFileError, match="topic 7 but #alpha has 2 values"):
+        diagnostics(p)
