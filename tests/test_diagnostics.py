@@ -153,31 +153,40 @@ def test_significance_follows_octis_definitions():
 
 def test_flags_find_planted_junk():
     """A uniform topic, a topic of one document's own words and a stop-word topic planted in a
-    model of two ordinary topics each raise their flag; the ordinary topics raise none."""
+    model of four ordinary topics each raise their flag; the ordinary topics raise none."""
     rng = np.random.default_rng(5)
-    V, D = 200, 60
-    phi = np.zeros((5, V))
-    phi[0, :80] = rng.dirichlet(np.full(80, 0.3))
-    phi[1, 80:160] = rng.dirichlet(np.full(80, 0.3))
-    phi[2] = 1.0 / V  # uniform
-    phi[3, 160:190] = 1 / 30  # the words of document 0 only
-    phi[4, 190:] = 0.1  # ten stop words, in every document
-    theta = np.zeros((D, 5))
-    theta[:, 0] = rng.random(D) < 0.5
-    theta[:, 1] = 1 - theta[:, 0]
-    theta *= 0.7
-    theta[:, 2], theta[:, 4] = 0.1, 0.2
-    theta[0] = [0.0, 0.0, 0.0, 1.0, 0.0]
+    V, D, K = 200, 60, 4
+    phi = np.zeros((K + 3, V))
+    for k in range(K):
+        phi[k, 40 * k: 40 * (k + 1)] = rng.dirichlet(np.full(40, 0.3))
+    phi[K] = 1.0 / V  # uniform
+    phi[K + 1, 160:190] = 1 / 30  # the words of document 0 only
+    phi[K + 2, 190:] = 0.1  # ten stop words, in every document
+    theta = np.zeros((D, K + 3))
+    theta[np.arange(D), rng.integers(0, K, size=D)] = 0.7
+    theta[:, K], theta[:, K + 2] = 0.1, 0.2
+    theta[0] = 0.0
+    theta[0, K + 1] = 1.0
     docs = []
     for d in range(D):
-        z = rng.choice(5, size=80, p=theta[d] / theta[d].sum())
+        z = rng.choice(K + 3, size=80, p=theta[d] / theta[d].sum())
         docs.append(np.array([rng.choice(V, p=phi[k]) for k in z]))
-    model = tl.TopicModel(phi + 1e-12, np.full(5, 0.1), vocab=[f"w{i}" for i in range(V)])
+    model = tl.TopicModel(phi + 1e-12, np.full(K + 3, 0.1), vocab=[f"w{i}" for i in range(V)])
     r = diagnostics(model, tl.Corpus.from_word_ids(docs, model.vocab), theta=theta, topn=10)
-    assert r.flags[0] == [] and r.flags[1] == []
-    assert "near-uniform" in r.flags[2]
-    assert "one-document" in r.flags[3]
-    assert "stop-word-like" in r.flags[4]
+    assert r.flags[:K] == [[]] * K
+    assert "near-uniform" in r.flags[K]
+    assert "one-document" in r.flags[K + 1]
+    assert "stop-word-like" in r.flags[K + 2]
+
+
+def test_a_topic_of_most_of_the_corpus_is_near_corpus(tmp_path):
+    """The stated limitation: a topic holding a share s of the tokens, even with words of its own,
+    has corpus_dist = -log s, under 1 nat once s > 1/e."""
+    vocab = ["a", "b", "c", "d"]
+    docs = [[(0, 0), (1, 0), (2, 1), (3, 0)], [(0, 0), (1, 0), (3, 0), (2, 1)]]
+    r = diagnostics(write_state(tmp_path / "s.txt", docs, vocab, [0.5, 0.5], 0.1), topn=2)
+    assert r.scores["corpus_dist"][0] == pytest.approx(-math.log(6 / 8))
+    assert "near-corpus" in r.flags[0]
 
 
 # --- results and bad input -------------------------------------------------------------------------
@@ -219,3 +228,67 @@ def test_damaged_state_names_the_line(tmp_path):
     p.write_text("#doc source pos typeindex type topic\n#alpha : 0.5 0.5 \n#beta : 0.1\n0 NA 0 0 a 7\n")
     with pytest.raises(InputFileError, match="topic 7 but #alpha has 2 values"):
         diagnostics(p)
+
+
+def test_topic_without_tokens_gives_mallets_values(tmp_path):
+    """A topic no token is assigned to: MALLET's arithmetic (0/0 is NaN, 1/0 infinite), no crash;
+    JSON carries null for what is not finite."""
+    path = write_state(tmp_path / "s.txt", [[(0, 0), (1, 0)], [(1, 1)]], ["a", "b"], [0.5, 0.5, 0.5], 0.1)
+    r = diagnostics(path, topn=2)
+    assert r.scores["tokens"][2] == 0 and r.words[2] == []
+    assert math.isnan(r.scores["document_entropy"][2]) and math.isnan(r.scores["rank_1_docs"][2])
+    assert r.scores["eff_num_words"][2] == math.inf
+    assert r.scores["uniform_dist"][2] == 0 and r.scores["exclusivity"][2] == 0
+    row = r.to_dict()["topics"][2]
+    assert row["eff_num_words"] is None and row["document_entropy"] is None
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+def run_cli(*argv: str) -> int:
+    from tealeaves.cli import main
+    return main(list(argv))
+
+
+def test_cli_state_writes_table_json_and_csv(tmp_path, capsys):
+    import csv
+    import json
+    js, cs = tmp_path / "d.json", tmp_path / "d.csv"
+    assert run_cli("diagnostics", str(FIXTURE / "state.gz"), "--json", str(js), "--csv", str(cs)) == 0
+    out = capsys.readouterr().out
+    assert "exact, from the state's token assignments" in out and "topics flagged" in out
+    data = json.loads(js.read_text())
+    assert data["counts"] == "assignments" and len(data["topics"]) == 8
+    rows = list(csv.DictReader(cs.open(newline="", encoding="utf-8")))
+    assert len(rows) == 8 and float(rows[0]["tokens"]) == data["topics"][0]["tokens"]
+
+
+def test_cli_model_and_corpus(capsys):
+    assert run_cli("diagnostics", str(DATA / "example_model.npz"), str(DATA / "example_docs.txt"),
+                   "--burn-in", "2", "--samples", "2", "--json", "-") == 0
+    import json
+    assert json.loads(capsys.readouterr().out)["counts"] == "expected"
+
+
+def test_cli_model_without_corpus(capsys):
+    assert run_cli("diagnostics", str(DATA / "example_model.npz")) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "give CORPUS" in err
+
+
+def test_cli_output_over_input_refused(tmp_path, capsys):
+    state = tmp_path / "state.gz"
+    state.write_bytes((FIXTURE / "state.gz").read_bytes())
+    assert run_cli("diagnostics", str(state), "--csv", str(state)) == 2
+    assert "would be overwritten" in capsys.readouterr().err
+    assert state.read_bytes() == (FIXTURE / "state.gz").read_bytes()
+
+
+def test_cli_top_words_only_model(tmp_path, capsys):
+    topics = tmp_path / "topics.txt"
+    topics.write_text("w000 w001\nw002 w003\n")
+    docs = tmp_path / "docs.txt"
+    docs.write_text("w000 w001\n")
+    assert run_cli("diagnostics", str(topics), str(docs)) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tealeaves: error:") and err.count("\n") == 0

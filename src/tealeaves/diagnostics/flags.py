@@ -1,9 +1,10 @@
 """Junk-topic flags: each a threshold on one per-topic value (measured: experiments/junk_topics.py,
 docs/guide/diagnostics.md).
 
-- near-uniform: uniform_dist / log V < 0.1 (KL from the uniform distribution, as a fraction of its
+- near-uniform: uniform_dist / log V < 0.2 (KL from the uniform distribution, as a fraction of its
   largest possible value log V: the topic spreads its mass over most of the vocabulary);
-- near-corpus: corpus_dist < 0.1 nats (the topic is the corpus's own word frequencies);
+- near-corpus: corpus_dist < 1 nat (the topic is the corpus's own word frequencies; a topic of n
+  tokens drawn from them still shows about (V - 1) / 2n nats, hence not a smaller threshold);
 - one-document: top_doc_share > 0.5 (one document holds more than half of the topic's tokens);
 - stop-word-like: top_words_doc_freq > 0.5 (its top words occur, on average, in more than half of
   all documents).
@@ -16,7 +17,7 @@ import math
 import numpy as np
 
 FLAGS = ("near-uniform", "near-corpus", "one-document", "stop-word-like")
-THRESHOLDS = {"near-uniform": 0.1, "near-corpus": 0.1, "one-document": 0.5, "stop-word-like": 0.5}
+THRESHOLDS = {"near-uniform": 0.2, "near-corpus": 1.0, "one-document": 0.5, "stop-word-like": 0.5}
 
 
 def flag_values(values: dict[str, np.ndarray], num_words: int) -> dict[str, np.ndarray]:

@@ -133,7 +133,7 @@ def scores(stats: Stats, vocab: Sequence[str], beta: float) -> dict[str, np.ndar
     nk = tw.sum(axis=1)
     C = stats.word_counts.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = tw / nk[:, None]
+        p = np.where(tw > 0, tw / np.where(nk > 0, nk, 1.0)[:, None], 0.0)  # a topic without tokens: 0s
         out = {"tokens": nk.copy(), "document_entropy": -stats.sum_clogc / nk + np.log(nk)}
         lengths = [sum(java_length(vocab[w]) for w in stats.top[k, : stats.top_len[k]]) for k in range(K)]
         out["word-length"] = np.array(lengths) / n
