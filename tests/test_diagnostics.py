@@ -292,3 +292,17 @@ def test_cli_top_words_only_model(tmp_path, capsys):
     assert run_cli("diagnostics", str(topics), str(docs)) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("tealeaves: error:") and err.count("\n") == 0
+
+
+def test_evaluate_diagnostics_section(tmp_path, capsys):
+    """`evaluate --diagnostics`: each LDA's table after the evaluation's, and the same numbers as
+    `tl.diagnostics` on the held-out documents in the JSON."""
+    import json
+    js = tmp_path / "e.json"
+    assert run_cli("evaluate", str(DATA / "example_model.npz"), "--heldout", str(DATA / "example_docs.txt"),
+                   "--runs", "1", "--particles", "5", "--diagnostics", "--json", str(js), "--quiet") == 0
+    assert "per-topic diagnostics of example_model.npz" in capsys.readouterr().out
+    got = json.loads(js.read_text())["diagnostics"]["example_model.npz"]
+    model, corpus = example()
+    direct = diagnostics(model, corpus)
+    assert [t["tokens"] for t in got["topics"]] == pytest.approx(list(direct.scores["tokens"]))

@@ -4,7 +4,6 @@ junk-topic flags."""
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from ..errors import MethodError
@@ -18,13 +17,6 @@ EXAMPLES = {
     "diagnostics": "tealeaves diagnostics state.gz   (a MALLET --output-state: exact)  |  "
                    "tealeaves diagnostics model.npz docs.txt --json diag.json --csv diag.csv",
 }
-# the terminal's columns (name in the result, heading); --json and --csv carry every value
-SHOWN = (("tokens", "tokens"), ("document_entropy", "doc-ent"), ("coherence", "coherence"),
-         ("uniform_dist", "uniform"), ("corpus_dist", "corpus"), ("eff_num_words", "eff-words"),
-         ("rank_1_docs", "rank-1"), ("exclusivity", "exclusive"), ("kl_background", "kl-bg"))
-WORDS_SHOWN = 6
-
-
 def _add_diagnostics(sub: Any) -> None:
     p = sub_parser(EXAMPLES, sub, "diagnostics",
                    "per-topic diagnostics (MALLET's 12, OCTIS's topic significance) and junk-topic flags")
@@ -48,26 +40,6 @@ def _add_diagnostics(sub: Any) -> None:
 
 
 PARSERS = {"diagnostics": _add_diagnostics}
-
-
-def _cell(v: float) -> str:
-    if not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    if abs(v) >= 1000 or float(v).is_integer():
-        return f"{v:.0f}"
-    return f"{v:.3g}" if abs(v) < 0.01 else f"{v:.2f}"
-
-
-def table(result: Any) -> str:
-    """The terminal table: one row per topic."""
-    head = ["topic", *(h for _, h in SHOWN), "flags", "top words"]
-    rows = [[str(k), *(_cell(float(result.scores[n][k])) for n, _ in SHOWN), ",".join(result.flags[k]) or "-",
-             " ".join(result.words[k][:WORDS_SHOWN])] for k in range(result.num_topics)]
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-    last = len(head) - 1
-    return "\n".join("  ".join(c.ljust(w) if i in (last - 1, last) else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
-                     for cells in [head, *rows])
 
 
 def _cmd_diagnostics(args: argparse.Namespace) -> int:
@@ -95,7 +67,7 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
            else f"expected counts from document-topic proportions ({result.params['theta']})")
     print(f"{result.model}: {result.num_topics} topics, {result.params['documents']} documents, "
           f"{result.params['tokens']} tokens; {how}")
-    print(table(result))
+    print(result.table())
     flagged = result.flagged()
     limits = ", ".join(f"{k} {v:g}" for k, v in THRESHOLDS.items())
     print(f"{len(flagged)} of {result.num_topics} topics flagged (thresholds: {limits}); "

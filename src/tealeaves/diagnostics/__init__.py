@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,13 +29,27 @@ from . import mallet
 from .flags import FLAGS, THRESHOLDS, flag_topics
 from .significance import significance
 
-__all__ = ["diagnostics", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS", "THRESHOLDS"]
+__all__ = ["diagnostics", "of_models", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS",
+           "THRESHOLDS"]
 
 SCORES = mallet.SCORES
 SIGNIFICANCE = ("kl_uniform", "kl_vacuous", "kl_background")
 EXTRA = ("top_doc_share", "top_words_doc_freq")
 DEFAULT_BETA = 0.01  # MALLET's default, for a model that does not state its own
 STOP_TOPN = 10  # the top words whose document frequency `top_words_doc_freq` averages
+# the table's columns (name in the result, heading); to_dict and rows carry every value
+SHOWN = (("tokens", "tokens"), ("document_entropy", "doc-ent"), ("coherence", "coherence"),
+         ("uniform_dist", "uniform"), ("corpus_dist", "corpus"), ("eff_num_words", "eff-words"),
+         ("rank_1_docs", "rank-1"), ("exclusivity", "exclusive"), ("kl_background", "kl-bg"))
+WORDS_SHOWN = 6
+
+
+def _cell(v: float) -> str:
+    if not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if abs(v) >= 1000 or float(v).is_integer():
+        return f"{v:.0f}"
+    return f"{v:.3g}" if abs(v) < 0.01 else f"{v:.2f}"
 
 
 @dataclass(repr=False)
@@ -76,6 +91,18 @@ class DiagnosticsResult(Display):
                  **{name: json_float(float(v[k])) for name, v in self.scores.items()},
                  "flags": " ".join(self.flags[k])} for k in range(self.num_topics)]
 
+    def table(self) -> str:
+        """The terminal table: one row per topic, the main scores, the flags and the top words (every
+        value: `to_dict`, `rows`)."""
+        head = ["topic", *(h for _, h in SHOWN), "flags", "top words"]
+        rows = [[str(k), *(_cell(float(self.scores[n][k])) for n, _ in SHOWN), ",".join(self.flags[k]) or "-",
+                 " ".join(self.words[k][:WORDS_SHOWN])] for k in range(self.num_topics)]
+        widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+        last = len(head) - 1
+        return "\n".join("  ".join(c.ljust(w) if i in (last - 1, last) else c.rjust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+                         for cells in [head, *rows])
+
     def to_dict(self) -> dict[str, Any]:
         return {"task": "diagnostics", "model": self.model, "counts": self.counts, "params": self.params,
                 "thresholds": dict(THRESHOLDS), "flagged": self.flagged(), "topics": self.rows()}
@@ -112,6 +139,13 @@ def diagnostics(
         raise MethodError("diagnostics of a model need its documents (a corpus); only a MALLET state "
                           "file carries its own", options=("corpus",))
     return _from_model(model, corpus, theta, int(topn), beta, burn_in, samples, seed, workers)
+
+
+def of_models(models: Sequence[TopicModel], corpora: Sequence[Corpus], topn: int = 20, seed: int = 0,
+              workers: int = 1) -> dict[str, DiagnosticsResult]:
+    """Each LDA's diagnostics on its documents, theta inferred (`evaluate(..., diagnostics=True)`)."""
+    return {m.name: diagnostics(m, c, topn=topn, seed=seed, workers=workers)
+            for m, c in zip(models, corpora, strict=True)}
 
 
 def _from_state(path: str, topn: int) -> DiagnosticsResult:
