@@ -149,9 +149,10 @@ def of_models(models: Sequence[TopicModel], corpora: Sequence[Corpus], topn: int
 
 
 def _from_state(path: str, topn: int) -> DiagnosticsResult:
-    from ..io.mallet import read_state_tokens
+    from ..io.mallet import check_matrix, read_state_tokens
     st = read_state_tokens(path)
     K, V = st.alpha.size, len(st.vocab)
+    check_matrix(path, K, V, copies=3)  # the counts, phi and a temporary
     stats = mallet.accumulate(lambda: mallet.state_docs(st.docs, st.words, st.topics, K, st.alpha),
                               K, V, topn)
     phi = (stats.topic_word + st.beta) / (stats.topic_word.sum(axis=1, keepdims=True) + V * st.beta)
