@@ -515,8 +515,26 @@ def _dask() -> list[tuple[str, str]]:
     return out
 
 
+def _diagnostics() -> list[tuple[str, str]]:
+    """docs/guide/diagnostics.md: the junk-topic flags' hits, false flags and value ranges
+    (experiments/junk_topics.py)."""
+    r = results("experiments/results/junk_topics.json")
+    p = "docs/guide/diagnostics.md"
+    out = [(p, f"{len(r['settings']) * r['seeds']} corpora, "
+               f"{r['summary']['assignments']['near-uniform']['ordinary_topics']} ordinary topics")]
+    for counts, per in r["summary"].items():
+        for flag, s in per.items():
+            ranges = (f"{s['ordinary_min']:.3f}–{s['ordinary_max']:.3f} | "
+                      f"{s['planted_min']:.3f}–{s['planted_max']:.3f} |")
+            out.append((p, f"| {counts} | {flag} | {r['thresholds'][flag]:g} | {s['hits']}/{s['corpora']} | "
+                           f"{s['false']}/{s['ordinary_topics']} | {ranges}"))
+    near = r["summary"]["assignments"]["near-corpus"]
+    out.append((p, f"({near['planted_min']:.2f}–{near['planted_max']:.2f} here"))
+    return out
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask]
+          _linear, _conventions, _dask, _diagnostics]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))

@@ -29,6 +29,7 @@ _NAMES = {
     "EmbeddingResult": ".coherence.embeddings",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
+    "DiagnosticsResult": ".diagnostics", "diagnostics": ".diagnostics",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
     "CSLResult": ".csl", "csl": ".csl",
     "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
@@ -46,7 +47,7 @@ _SUBMODULES = ("datasets", "intrusion", "synthetic")
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "CoherenceResult", "coherence", "comparable", "diversity", "bcubed", "EvaluationResult", "evaluate",
-    "SelectionResult", "select",
+    "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
     "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",

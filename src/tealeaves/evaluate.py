@@ -74,6 +74,7 @@ class EvaluationResult:
     stages: dict[str, Any] = field(default_factory=dict)
     estimate: dict[str, Any] = field(default_factory=dict)
     heldout: dict[str, HeldoutResult] = field(default_factory=dict, repr=False)
+    diagnostics: dict[str, Any] = field(default_factory=dict, repr=False)  # issue 26: per-topic, on request
 
     @property
     def names(self) -> list[str]:
@@ -173,7 +174,9 @@ class EvaluationResult:
     def to_dict(self) -> dict[str, Any]:
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
                           "groups": self.groups, "scoring": self.scoring, "params": self.params,
-                          "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate})
+                          "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate,
+                          **({"diagnostics": {k: v.to_dict() for k, v in self.diagnostics.items()}}
+                             if self.diagnostics else {})})
 
     def to_frame(self):
         """The per-model table as a pandas DataFrame (one column per metric)."""
@@ -461,7 +464,8 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
              coherence: Sequence[str] = DEFAULT_COHERENCE, topn: int = 10, diversity_topn: int = 25,
              compare_models: str = "difference", seed: int = 0, workers: int = 1,
              progress: bool | None = False, tokenizer: str = "whitespace", encoding: str = "utf-8",
-             max_hours: float | None = None, stages: Stages | None = None, **params: Any) -> EvaluationResult:
+             max_hours: float | None = None, stages: Stages | None = None, diagnostics: bool = False,
+             **params: Any) -> EvaluationResult:
     """Evaluate every model on the same held-out documents (`heldout=`; text, token lists or a
     Corpus) and, with `reference` texts, for coherence and automated intrusion. `method`,
     `runs` and `params` go to `tl.heldout` with the same `seed` for every model (so each row
@@ -470,7 +474,8 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     topics count and words that the difference does not separate), "ratio-ais" (Ratio-AIS for
     every such pair), "none". The estimated cost is checked against `max_hours` (default 24)
     before any model is evaluated; `progress` shows the stages on stderr; `stages` is a clock
-    already started (the CLI's, which timed reading the models)."""
+    already started (the CLI's, which timed reading the models). `diagnostics`: each LDA's per-topic
+    diagnostics on the held-out documents (`tl.diagnostics`, theta inferred)."""
     docs = heldout
     if compare_models not in COMPARE_MODES:
         raise MethodError(f"compare_models must be one of {', '.join(COMPARE_MODES)}, got {compare_models!r}")
@@ -544,8 +549,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     timing = clock.to_dict()
     estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],
                 "how": est["how"]}
+    # --- per-topic diagnostics (issue 26): one call, on request ---
+    diag = {}
+    if diagnostics:
+        from .diagnostics import of_models
+        diag = of_models(loaded, corpora, seed=seed, workers=workers)
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held)
+                            timing, estimate, held, diag)
 
 
 def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:

@@ -52,6 +52,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "curve": ("lda",),
     "predictive": ("lda",),
     "csl": ("lda",),
+    "diagnostics": ("distributions",),
 }
 
 
@@ -170,6 +171,11 @@ def why_not(metric: str, model: Topics | TopicModel) -> str | None:
         return f"{who}: top words only, no topic-word weights"
     if need == "doc_topic":
         return f"{who}: no document-topic proportions"
+    if need == "distributions":
+        if model.weights is None:
+            return f"{who}: top words only, no topic-word distributions"
+        return f"{who}: its {model.weights_note or model.weights_kind + ' topic-word weights'} are not " \
+               "probability distributions"
     return f"{who}: no top words (no vocabulary)"
 
 

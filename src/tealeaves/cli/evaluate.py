@@ -57,6 +57,9 @@ def _add_evaluate(sub: Any) -> None:
     add_model_options(e)
     _outputs(e)
     e.add_argument("--csv", default=None, help="write the per-model table as CSV")
+    e.add_argument("--diagnostics", action="store_true",
+                   help="also each LDA's per-topic diagnostics on the held-out documents (as "
+                        "tealeaves diagnostics; in the JSON under \"diagnostics\")")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -123,7 +126,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                    method=args.method, runs=args.runs, coherence=_measures(args.measure),
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
                    progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
-                   max_hours=args.max_hours, stages=clock, **params)
+                   max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics, **params)
     sc = res.scoring
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
@@ -133,6 +136,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     print(res.table())
     print(res.summary())
     print(res.timing())
+    for name, d in res.diagnostics.items():  # --diagnostics (issue 26)
+        print(f"\nper-topic diagnostics of {name} on the held-out documents ({len(d.flagged())} flagged):")
+        print(d.table())
     doc = {"command": "evaluate", "models": args.models, "heldout": args.heldout, **res.to_dict()}
     _write(args, doc, "tealeaves evaluate")
     if args.csv:

@@ -26,7 +26,7 @@ COMMANDS = {
     "bcubed": "coherence", "irbo": "embeddings", "embedding-coherence": "embeddings",
     "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
-    "methods": "heldout", "warm-up": "tools", "synth": "tools",
+    "methods": "heldout", "warm-up": "tools", "synth": "tools", "diagnostics": "diagnostics",
 }
 
 

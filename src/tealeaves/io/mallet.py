@@ -19,6 +19,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -56,14 +57,49 @@ def _model(phi, alpha, vocab, beta, path: str, fmt: str, normalize: bool = False
                        copy=False)
 
 
+@dataclass(frozen=True)
+class StateTokens:
+    """Every token of a MALLET state, in order: its document, word type and topic (one entry per
+    token), with the vocabulary (word of each type index), alpha (per topic) and beta."""
+
+    docs: np.ndarray  # int64, non-decreasing
+    words: np.ndarray  # int64
+    topics: np.ndarray  # int32
+    vocab: list[str]
+    alpha: np.ndarray
+    beta: float
+
+
+def read_state_tokens(path: str | os.PathLike) -> StateTokens:
+    """The per-token topic assignments of MALLET's `--output-state` file (16 bytes a token), checked
+    as `read_state` checks them: what per-topic diagnostics are computed from."""
+    return _parse_state(os.fspath(path), keep_docs=True)
+
+
 def read_state(path: str | os.PathLike) -> TopicModel:
     """A model from MALLET's `--output-state` file (gzip, or plain text). Lines are read one at
     a time and each token kept as 12 bytes (its type and topic); the counts are accumulated
     straight into phi's memory (V x T), so the model costs phi's size and 12 bytes a token."""
     path = os.fspath(path)
+    state = _parse_state(path, keep_docs=False)
+    alpha, beta, words, topics = state.alpha, state.beta, state.words, state.topics
+    T, V = alpha.size, len(state.vocab)
+    check_matrix(path, T, V, copies=1)
+    counts = np.zeros((V, T))  # phi's own memory (the model keeps it word-major): filled in place
+    np.add.at(counts.reshape(-1), words * T + topics, 1.0)
+    totals = counts.sum(axis=0)  # tokens per topic (whole numbers: exact)
+    counts += beta
+    counts /= totals + V * beta  # phi[t, w] = (n_wt + beta) / (n_t + V beta)
+    return _model(counts.T, alpha, state.vocab, beta, path, "mallet-state")
+
+
+def _parse_state(path: str, keep_docs: bool) -> StateTokens:
+    """The tokens of a state file, checked (documents and positions in order, one word per type,
+    topics within #alpha's, every type index up to the largest occurring); `docs` is empty unless
+    `keep_docs`."""
     alpha = beta = None
     types: dict[int, str] = {}
-    word_ids, topic_ids = array("q"), array("i")
+    doc_ids, word_ids, topic_ids = array("q"), array("q"), array("i")
     last = (-1, -1, 0)  # document, position and line of the previous token
     for i, line in _lines(path):
         if not line.strip():
@@ -90,6 +126,8 @@ def read_state(path: str | os.PathLike) -> TopicModel:
             raise InputFileError(
                 f"{path}:{i}: type {typeindex} is {f[-2]!r} here but {types[typeindex]!r} before"
             )
+        if keep_docs:
+            doc_ids.append(last[0])
         word_ids.append(typeindex)
         topic_ids.append(topic)
     if alpha is None or beta is None:
@@ -106,13 +144,8 @@ def read_state(path: str | os.PathLike) -> TopicModel:
         missing = [w for w in range(min(V, len(types) + 5)) if w not in types]
         raise InputFileError(f"{path}: type indices reach {V - 1} but only {len(types)} types occur "
                              f"(types {missing[:5]} never occur, so their words are unknown)")
-    check_matrix(path, T, V, copies=1)
-    counts = np.zeros((V, T))  # phi's own memory (the model keeps it word-major): filled in place
-    np.add.at(counts.reshape(-1), words * T + topics, 1.0)
-    totals = counts.sum(axis=0)  # tokens per topic (whole numbers: exact)
-    counts += beta
-    counts /= totals + V * beta  # phi[t, w] = (n_wt + beta) / (n_t + V beta)
-    return _model(counts.T, alpha, [types[w] for w in range(V)], beta, path, "mallet-state")
+    docs = np.frombuffer(doc_ids, dtype=np.int64) if keep_docs else np.zeros(0, dtype=np.int64)
+    return StateTokens(docs, words, topics, [types[w] for w in range(V)], alpha, beta)
 
 
 def _in_order(f: list[str], path: str, i: int, last: tuple[int, int, int]) -> tuple[int, int, int]:
