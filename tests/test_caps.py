@@ -174,8 +174,10 @@ def test_plain_arrays_npy_csv_and_npz(tmp_path):
     np.savez(tmp_path / "ctm.npz", topic_word=phi, mean=mean, cov=cov)
     ctm = tl.load_topics(tmp_path / "ctm.npz", vocab=vocab)
     assert (ctm.prior, ctm.decoder) == ("logistic-normal", "mixture") and "generative" in ctm.provides()
+    with pytest.raises(tl.MethodError, match="chib integrates over a Dirichlet prior"):
+        tl.heldout(ctm, [[0, 1]], method="chib")
     with pytest.raises(NotApplicableError, match="needs LDA .* this model has a logistic-normal prior"):
-        tl.heldout(ctm, [[0, 1]])
+        tl.completion(ctm, [[0, 1]])
 
 
 def test_weights_given_as_nonnegative_are_not_checked_as_distributions(tmp_path):
