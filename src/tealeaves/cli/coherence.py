@@ -12,7 +12,7 @@ from ..errors import InputFileError, MethodError
 from ..files.textfile import read_lines
 from ..model import TopicModel
 from ..output.jsonout import write_json
-from ..topics import Topics, why_not
+from ..topics import Topics, topic_labels, why_not
 from ..util.limits import at_least
 from .options import (
     add_model_options,
@@ -115,10 +115,11 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
                                  counts=cache[win, rule], convention=args.convention, **opts))
     head = ["topic"] + names + ["top words"]
     rows = []
+    labels = topic_labels(words if isinstance(topics, str) else topics)
     for k, t in enumerate(words):
         miss = set().union(*(set(r.missing[k]) for r in results))
         shown = " ".join(w + ("*" if w in miss else "") for w in t)
-        rows.append([str(k)] + [f"{r.per_topic[k]:.4f}" for r in results] + [shown])
+        rows.append([labels[k]] + [f"{r.per_topic[k]:.4f}" for r in results] + [shown])
     rows.append(["mean"] + [f"{r.mean:.4f}" for r in results] + [""])
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     for cells in [head, *rows]:
@@ -151,8 +152,10 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
         out["exclusivity"], out["exclusivity_reason"] = None, reason
     elif isinstance(topics, TopicModel | Topics):
         ex = exclusivity(topics)
-        print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, "
-              f"per topic {' '.join(f'{v:.2f}' for v in ex)}")
+        labels = topic_labels(topics)
+        each = " ".join(f"{v:.2f}" if lab == str(k) else f"{lab}={v:.2f}"
+                        for k, (lab, v) in enumerate(zip(labels, ex, strict=True)))
+        print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, per topic {each}")
         out["exclusivity"] = [float(v) for v in ex]
     if args.json:
         write_json(args.json, {"command": "diversity", "model": args.model, **out})

@@ -117,7 +117,9 @@ def not_lda(model: Topics) -> MethodError:
     kinds = {"distributions": "topic-word distributions without a Dirichlet prior",
              "nonnegative": "non-negative topic-word weights", "signed": "signed topic-word weights"}
     what = model.weights_note or kinds.get(model.weights_kind or "", "top words only")
-    return MethodError(f"{model.name} is a {model.source} ({what}), not an LDA model: load it with "
+    fmt = model.metadata.get("format") if isinstance(model.metadata, dict) else None
+    read = f" (read as format {fmt})" if isinstance(fmt, str) else ""
+    return MethodError(f"{model.name} is a {model.source} ({what}), not an LDA model{read}: load it with "
                        "load_topics (tealeaves evaluate, coherence, diversity take it) and use the "
                        "metrics that apply to it")
 

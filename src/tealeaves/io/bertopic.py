@@ -155,7 +155,8 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
     return Topics(name=name, source=source, vocab=vocab if weights is not None else None, top_words=top,
                   weights=weights, weights_kind="nonnegative" if weights is not None else None,
                   weights_note=NOTE if weights is not None else "",
-                  topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64), metadata=meta)
+                  topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64),
+                  topic_names=tuple(names), metadata=meta)
 
 
 def _object(value: Any, where: str, what: str) -> dict:
