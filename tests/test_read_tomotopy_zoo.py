@@ -196,7 +196,7 @@ def _with_extra(data: bytes, payload: bytes) -> bytes:
 
 def test_an_hdp_file_given_to_the_lda_reader_is_named(trained):
     path, _ = trained["hdp"]
-    with pytest.raises(tl.MethodError, match="tomotopy HDPModel .*not an LDA model .read as format tomotopy-hdp"):
+    with pytest.raises(tl.MethodError, match="HDPModel .*not an LDA model .read as format tomotopy-hdp"):
         tl.load_model(path)
 
 
