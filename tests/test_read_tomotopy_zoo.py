@@ -226,7 +226,7 @@ def test_a_wrong_or_damaged_file_is_one_line_naming_tomotopys_class(trained, tmp
     other.write_text("a b c\n")
     with pytest.raises(tl.InputFileError, match=r"read as a tomotopy PLDAModel file"):
         zoo_load(other, "tomotopy-plda")
-    with pytest.raises(tl.MethodError, match="metadata= is for tomotopy's DMR"):
+    with pytest.raises(tl.MethodError, match=r"metadata= \(--dmr-metadata\) is for tomotopy's DMR"):
         zoo_load(ctm, "tomotopy-ctm", metadata="x")
 
 
@@ -315,3 +315,22 @@ def test_topic_names_are_the_labels_the_hdp_ids_and_bertopics_names(trained, tmp
 def test_topic_names_of_the_wrong_length_are_refused():
     with pytest.raises(tl.InvalidModelError, match="topic_names must be 2 strings"):
         tl.Topics(name="m", source="test", top_words=(("a",), ("b",)), topic_names=("x",))
+
+
+def test_dmr_metadata_through_load_topics_and_the_cli(trained, tmp_path):
+    """metadata= (CLI --dmr-metadata) reaches the DMR reader; anywhere else it is a one-line error."""
+    from clirun import one_line_error, run_cli
+
+    path, mdl = trained["dmr"]
+    value = list(mdl.metadata_dict)[0]
+    scored = tl.load_topics(path, metadata=value)
+    _close(scored.alpha, mdl.get_topic_prior(value))
+    with pytest.raises(tl.MethodError, match="is for tomotopy's DMRModel; this is format tomotopy"):
+        tl.load_topics(trained["lda"][0], metadata=value)
+    with pytest.raises(tl.MethodError, match="metadata must be a string"):
+        tl.load_topics(path, metadata=3)
+    held = tmp_path / "held.txt"
+    held.write_text(" ".join(list(mdl.used_vocabs)[:8]) + "\n")
+    code, out, err = run_cli(["heldout", path, held, "--dmr-metadata", value, "--particles", "5"])
+    assert code == 0, err
+    one_line_error(["heldout", path, held], "no prior over topic proportions")
