@@ -312,11 +312,6 @@ def test_topic_names_are_the_labels_the_hdp_ids_and_bertopics_names(trained, tmp
     assert f"0 ({saved['0']})" in out and f"4 ({saved['4']})" in out
 
 
-def test_topic_names_of_the_wrong_length_are_refused():
-    with pytest.raises(tl.InvalidModelError, match="topic_names must be 2 strings"):
-        tl.Topics(name="m", source="test", top_words=(("a",), ("b",)), topic_names=("x",))
-
-
 def test_dmr_metadata_through_load_topics_and_the_cli(trained, tmp_path):
     """metadata= (CLI --dmr-metadata) reaches the DMR reader; anywhere else it is a one-line error."""
     from clirun import one_line_error, run_cli
