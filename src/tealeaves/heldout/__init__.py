@@ -74,7 +74,9 @@ def _logistic_normal(model: Topics, docs: Any, method: str, runs: int, seed: int
                                            "check" if check else "workers")
         raise MethodError(f"{what} is not available for a logistic-normal prior (ais over eta takes "
                           "temperatures, schedule, runs, seed, bootstrap and max_hours)")
-    return heldout_logistic_normal(model, docs, runs=runs, seed=seed, bootstrap=bootstrap,
+    corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
+    check_vocab_fits(corpus, model)
+    return heldout_logistic_normal(model, corpus, runs=runs, seed=seed, bootstrap=bootstrap,
                                    max_hours=max_hours, **params)
 
 

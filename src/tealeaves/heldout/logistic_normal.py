@@ -238,7 +238,8 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     """`tl.heldout` for a `Topics` with a logistic-normal prior: the AIS estimate above for every
     document, as a `HeldoutResult` (method "ais", its params saying the prior and decoder). Its
     cost (temperatures x tokens x topics per run; x vocabulary for a product of experts) is checked
-    against `max_hours` before the work."""
+    against `max_hours` before the work. `tl.heldout` checks first that the documents fit the
+    model's vocabulary (`check_vocab_fits`)."""
     import time
 
     from ..corpus import Corpus
@@ -246,9 +247,6 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     from .result import HeldoutResult, bootstrap_sd
 
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
-    from . import check_vocab_fits
-
-    check_vocab_fits(corpus, model)
     runs = _count("runs", runs)
     temperatures = _count("temperatures", temperatures)
     T, V = model.weights.shape
