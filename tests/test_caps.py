@@ -177,6 +177,10 @@ def test_plain_arrays_npy_csv_and_npz(tmp_path):
     assert tl.heldout(ctm, [[0, 1]], temperatures=20, bootstrap=0).method == "ais"  # ais over eta
     with pytest.raises(NotApplicableError, match="compare needs LDA .* not a logistic-normal prior"):
         tl.compare(ctm, model, [[0, 1]])
+    with pytest.raises(tl.MethodError, match="chib integrates over a Dirichlet prior"):
+        tl.heldout(ctm, [[0, 1]], method="chib")
+    with pytest.raises(NotApplicableError, match="needs LDA .* this model has a logistic-normal prior"):
+        tl.completion(ctm, [[0, 1]])
 
 
 def test_weights_given_as_nonnegative_are_not_checked_as_distributions(tmp_path):

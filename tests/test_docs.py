@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def workdir(tmp_path_factory):
     (d / "latin1.txt").write_bytes("the café government\npeople congress\n".encode("latin-1"))
     texts = _texts(c.train.subset(range(600)))
     _library_models(d, texts)
+    runpy.run_path(str(ROOT / "scripts" / "make_zoo_examples.py"))["make"](d)  # tomotopy's zoo, fixtures
     return d
 
 

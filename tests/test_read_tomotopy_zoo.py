@@ -196,7 +196,7 @@ def _with_extra(data: bytes, payload: bytes) -> bytes:
 
 def test_an_hdp_file_given_to_the_lda_reader_is_named(trained):
     path, _ = trained["hdp"]
-    with pytest.raises(tl.MethodError, match="is a tomotopy HDPModel .*not an LDA model: load it with"):
+    with pytest.raises(tl.MethodError, match="HDPModel .*not an LDA model .read as format tomotopy-hdp"):
         tl.load_model(path)
 
 
@@ -226,7 +226,7 @@ def test_a_wrong_or_damaged_file_is_one_line_naming_tomotopys_class(trained, tmp
     other.write_text("a b c\n")
     with pytest.raises(tl.InputFileError, match=r"read as a tomotopy PLDAModel file"):
         zoo_load(other, "tomotopy-plda")
-    with pytest.raises(tl.MethodError, match="metadata= is for tomotopy's DMR"):
+    with pytest.raises(tl.MethodError, match=r"metadata= \(--dmr-metadata\) is for tomotopy's DMR"):
         zoo_load(ctm, "tomotopy-ctm", metadata="x")
 
 
@@ -283,3 +283,49 @@ def test_heldout_on_a_ctm_file_runs_ais_over_eta(trained, tmp_path):
     assert res["method"] == "ais" and res["params"]["prior"] == "logistic-normal"
     one_line_error(["heldout", path, docs, "--method", "left-to-right", "--particles", "5"],
                    "not available for a logistic-normal prior")
+
+
+def test_topic_names_are_the_labels_the_hdp_ids_and_bertopics_names(trained, tmp_path):
+    """`Topics.topic_names`: LLDA's labels in tomotopy's order, HDP's live topic ids, BERTopic's saved
+    topic labels (outliers left out); the coherence table lists topics by index and name."""
+    import json
+
+    from clirun import run_cli
+
+    from tealeaves.topics import topic_labels
+
+    path, mdl = trained["llda"]
+    t = tl.load_topics(path)
+    labels = list(mdl.topic_label_dict)
+    assert t.topic_names[:len(labels)] == tuple(labels)
+    assert topic_labels(t.lda)[:len(labels)] == [f"{k} ({lab})" for k, lab in enumerate(labels)]
+    path, mdl = trained["hdp"]
+    assert tl.load_topics(path).topic_names == tuple(f"id {k}" for k in range(mdl.k) if mdl.is_live_topic(k))
+    fixture = Path(__file__).parent / "fixtures" / "bertopic_sotu"
+    saved = json.loads((fixture / "topics.json").read_text())["topic_labels"]
+    bt = tl.load_topics(fixture)
+    assert bt.topic_names == tuple(v for k, v in saved.items() if k != "-1")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("shall citizens country public year militia\npeace force states having united\n")
+    code, out, err = run_cli(["coherence", fixture, ref, "--measure", "umass"])
+    assert code == 0, err
+    assert f"0 ({saved['0']})" in out and f"4 ({saved['4']})" in out
+
+
+def test_dmr_metadata_through_load_topics_and_the_cli(trained, tmp_path):
+    """metadata= (CLI --dmr-metadata) reaches the DMR reader; anywhere else it is a one-line error."""
+    from clirun import one_line_error, run_cli
+
+    path, mdl = trained["dmr"]
+    value = list(mdl.metadata_dict)[0]
+    scored = tl.load_topics(path, metadata=value)
+    _close(scored.alpha, mdl.get_topic_prior(value))
+    with pytest.raises(tl.MethodError, match="is for tomotopy's DMRModel; this is format tomotopy"):
+        tl.load_topics(trained["lda"][0], metadata=value)
+    with pytest.raises(tl.MethodError, match="metadata must be a string"):
+        tl.load_topics(path, metadata=3)
+    held = tmp_path / "held.txt"
+    held.write_text(" ".join(list(mdl.used_vocabs)[:8]) + "\n")
+    code, out, err = run_cli(["heldout", path, held, "--dmr-metadata", value, "--particles", "5"])
+    assert code == 0, err
+    one_line_error(["heldout", path, held], "no prior over topic proportions")

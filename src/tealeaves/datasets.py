@@ -131,6 +131,7 @@ def load_topics(
     doc_topic: Any = None,
     weights: str | None = None,
     time_slice: int | str | None = None,
+    metadata: str | None = None,
 ) -> Topics | list[Topics]:
     """A trained topic model of any kind as `Topics`: what it provides, and so which metrics apply.
 
@@ -146,12 +147,14 @@ def load_topics(
     ("distributions", the default and checked: `normalize=True` rescales rows that do not sum to
     1 and says so in `metadata["normalized"]`; "nonnegative"; "signed"). Pickle-based files load
     only with `allow_pickle=True`, as for `load_model`; a format given for another library's file
-    is an error naming what the file is."""
+    is an error naming what the file is. tomotopy's zoo, BERTopic and OCTIS: see
+    docs/guide/other_models.md (`metadata`: for a tomotopy DMRModel, the metadata value whose
+    Dirichlet prior scores held-out documents)."""
     if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
             and not os.path.exists(source)):
         return _io.load_topics(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
                                name=name, allow_pickle=allow_pickle, timeout=timeout, doc_topic=doc_topic,
-                               weights=weights, time_slice=time_slice)
+                               weights=weights, time_slice=time_slice, metadata=metadata)
     return _io.load_topics(load_model(source, vocab=vocab, alpha=alpha, name=name))
 
 

@@ -10,8 +10,12 @@ CPU seconds) and estimated before any work, the estimate checked against `max_ho
 Models of every kind go in one table (`topics.Topics`: NMF, LSI, HDP, arrays, ...): each gets every
 metric that applies to it (`topics.why_not`) and, for the others, None ("—" in the table) with the
 reason listed under the table and in the row's `not_applicable`. Held-out likelihood, the pairwise
-comparisons, the ranking and the predictive metrics are among the models with a likelihood (LDA)
-only; coherence, diversity, exclusivity and automated intrusion compare every model that has them.
+comparisons and the ranking are among the models with a likelihood: LDA, and models with a
+logistic-normal prior (tomotopy's CTM, arrays with a mean and covariance), whose held-out column is
+filled by their own estimator, annealed importance sampling over eta (`heldout.logistic_normal`,
+said in the notes); the difference of held-out estimates compares any two of them (same tokens, both
+estimates unbiased for P(w)), Ratio-AIS only two LDA models. The predictive metrics are LDA's only;
+coherence, diversity, exclusivity and automated intrusion compare every model that has them.
 
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
@@ -117,6 +121,7 @@ class EvaluationResult:
         does not apply to a model, with the reason (— in the table)."""
         out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
                for r in self.rows if r.get("auto_note")]
+        out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
         for r in self.rows:
             for metric, reason in r.get("not_applicable", {}).items():
                 out.append(f"{DASH} {r['model']}: {metric}: {reason}")
@@ -127,9 +132,14 @@ class EvaluationResult:
         rows = self.rows
         lik = [r["model"] for r in rows if "heldout" not in r.get("not_applicable", {})]
         others = [r["model"] for r in rows if r["model"] not in lik]
-        if not others:
-            return []
         lines = []
+        own = [r["model"] for r in rows if r.get("heldout_note")]
+        if own and len(lik) > 1:
+            lines.append(f"held-out log-likelihoods of {', '.join(own)} come from ais over eta (a "
+                         "logistic-normal prior): the difference method compares them with the others on "
+                         "the same tokens; Ratio-AIS only between LDA models")
+        if not others:
+            return lines
         if len(lik) > 1:
             lines.append(f"held-out likelihood, the comparisons and the ranking are among the models with "
                          f"a likelihood only ({', '.join(lik)}); {', '.join(others)} have none")
@@ -222,7 +232,7 @@ def _names(models: Sequence[TopicModel], names: Sequence[str] | None) -> list[st
     return unique
 
 
-def common_tokens(models: Sequence[TopicModel], docs: Any, tokenizer: str = "whitespace",
+def common_tokens(models: Sequence[TopicModel | Topics], docs: Any, tokenizer: str = "whitespace",
                   encoding: str = "utf-8") -> tuple[list[Corpus], dict[str, Any]]:
     """The held-out documents on each model's word ids, keeping only the tokens every model
     knows (see the module notes), and the report of what that rule kept and dropped."""
@@ -253,7 +263,7 @@ def common_tokens(models: Sequence[TopicModel], docs: Any, tokenizer: str = "whi
         corpus = Corpus.from_tokens(docs, common)
     out = []
     for m in models:
-        index = m.word_index()
+        index = m.word_index() if isinstance(m, TopicModel) else {w: i for i, w in enumerate(m.vocab)}
         ids = np.array([index[w] for w in common], dtype=np.int64)
         out.append(Corpus(ids[corpus.words], corpus.offsets, m.vocab, corpus.source,
                           corpus.oov_tokens, corpus.oov_words))
@@ -352,9 +362,11 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
     spec = get_method(method, "heldout")
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
     held = sum(update_seconds(runs * sum(spec.cost(int(n), resolved) for n in c.lengths), workers,
-                              m.num_topics) for m, c in zip(models, corpora, strict=True))
-    pred = sum(update_seconds(c.num_tokens * PREDICTIVE_SWEEPS, workers, m.num_topics)
+                              m.num_topics) if isinstance(m, TopicModel) else
+               update_seconds(_logistic_normal_updates(m, c, runs, params), 1)
                for m, c in zip(models, corpora, strict=True))
+    pred = sum(update_seconds(c.num_tokens * PREDICTIVE_SWEEPS, workers, m.num_topics)
+               for m, c in zip(models, corpora, strict=True) if isinstance(m, TopicModel))
     ref, ref_how = reference_tokens(reference) if reference is not None else (0.0, "no reference")
     w = max(int(workers), 1)
 
@@ -379,8 +391,21 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
                    f"{TEXT_RATE:.0e} tokens per second per worker; {w} worker(s)"}
 
 
-def _same_words(a: TopicModel, b: TopicModel) -> bool:
-    """Ratio-AIS applies: the same number of topics and the same words."""
+def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:
+    """The updates `heldout_logistic_normal` checks against its budget (its own cost model)."""
+    from .heldout.logistic_normal import heldout_logistic_normal
+
+    temps = params.get("temperatures", _default(heldout_logistic_normal, "temperatures"))
+    T, V = m.weights.shape
+    if m.decoder == "product-of-experts":
+        return float(runs) * temps * len(c) * T * V
+    return float(runs) * temps * c.num_tokens * T
+
+
+def _same_words(a: TopicModel | Topics, b: TopicModel | Topics) -> bool:
+    """Ratio-AIS applies: two LDA models with the same number of topics and the same words."""
+    if not (isinstance(a, TopicModel) and isinstance(b, TopicModel)):
+        return False
     return a.num_topics == b.num_topics and a.num_words == b.num_words and (
         a.vocab is None or b.vocab is None or set(a.vocab) == set(b.vocab))
 
@@ -425,6 +450,9 @@ def _comparisons(loaded: list[TopicModel], corpora: list[Corpus], held: dict[str
                 run_ratio = False
                 reason = (f"the difference did not separate the pair ({shown}); Ratio-AIS (about "
                           f"{_fmt_seconds(cost)}) would take the estimate past max_hours, so it was not run")
+            elif not (isinstance(a, TopicModel) and isinstance(b, TopicModel)):
+                reason = ("Ratio-AIS runs between two LDA models only; the difference of held-out estimates "
+                          "(same tokens) compares these")
             elif not same:
                 reason = ("the models differ in their number of topics or their words; Ratio-AIS needs "
                           "both equal")
@@ -496,7 +524,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         labels = _names(every, names)
         every = [_renamed(m, n) for m, n in zip(every, labels, strict=True)]
         na = {m.name: _not_applicable(m) for m in every}
-        loaded = [m for m in every if isinstance(m, TopicModel)]  # the models with a likelihood
+        loaded = [m for m in every if _has_likelihood(m)]
         if loaded and docs is None:
             raise MethodError("evaluate needs held-out documents (heldout=...)")
         corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding) if loaded else (
@@ -507,8 +535,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     held: dict[str, HeldoutResult] = {}
     for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
         with clock.stage("held-out", f"{m.name} ({k}/{n})"):
-            held[m.name] = estimate_heldout(m, c, method=method, runs=runs, seed=seed, workers=workers,
-                                            progress=progress, max_hours=max_hours, **params)
+            held[m.name] = _heldout_one(m, c, method, runs, seed, workers, progress, max_hours, params)
     comparisons, worse = [], {}
     if compare_models != "none" and n > 1:
         with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {compare_models}"):
@@ -533,8 +560,9 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = _auto(m, reference, seed, workers, encoding)
     preds = {}
-    for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
-        with clock.stage("predictive", f"{m.name} ({k}/{n})"):
+    ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
+    for k, (m, c) in enumerate(ldas, 1):
+        with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
             preds[m.name] = predictive(m, c, seed=seed, workers=workers, progress=False)
     rows = [_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                  diversity_topn) for m in every]
@@ -569,6 +597,23 @@ def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:
     return out
 
 
+def _has_likelihood(m: TopicModel | Topics) -> bool:
+    """An LDA, or a generative model with a logistic-normal prior (scored by ais over eta)."""
+    return isinstance(m, TopicModel) or (m.lda is None and m.prior == "logistic-normal"
+                                         and why_not("heldout", m) is None)
+
+
+def _heldout_one(m: TopicModel | Topics, c: Corpus, method: str, runs: int, seed: int, workers: int,
+                 progress: bool | None, max_hours: float | None, params: dict[str, Any]) -> HeldoutResult:
+    """`tl.heldout` for one model: LDA by `method` and `params`; a logistic-normal prior by its own
+    estimator, ais over eta, given only the parameters it takes (temperatures, schedule)."""
+    if isinstance(m, TopicModel):
+        return estimate_heldout(m, c, method=method, runs=runs, seed=seed, workers=workers,
+                                progress=progress, max_hours=max_hours, **params)
+    own = {k: v for k, v in params.items() if k in ("temperatures", "schedule")}
+    return estimate_heldout(m, c, method="ais", runs=runs, seed=seed, max_hours=max_hours, **own)
+
+
 def _renamed(m: TopicModel | Topics, name: str) -> TopicModel | Topics:
     import dataclasses
 
@@ -580,7 +625,8 @@ def _not_applicable(m: TopicModel | Topics) -> dict[str, str]:
     out = {}
     for metric in dict.fromkeys(ROW_METRICS.values()):
         reason = why_not(metric, m) if isinstance(m, Topics) else None
-        if reason is None and isinstance(m, Topics) and metric in ("heldout", "predictive"):
+        if reason is None and isinstance(m, Topics) and (metric == "predictive" or (
+                metric == "heldout" and not _has_likelihood(m))):
             try:
                 as_lda(metric, m)
             except NotApplicableError as exc:
@@ -616,6 +662,10 @@ def _row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: dict[s
     }
     if isinstance(m, TopicModel) and m.vocab is None:
         row["diversity"] = math.nan
+    if h is not None and not isinstance(m, TopicModel):
+        row["heldout_note"] = (f"its own estimator, {h.method} over eta by elliptical slice sampling "
+                               f"({h.params.get('temperatures')} temperatures; a {m.prior} prior, "
+                               f"{m.decoder} decoder), not the LDA models' method")
     if na:
         row["not_applicable"] = dict(na)
     return row

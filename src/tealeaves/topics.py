@@ -82,6 +82,7 @@ class Topics:
     cov: np.ndarray | None = None  # logistic-normal: T x T (may be singular)
     decoder: str | None = None
     topic_weights: np.ndarray | None = None  # e.g. HDP's stick weights or topic sizes, length T
+    topic_names: tuple[str, ...] | None = None  # labels (LLDA, PLDA, BERTopic's names, HDP's ids), length T
     lda: TopicModel | None = field(default=None, repr=False)  # the LDA it is, when it is one
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -91,9 +92,11 @@ class Topics:
     @classmethod
     def from_lda(cls, model: TopicModel, source: str = "LDA") -> Topics:
         """An LDA `TopicModel` as `Topics` (sharing its arrays)."""
+        names = model.metadata.get("topic_names") if isinstance(model.metadata, dict) else None
         return cls(name=model.name, source=source, vocab=model.vocab, weights=model.phi,
                    weights_kind="distributions", prior="dirichlet", alpha=model.alpha,
-                   decoder="mixture", lda=model, metadata=model.metadata)
+                   decoder="mixture", lda=model, metadata=model.metadata,
+                   topic_names=tuple(names) if names is not None else None)
 
     def __repr__(self) -> str:  # the arrays and the vocabulary would fill the screen
         kinds = ", ".join(sorted(self.provides()))
@@ -262,6 +265,30 @@ def check_topics(t: Topics) -> None:
         raise InvalidModelError(f"{who}: a logistic-normal prior needs mean and cov")
     if t.top_words is not None and len(t.top_words) != T:
         raise InvalidModelError(f"{who}: {len(t.top_words)} lists of top words for {T} topics")
+    if t.topic_names is not None and (len(t.topic_names) != T
+                                      or not all(isinstance(n, str) for n in t.topic_names)):
+        raise InvalidModelError(f"{who}: topic_names must be {T} strings, one per topic")
+
+
+def topic_labels(model: Topics | TopicModel | Sequence[Sequence[str]]) -> list[str]:
+    """How each topic is shown where topics are listed: its index, and its name when the model has
+    one ("0 (Democratic)", "2 (id 7)"): `Topics.topic_names`, or an LDA's metadata["topic_names"]
+    (tomotopy's LLDA and PLDA read as LDA)."""
+    if isinstance(model, Topics):
+        n, names = model.num_topics, model.topic_names
+    elif isinstance(model, TopicModel):
+        n, names = model.num_topics, model.metadata.get("topic_names") if isinstance(model.metadata, dict) \
+            else None
+    else:
+        n, names = len(model), None
+    if names is None or len(names) != n:
+        return [str(k) for k in range(n)]
+    return [f"{k} ({_printable(str(name))})" for k, name in enumerate(names)]
+
+
+def _printable(name: str, limit: int = 60) -> str:
+    """A name from a file as it is when short and printable, else quoted and shortened (`shown`)."""
+    return name if name.isprintable() and len(name) <= limit else shown(name, limit)
 
 
 def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = "topics") -> Topics:
@@ -275,5 +302,5 @@ def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = 
 
 
 __all__ = ["Topics", "NEEDS", "NotApplicableError", "why_not", "require", "as_topics", "check_topics",
-           "as_lda", "word_scores",
+           "as_lda", "word_scores", "topic_labels",
            "WEIGHTS_KINDS", "PRIORS", "DECODERS"]

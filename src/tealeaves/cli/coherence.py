@@ -12,7 +12,7 @@ from ..errors import InputFileError, MethodError
 from ..files.textfile import read_lines
 from ..model import TopicModel
 from ..output.jsonout import write_json
-from ..topics import Topics, why_not
+from ..topics import Topics, topic_labels, why_not
 from ..util.limits import at_least
 from .options import (
     add_model_options,
@@ -122,7 +122,8 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         results.append(coherence(words, reference, measure=m, topn=topn, window=win,
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))
-    for line in coherence_table(results[0].topics if lists else words, results):
+    labels = topic_labels(words if isinstance(topics, str) else topics)
+    for line in coherence_table(results[0].topics if lists else words, results, labels):
         print(line)
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,
@@ -134,7 +135,7 @@ def _score(value: float) -> str:
     return "—" if np.isnan(value) else f"{value:.4f}"
 
 
-def coherence_table(words: list[list[str]], results: list) -> list[str]:
+def coherence_table(words: list[list[str]], results: list, labels: list[str] | None = None) -> list[str]:
     """The terminal table: per topic each measure's score (— where there is none), its absent
     words, its pairs that never co-occur (per measure) and its words (* absent); then the reason
     for every —, what was done with absent words, and the fingerprint line."""
@@ -148,7 +149,8 @@ def coherence_table(words: list[list[str]], results: list) -> list[str]:
         miss = set().union(*(set(r.missing[k]) for r in results))
         shown = " ".join(w + ("*" if w in miss else "") for w in t)
         zero = "/".join(str(r.coverage[k]["zero_pairs"]) for r in results)
-        rows.append([str(k), *[_score(r.per_topic[k]) for r in results], str(len(miss)),
+        rows.append([labels[k] if labels else str(k), *[_score(r.per_topic[k]) for r in results],
+                     str(len(miss)),
                      f"{zero} of {results[0].coverage[k]['word_pairs']}", shown])
     rows.append(["mean", *[_score(r.mean) for r in results], "", "", ""])
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
@@ -182,8 +184,10 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
         out["exclusivity"], out["exclusivity_reason"] = None, reason
     elif isinstance(topics, TopicModel | Topics):
         ex = exclusivity(topics)
-        print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, "
-              f"per topic {' '.join(f'{v:.2f}' for v in ex)}")
+        labels = topic_labels(topics)
+        each = " ".join(f"{v:.2f}" if lab == str(k) else f"{lab}={v:.2f}"
+                        for k, (lab, v) in enumerate(zip(labels, ex, strict=True)))
+        print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, per topic {each}")
         out["exclusivity"] = [float(v) for v in ex]
     if args.json:
         write_json(args.json, {"command": "diversity", "model": args.model, **out})

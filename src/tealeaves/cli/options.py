@@ -49,6 +49,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--time-slice", default=None, type=_time_slice, metavar="T",
                    help="a gensim LdaSeqModel: the time slice to read (0, 1, ...; 'all' with evaluate: "
                         "one model per slice)")
+    g.add_argument("--dmr-metadata", default=None, metavar="VALUE",
+                   help="a tomotopy DMRModel: the metadata value whose Dirichlet prior scores held-out "
+                        "documents (without it a DMR has no single prior: no likelihood)")
     g.add_argument("--vocab", default=None, metavar="FILE",
                    help="the model's vocabulary, one word per line in word-id order: gives a model saved "
                         "without one its words (needed to read text documents); a model that has one "
@@ -98,7 +101,8 @@ def load_any_arg(args: argparse.Namespace, path: str) -> Topics | list[Topics]:
                       normalize=getattr(args, "normalize", False), alpha=alpha,
                       allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout,
                       vocab=getattr(args, "vocab", None), doc_topic=getattr(args, "doc_topic", None),
-                      weights=getattr(args, "weights", None), time_slice=getattr(args, "time_slice", None))
+                      weights=getattr(args, "weights", None), time_slice=getattr(args, "time_slice", None),
+                      metadata=getattr(args, "dmr_metadata", None))
     for m in out if isinstance(out, list) else [out]:
         note = m.metadata.get("normalized")
         if note:

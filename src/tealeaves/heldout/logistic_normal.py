@@ -239,7 +239,8 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     its vocabulary by the caller): the AIS estimate above for every document, as a `HeldoutResult`
     (method "ais", its params saying the prior and decoder). Its
     cost (temperatures x tokens x topics per run; x vocabulary for a product of experts) is checked
-    against `max_hours` before the work."""
+    against `max_hours` before the work. `tl.heldout` checks first that the documents fit the
+    model's vocabulary (`check_vocab_fits`)."""
     import time
 
     from ..corpus import Corpus

@@ -94,12 +94,14 @@ def load_topics(
     doc_topic: Any = None,
     weights: str | None = None,
     time_slice: int | str | None = None,
+    metadata: str | None = None,
 ) -> Topics | list[Topics]:
     """A model of any kind as `Topics` (an LDA through `load_model`'s readers, then
     `Topics.from_lda`); `tealeaves.load_topics` documents the formats. A list for
-    `time_slice="all"` (one model per time slice of a gensim LdaSeqModel)."""
+    `time_slice="all"` (one model per time slice of a gensim LdaSeqModel). `metadata`: for a
+    tomotopy DMRModel, the metadata value whose prior scores held-out documents."""
     out = _load(source, format, normalize, vocab, alpha, name, allow_pickle, timeout, doc_topic, weights,
-                time_slice)
+                time_slice, metadata)
     if isinstance(out, list):
         return [_as_topics(m) for m in out]
     return _as_topics(out)
@@ -117,15 +119,23 @@ def not_lda(model: Topics) -> MethodError:
     kinds = {"distributions": "topic-word distributions without a Dirichlet prior",
              "nonnegative": "non-negative topic-word weights", "signed": "signed topic-word weights"}
     what = model.weights_note or kinds.get(model.weights_kind or "", "top words only")
-    return MethodError(f"{model.name} is a {model.source} ({what}), not an LDA model: load it with "
+    fmt = model.metadata.get("format") if isinstance(model.metadata, dict) else None
+    read = f" (read as format {fmt})" if isinstance(fmt, str) else ""
+    return MethodError(f"{model.name} is a {model.source} ({what}), not an LDA model{read}: load it with "
                        "load_topics (tealeaves evaluate, coherence, diversity take it) and use the "
                        "metrics that apply to it")
 
 
 def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: Any, name: str | None,
           allow_pickle: bool, timeout: float | None, doc_topic: Any = None, weights: str | None = None,
-          time_slice: int | str | None = None) -> TopicModel | Topics | list[TopicModel]:
+          time_slice: int | str | None = None,
+          metadata: str | None = None) -> TopicModel | Topics | list[TopicModel]:
     """The model a source holds, of whatever kind: LDA as a TopicModel."""
+    if metadata is not None and not isinstance(metadata, str):
+        raise MethodError(f"metadata must be a string (a DMR metadata value), got {type(metadata).__name__}")
+    if metadata is not None and not isinstance(source, str | os.PathLike):
+        raise MethodError("metadata= is for a tomotopy DMRModel file; this is a "
+                          f"{type(source).__name__} object")
     if vocab is not None:
         vocab = _Vocab(vocab_words(vocab), f"vocabulary {os.fspath(vocab)}"
                        if isinstance(vocab, str | os.PathLike) else "vocab=")
@@ -146,8 +156,11 @@ def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: A
         if doc_topic is not None or weights is not None or time_slice is not None:
             raise MethodError(f"{path}: doc_topic=, weights= and time_slice= are not for format {fmt}")
         model = zoo_load(path, fmt, allow_pickle=allow_pickle, timeout=timeout,
-                         vocab=vocab if fmt == "octis" else None)
+                         vocab=vocab if fmt == "octis" else None, metadata=metadata)
         return _finish(model, None if fmt == "octis" else vocab, name)
+    if metadata is not None:
+        raise MethodError(f"{path}: metadata= (--dmr-metadata) is for tomotopy's DMRModel; this is "
+                          f"format {fmt}")
     if fmt not in FORMATS:
         known = ", ".join([*FORMATS, *ZOO_FORMATS, *FORMAT_ALIASES])
         raise MethodError(f"{path}: unknown model format {fmt!r} (known: {known})")

@@ -64,6 +64,30 @@ def pickled_class(head: bytes) -> str | None:
     return None
 
 
+def _topic_names(topics: dict[str, Any], ids: list[int], kept: list[int], tj: str) -> list[str]:
+    """Each kept topic's name: `custom_labels` (a list, one per topic, -1's first when there are
+    outliers; or a dict), else `topic_labels` (topic id -> name), else the topic id. A label that is
+    not a string, or a list of the wrong length, is an error (never a silent mismatch)."""
+    key = "custom_labels" if topics.get("custom_labels") else "topic_labels"
+    labels = topics.get(key)
+    if not labels:
+        return [str(t) for t in kept]
+    if isinstance(labels, list):
+        if len(labels) != len(ids):
+            raise InvalidModelError(f"{tj}: {key} has {len(labels)} labels for the {len(ids)} topics "
+                                    f"({', '.join(map(str, ids[:8]))}{', ...' if len(ids) > 8 else ''})")
+        labels = dict(zip([str(t) for t in ids], labels, strict=True))
+    if not isinstance(labels, dict):
+        raise InvalidModelError(f"{tj}: {key} is a {type(labels).__name__}, not topic id -> name")
+    out = []
+    for t in kept:
+        name = labels.get(str(t), str(t))
+        if not isinstance(name, str):
+            raise InvalidModelError(f"{tj}: {key}[{t}] is {shown(name)}, not a string")
+        out.append(name)
+    return out
+
+
 def load_bertopic_dir(path: str | os.PathLike) -> Topics:
     """The BERTopic model saved in the directory `path`."""
     path = os.fspath(path)
@@ -140,10 +164,7 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
     if ctfidf is not None and vocab is not None:
         weights = _ctfidf(ctfidf, len(ids), len(vocab), cf)
         weights = weights[[ids.index(t) for t in kept]]
-    labels = topics.get("custom_labels") or topics.get("topic_labels") or {}
-    if isinstance(labels, list):  # custom_labels: one per topic, -1's first when there are outliers
-        labels = dict(zip([str(t) for t in ids], labels, strict=False))
-    names = [str(labels.get(str(t), t)) if isinstance(labels, dict) else str(t) for t in kept]
+    names = _topic_names(topics, ids, kept, tj)
     outliers = {"documents": size_of.get(-1, 0), "words": list(words.get(-1, ()))} if -1 in ids else None
     meta.update(topic_ids=kept, topic_names=names, topic_weights="training documents per topic (counts)",
                 outliers=outliers,
@@ -155,7 +176,8 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
     return Topics(name=name, source=source, vocab=vocab if weights is not None else None, top_words=top,
                   weights=weights, weights_kind="nonnegative" if weights is not None else None,
                   weights_note=NOTE if weights is not None else "",
-                  topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64), metadata=meta)
+                  topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64),
+                  topic_names=tuple(names), metadata=meta)
 
 
 def _object(value: Any, where: str, what: str) -> dict:

@@ -184,7 +184,8 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
         meta.update(hdp_alpha=float(a["hdp_alpha"]), gamma=float(a["gamma"]), num_tables=int(a["num_tables"]),
                     topic_ids=[int(k) for k in a["topic_ids"]],
                     topic_weights="words assigned to each live topic (counts)")
-        return Topics(topic_weights=a["topic_weights"], **common)
+        ids = tuple(f"id {k}" for k in meta["topic_ids"])  # tomotopy's topic ids of the live topics
+        return Topics(topic_weights=a["topic_weights"], topic_names=ids, **common)
     if cls == "CTModel":
         return Topics(prior="logistic-normal", mean=a["mean"], cov=a["cov"], decoder="mixture", **common)
     if cls == "PAModel":
@@ -228,4 +229,6 @@ def _as_lda(a: dict[str, Any], alpha: np.ndarray, common: dict[str, Any], source
     meta = common["metadata"]
     model = build_model(a["phi"], alpha, list(common["vocab"]), meta["eta"], common["name"], meta["source"],
                         meta, copy=False)
-    return replace(Topics.from_lda(model, source=source), doc_topic=common["doc_topic"], metadata=meta)
+    names = meta.get("topic_names")
+    return replace(Topics.from_lda(model, source=source), doc_topic=common["doc_topic"], metadata=meta,
+                   topic_names=tuple(names) if names is not None else None)

@@ -55,7 +55,8 @@ def zoo_load(path: str | os.PathLike, fmt: str, allow_pickle: bool = False, time
     if fmt not in ZOO_FORMATS:
         raise MethodError(f"unknown model-zoo format {fmt!r} (known: {', '.join(ZOO_FORMATS)})")
     if metadata is not None and fmt != "tomotopy-dmr":
-        raise MethodError(f"{os.fspath(path)}: metadata= is for tomotopy's DMR models, not {fmt}")
+        raise MethodError(f"{os.fspath(path)}: metadata= (--dmr-metadata) is for tomotopy's DMR models, "
+                          f"not {fmt}")
     if vocab is not None and fmt != "octis":
         raise MethodError(f"{os.fspath(path)}: format {fmt} carries its own vocabulary; vocab= is for octis")
     if fmt == "octis":
