@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _NAMES = {
     "bcubed": ".clustering",
     "CoherenceResult": ".coherence", "coherence": ".coherence", "diversity": ".coherence",
+    "build_index": ".coherence.index",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
@@ -41,6 +42,7 @@ _SUBMODULES = ("datasets", "intrusion", "synthetic")
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "CoherenceResult", "coherence", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "build_index",
     "SelectionResult", "select",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
@@ -83,6 +85,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from . import datasets, intrusion, synthetic
     from .clustering import bcubed
     from .coherence import CoherenceResult, coherence, diversity
+    from .coherence.index import build_index
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl

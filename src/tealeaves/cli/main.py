@@ -25,7 +25,7 @@ COMMANDS = {
     "curve": "compare", "csl": "heldout", "coherence": "coherence", "diversity": "coherence",
     "bcubed": "coherence", "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
-    "methods": "heldout", "warm-up": "tools", "synth": "tools",
+    "methods": "heldout", "warm-up": "tools", "synth": "tools", "index": "index",
 }
 
 
