@@ -272,3 +272,20 @@ def test_cli_damaged_index_is_one_line(ref, tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "truncated" in err
     code, _, err = _cli(["index", "info", str(bad)], capsys)
     assert code == 2 and err.count("\n") == 1 and err.startswith("tealeaves: error: ")
+
+
+def test_evaluate_reference_index(ref, tmp_path):
+    """evaluate --reference ref.tlx: the coherence columns equal those from the text."""
+    import tealeaves as tl
+
+    text, tlx = ref
+    c = datasets.sotu().heldout
+    held = tmp_path / "held.txt"
+    held.write_text("".join(" ".join(c.vocab[i] for i in doc) + "\n" for doc in list(c)[:3]))
+    model = datasets.sotu_model("sotu-20-asym")
+    rows = {}
+    for name, r in (("text", text), ("index", tlx)):
+        res = tl.evaluate([model], heldout=held, reference=r, runs=1, coherence=("umass", "npmi", "c_v"),
+                          particles=5)
+        rows[name] = (res.rows[0]["coherence"], res.rows[0]["auto_model_precision"])
+    assert set(rows["text"][0]) == {"umass", "npmi", "c_v"} and rows["text"] == rows["index"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -41,9 +42,14 @@ def _add_index(sub: Any) -> None:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ..coherence.index import build_index
+    from ..coherence.index import build_estimate, build_index
 
     t0 = time.perf_counter()
+    if os.path.isfile(args.corpus):
+        est = build_estimate(os.path.getsize(args.corpus), args.workers)
+        print(f"tealeaves: indexing {os.path.getsize(args.corpus) / 1e6:,.1f} MB of text: about "
+              f"{est['memory'] / 2**30:.1f} GiB of memory, {est['seconds']:,.0f} s; finished chunks are "
+              f"kept in {args.output}.work/ until the index is written", file=sys.stderr)
     h = build_index(args.corpus, args.output, workers=args.workers, encoding=args.encoding,
                     max_memory=args.max_memory)
     c = h["corpus"]
