@@ -8,7 +8,7 @@ rule of `counts` is answered exactly, for whole documents and for sliding window
 each occurrence at position p of a document of n tokens makes its word present in the window
 starts [p - w + 1, p] (clipped to the n - w + 1 starts; `_intervals`), gensim's flags are
 simulated from the same positions (`_intervals_gensim`), and the pair counts are the lengths of the
-overlaps of two words' presence intervals (`_sweep`); Palmetto's context windows pair occurrences
+overlaps of two words' presence intervals (`_sweep_merged`); Palmetto's context windows pair occurrences
 at most w apart (`_context`). Cost: linear in the occurrences of the target words (a word such as
 "the", ~5% of all tokens, costs 5% of the corpus), not in the corpus.
 
@@ -122,18 +122,42 @@ def _decode(buf, count, limit):
 # ---------------------------------------------------------------- counting from positions
 
 @njit(cache=True)
-def _intervals(pos, doc, starts, lengths, window, gensim, a_out, b_out):
+def _doc_of(p, d, starts):
+    """The document of global position p, at or after document d (galloping search)."""
+    if starts[d + 1] > p:
+        return d
+    step = 1
+    lo = d + 1
+    hi = lo + step
+    D = starts.shape[0] - 1
+    while hi < D and starts[hi] <= p:  # starts[lo] <= p < starts[hi]
+        lo = hi
+        step *= 2
+        hi = lo + step
+    hi = min(hi, D)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if starts[mid] <= p:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _intervals(pos, starts, lengths, window, gensim, a_out, b_out):
     """The window starts (global: document start + local start) in which one word is present, as
-    disjoint intervals [a, b); its occurrences `pos` (global, sorted) lie in documents `doc`.
-    window 0: whole documents. `gensim`: gensim's flags (a word is unset when any copy leaves);
-    otherwise present if any copy is inside. Returns the number of intervals written."""
+    disjoint intervals [a, b); its occurrences `pos` (global, sorted; documents begin at
+    `starts`). window 0: whole documents. `gensim`: gensim's flags (a word is unset when any copy
+    leaves); otherwise present if any copy is inside. Returns the number of intervals written."""
     m = 0
     i = 0
     r = pos.shape[0]
+    d = 0
     while i < r:
-        d = doc[i]
+        d = _doc_of(pos[i], d, starts)
         j = i
-        while j < r and doc[j] == d:
+        while j < r and pos[j] < starts[d + 1]:
             j += 1
         n = lengths[d]
         base = starts[d]
@@ -191,34 +215,85 @@ def _intervals(pos, doc, starts, lengths, window, gensim, a_out, b_out):
 
 
 @njit(cache=True)
-def _sweep(times, kinds, words, K, single, joint):
-    """Events sorted by time (leave before enter at one time): add each word's presence length to
-    `single` and each pair's overlap to the upper triangle of `joint`."""
+def _key(a, b, off, fill, s, K):
+    """The next event's sort key of stream s (s < K: the leaves of word s; else the enters of word
+    s - K): 2 x time (+1 for an enter, so that leaves come first at one time); -1 when done."""
+    k = s if s < K else s - K
+    i = off[k] + fill[s]
+    if i >= off[k + 1]:
+        return -1
+    return b[i] * 2 if s < K else a[i] * 2 + 1
+
+
+@njit(cache=True)
+def _sweep_merged(a, b, off, K, single, joint):
+    """Each word's presence length into `single`, each pair's overlap into the upper triangle of
+    `joint`, from every word's intervals a[off[k]:off[k+1]], b[...] (each word's sorted), their
+    events taken in time order from a heap of the 2K streams (no sort of all events)."""
+    fill = np.zeros(2 * K, np.int64)
+    heap_key = np.empty(2 * K, np.int64)
+    heap_s = np.empty(2 * K, np.int64)
+    n = 0
+    for s in range(2 * K):
+        key = _key(a, b, off, fill, s, K)
+        if key >= 0:
+            i = n
+            n += 1
+            while i > 0 and heap_key[(i - 1) // 2] > key:
+                heap_key[i] = heap_key[(i - 1) // 2]
+                heap_s[i] = heap_s[(i - 1) // 2]
+                i = (i - 1) // 2
+            heap_key[i] = key
+            heap_s[i] = s
     entered = np.zeros(K, np.int64)
     present = np.empty(K, np.int64)
     where = np.empty(K, np.int64)
     m = 0
-    for e in range(times.shape[0]):
-        t = times[e]
-        k = words[e]
-        if kinds[e] == 1:
+    while n > 0:
+        key = heap_key[0]
+        s = heap_s[0]
+        t = key // 2
+        if s >= K:
+            k = s - K
             entered[k] = t
             where[k] = m
             present[m] = k
             m += 1
-            continue
-        single[k] += t - entered[k]
-        last = present[m - 1]
-        present[where[k]] = last
-        where[last] = where[k]
-        m -= 1
-        for x in range(m):
-            j = present[x]
-            v = t - max(entered[k], entered[j])
-            if k < j:
-                joint[k, j] += v
-            else:
-                joint[j, k] += v
+        else:
+            k = s
+            single[k] += t - entered[k]
+            last = present[m - 1]
+            present[where[k]] = last
+            where[last] = where[k]
+            m -= 1
+            for x in range(m):
+                j = present[x]
+                v = t - max(entered[k], entered[j])
+                if k < j:
+                    joint[k, j] += v
+                else:
+                    joint[j, k] += v
+        fill[s] += 1
+        key = _key(a, b, off, fill, s, K)
+        if key < 0:  # the stream is done: the last entry takes the root
+            n -= 1
+            key = heap_key[n]
+            s = heap_s[n]
+        i = 0  # sift down
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and heap_key[c + 1] < heap_key[c]:
+                c += 1
+            if heap_key[c] >= key:
+                break
+            heap_key[i] = heap_key[c]
+            heap_s[i] = heap_s[c]
+            i = c
+        if n > 0:
+            heap_key[i] = key
+            heap_s[i] = s
 
 
 @njit(cache=True)
@@ -288,6 +363,7 @@ class ReferenceIndex:
         self._check()
         self.starts = np.concatenate([[0], np.cumsum(self.arrays["doc_lengths"])]).astype(np.int64)
         self._cache: dict[str, np.ndarray] = {}
+        self._counted: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _section(self, sections: Any, name: str, dtype: str, end: int, check: bool) -> np.ndarray:
         try:
@@ -378,8 +454,11 @@ class ReferenceIndex:
         K = len(targets)
         single = np.zeros(K, np.int64)
         upper = np.zeros((K, K), np.int64)
+        key = (tuple(targets), window, rule)
+        if key in self._counted:
+            single, upper = self._counted[key]
+            return single.copy(), upper.copy(), self.units(window, rule)
         pos = [self.positions(t) for t in targets]
-        docs = [np.searchsorted(self.starts, p, side="right") - 1 for p in pos]
         if rule == "context":
             allp = np.concatenate(pos) if pos else np.zeros(0, np.int64)
             ids = np.concatenate([np.full(len(p), k, np.int32) for k, p in enumerate(pos)]) if pos else \
@@ -390,20 +469,17 @@ class ReferenceIndex:
                      single, upper)
             return single, upper, self.units(window, rule)
         w = 0 if window is None else int(min(int(window), 2**62))
-        times, kinds, words = [], [], []
         L = np.asarray(self.arrays["doc_lengths"])
-        for k, (p, d) in enumerate(zip(pos, docs, strict=True)):
-            a = np.empty(len(p), np.int64)
-            b = np.empty(len(p), np.int64)
-            m = _intervals(p, d, self.starts, L, w, rule == "gensim", a, b)
-            times += [b[:m], a[:m]]
-            kinds += [np.zeros(m, np.int8), np.ones(m, np.int8)]
-            words += [np.full(2 * m, k, np.int64)]
-        if times:
-            t = np.concatenate(times)
-            kind = np.concatenate(kinds)
-            order = np.argsort(t * 2 + kind, kind="stable")
-            _sweep(t[order], kind[order], np.concatenate(words)[order], K, single, upper)
+        a = np.empty(sum(len(p) for p in pos), np.int64)
+        b = np.empty_like(a)
+        off = np.zeros(K + 1, np.int64)
+        for k, p in enumerate(pos):
+            m = _intervals(p, self.starts, L, w, rule == "gensim", a[off[k]:], b[off[k]:])
+            off[k + 1] = off[k] + m
+        _sweep_merged(a, b, off, K, single, upper)
+        if len(self._counted) >= 8:
+            self._counted.clear()
+        self._counted[key] = (single.copy(), upper.copy())
         return single, upper, self.units(window, rule)
 
 
@@ -500,7 +576,7 @@ def _postings(shared: Any, item: tuple[int, list]) -> tuple:
 
 
 def _chunk_files(work: str, i: int) -> tuple[str, str]:
-    return os.path.join(work, f"chunk-{i:06d}.npz"), os.path.join(work, f"chunk-{i:06d}.pos.npy")
+    return os.path.join(work, f"chunk-{i:06d}.npz"), os.path.join(work, f"chunk-{i:06d}.pos")
 
 
 def _save_chunk(work: str, result: tuple, digest: str, nbytes: int) -> None:
@@ -508,8 +584,8 @@ def _save_chunk(work: str, result: tuple, digest: str, nbytes: int) -> None:
     counts, lengths and text hash) last, so a chunk with its .npz is complete."""
     i, words, counts, pos, lengths = result
     meta, posf = _chunk_files(work, i)
-    np.save(posf + ".tmp.npy", pos)
-    os.replace(posf + ".tmp.npy", posf)
+    pos.astype("<u4").tofile(posf + ".tmp")
+    os.replace(posf + ".tmp", posf)
     blob = "\n".join(words).encode("utf-8", "surrogatepass")
     with open(meta + ".tmp", "wb") as fh:
         np.savez(fh, words=np.frombuffer(blob, np.uint8), counts=counts, lengths=lengths,
@@ -518,7 +594,7 @@ def _save_chunk(work: str, result: tuple, digest: str, nbytes: int) -> None:
 
 
 def _load_chunk(work: str, i: int, digest: str | None = None) -> dict | None:
-    """A chunk's saved postings (positions memory-mapped), or None if missing, damaged or of
+    """A chunk's saved postings (its positions file's name), or None if missing, damaged or of
     other text (`digest`)."""
     meta, posf = _chunk_files(work, i)
     try:
@@ -529,10 +605,11 @@ def _load_chunk(work: str, i: int, digest: str | None = None) -> dict | None:
             out["nbytes"] = int(z["nbytes"])
             text = z["words"].tobytes().decode("utf-8", "surrogatepass")
         out["words"] = text.split("\n") if len(out["counts"]) else []
-        out["pos"] = np.load(posf, mmap_mode="r")
+        out["pos"] = posf
+        size = os.path.getsize(posf)
     except Exception:  # noqa: BLE001 - any damage: the chunk is counted again
         return None
-    if len(out["words"]) != len(out["counts"]) or len(out["pos"]) != int(out["counts"].sum()):
+    if len(out["words"]) != len(out["counts"]) or size != 4 * int(out["counts"].sum()):
         return None
     return out
 
@@ -660,7 +737,9 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
             for ci, c in enumerate(chunks):
                 lo, hi = np.searchsorted(gids[ci], [g0, g1])
                 if hi > lo:
-                    _scatter(np.asarray(c["pos"][cstart[ci][lo] : cstart[ci][hi]]), c["counts"][lo:hi],
+                    part = np.fromfile(c["pos"], "<u4", int(cstart[ci][hi] - cstart[ci][lo]),
+                                       offset=4 * int(cstart[ci][lo]))  # read, not mapped: bounded memory
+                    _scatter(part, c["counts"][lo:hi],
                              gids[ci][lo:hi], g0, int(bases[ci]), out, fill)
             buf = np.empty(10 * n, np.uint8)
             ends = _encode(out, starts, buf)
