@@ -171,8 +171,8 @@ def test_damaged_section_fails_crc(ref, tmp_path):
 
 
 def test_damaged_postings(ref, tmp_path):
-    """A byte of the postings changed into a continuation byte: the word's code no longer ends
-    where it should; `verify` (tealeaves index info --verify) finds any change."""
+    """A byte of a word's postings changed: the query of that word fails its CRC-32 (here also
+    its code no longer ends where it should); `verify` (index info --verify) checks them all."""
     _, tlx = ref
     r = ix.ReferenceIndex(tlx)
     g = r.lookup("war")
@@ -289,3 +289,61 @@ def test_evaluate_reference_index(ref, tmp_path):
                           particles=5)
         rows[name] = (res.rows[0]["coherence"], res.rows[0]["auto_model_precision"])
     assert set(rows["text"][0]) == {"umass", "npmi", "c_v"} and rows["text"] == rows["index"]
+
+
+def test_dask_build_gives_the_same_file(ref, tmp_path, monkeypatch):
+    """Over a Dask cluster (chunks sent in groups, results back to this process): the same file."""
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    from tealeaves.util.parallel import use_dask
+
+    text, _ = ref
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    here, there = tmp_path / "here.tlx", tmp_path / "there.tlx"
+    ix.build_index(text, here, chunk_chars=60_000)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            use_dask(c.scheduler_address, min_seconds=0) as session:
+        ix.build_index(text, there, chunk_chars=60_000)
+    assert session.record["ran"] == "cluster"
+    assert here.read_bytes() == there.read_bytes()
+
+
+def test_fuzzed_index_is_read_or_refused_in_one_line(repeats, tmp_path_factory):
+    """Random byte changes, cuts and insertions anywhere in an index: every query either answers
+    the undamaged index's counts or raises a one-line TealeavesError; never another exception,
+    never other numbers."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    _, tlx, targets = repeats
+    good = tlx.read_bytes()
+    folder = tmp_path_factory.mktemp("fuzz")
+    cases = (("exact", None), ("gensim", 10), ("context", 5))
+    want = {c: count(tlx, targets, c[1], rule=c[0]) for c in cases}
+
+    @settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255), st.sampled_from("xcd")),
+                    min_size=1, max_size=4))
+    def run(edits):
+        data = bytearray(good)
+        for at, value, kind in edits:
+            at = min(at, max(len(data) - 1, 0))
+            if kind == "x" and data:
+                data[at] = value
+            elif kind == "c":
+                del data[at:]
+            else:
+                data[at:at] = bytes([value])
+        p = folder / "fuzz.tlx"
+        p.write_bytes(bytes(data))
+        ix._OPEN.clear()
+        for rule, window in cases:
+            try:
+                got = count(p, targets, window, rule=rule)
+            except TealeavesError as exc:
+                assert "\n" not in str(exc)
+            else:
+                _same(got, want[rule, window])
+
+    run()

