@@ -116,6 +116,11 @@ def main() -> None:
     q_big = query(words, str(folder / "big.tlx"), args.repeats)
     s = streaming(words, real)
     identical = all(np.array_equal(q["per_topic"][m], s["per_topic"][m], equal_nan=True) for m in MEASURES)
+    from tealeaves.coherence.index import ReferenceIndex
+
+    targets = sorted({w for t in words for w in t})
+    big_index = ReferenceIndex(str(folder / "big.tlx"))
+    occurrences = sum(len(big_index.positions(w)) for w in targets)
     rate = builds[f"real_x{args.copies}"]
     per_token_index = rate["index_bytes"] / rate["tokens"]
     bytes_per_token = rate["text_bytes"] / rate["tokens"]
@@ -136,7 +141,9 @@ def main() -> None:
               "builds": builds, "query": {"topics": len(words), "words": 10, "measures": list(MEASURES),
                                           "index_seconds": q["seconds"], "index_runs": q["runs"],
                                           f"index_seconds_x{args.copies}": q_big["seconds"],
-                                          "streaming_seconds": s["seconds"], "identical": identical},
+                                          "streaming_seconds": s["seconds"], "identical": identical,
+                                          "distinct_words": len(targets),
+                                          f"occurrences_x{args.copies}": occurrences},
               "projection": projection}
     Path(args.out).write_text(json.dumps(result, indent=1, default=float) + "\n")
     for name, b in builds.items():

@@ -534,7 +534,16 @@ def _index() -> list[tuple[str, str]]:
             (p, f"1 GB of text in about {one['seconds'] / 60:.1f} minutes, an index of "
                 f"{one['index_bytes'] / 1e9:.2f} GB"),
             (p, f"English Wikipedia (4.5e9 tokens) in about {wiki['seconds'] / 3600:.1f} hours with one "
-                f"worker, an index of about {wiki['index_bytes'] / 1e9:.1f} GB")]
+                f"worker, an index of about {wiki['index_bytes'] / 1e9:.1f} GB"),
+            (p, f"the memory estimate for Wikipedia is {wiki['estimated_memory_bytes'] / 2**30:.1f} GiB"),
+            (p, f"memory said in advance for the 1 GB build was "
+                f"{one['estimated_memory_bytes'] / 2**30:.1f} GiB")]
+    b = r["builds"][f"real_x{big.split('_x')[1]}"]
+    occ = q[f"occurrences_x{big.split('_x')[1]}"]
+    out += [(p, f"these {q['distinct_words']} words (SOTU's frequent words) occur {occ / 1e6:.1f} million "
+                f"times in the 1 GB text, {100 * occ / b['tokens']:.0f}% of its tokens"),
+            (p, f"about {q[big] / (3 * occ) * 1e6:.2f} µs per occurrence and pass"),
+            (p, f"{b['index_bytes'] / b['tokens']:.1f} bytes a token")]
     return out
 
 

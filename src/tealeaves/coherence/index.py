@@ -7,9 +7,10 @@ position in it), delta + varint coded. From the positions of a few target words 
 rule of `counts` is answered exactly, for whole documents and for sliding windows of ANY size:
 each occurrence at position p of a document of n tokens makes its word present in the window
 starts [p - w + 1, p] (clipped to the n - w + 1 starts; `_intervals`), gensim's flags are
-simulated from the same positions (`_intervals_gensim`), and the pair counts are the lengths of the
-overlaps of two words' presence intervals (`_sweep_merged`); Palmetto's context windows pair occurrences
-at most w apart (`_context`). Cost: linear in the occurrences of the target words (a word such as
+simulated from the same positions (`_intervals`, gensim=True: set when a copy enters, unset when
+any copy leaves), and the pair counts are the lengths of the overlaps of two words' presence
+intervals (`_sweep_merged`); Palmetto's context windows pair occurrences at most w apart
+(`_context`). Cost: linear in the occurrences of the target words (a word such as
 "the", ~5% of all tokens, costs 5% of the corpus), not in the corpus.
 
 Format (version 1, little-endian; docs/guide/coherence.md, "A reference index"):
