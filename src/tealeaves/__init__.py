@@ -27,6 +27,7 @@ _NAMES = {
     "embedding_coherence": ".coherence.embeddings",
     "read_vectors": ".coherence.embeddings", "train_vectors": ".coherence.embeddings",
     "EmbeddingResult": ".coherence.embeddings",
+    "build_index": ".coherence.index",
     "CompareResult": ".compare", "CurveResult": ".compare", "compare": ".compare",
     "training_curve": ".compare",
     "DiagnosticsResult": ".diagnostics", "diagnostics": ".diagnostics",
@@ -47,6 +48,7 @@ _SUBMODULES = ("datasets", "intrusion", "synthetic")
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "CoherenceResult", "coherence", "comparable", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "build_index",
     "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         we_irbo,
     )
     from .coherence.rbo import irbo
+    from .coherence.index import build_index
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl

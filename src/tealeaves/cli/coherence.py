@@ -34,7 +34,8 @@ def _add_coherence(sub: Any) -> None:
                     "topic coherence over a reference corpus (UMass, UCI, NPMI, C_V)")
     co.add_argument("model", help="model file (any readable format), or a text file with one topic "
                                   "(its words) per line")
-    co.add_argument("reference", help="reference corpus: text, one document per line (streamed)")
+    co.add_argument("reference", help="reference corpus: text, one document per line (streamed), or a "
+                                      "reference index (.tlx, tealeaves index build)")
     add_model_options(co)
     co.add_argument("--measure", default="umass,npmi,c_v",
                     help="comma-separated: umass,uci,npmi,c_v (palmetto convention: also c_p,c_a)")

@@ -36,7 +36,8 @@ def _add_evaluate(sub: Any) -> None:
                         "metrics that apply to it, a dash and the reason for the others")
     e.add_argument("--heldout", required=True, help="held-out documents: text (one per line) or .npz")
     e.add_argument("--reference", default=None,
-                   help="reference texts for coherence and automated intrusion (one document per line)")
+                   help="reference texts for coherence and automated intrusion (one document per line), "
+                        "or a reference index (.tlx, tealeaves index build)")
     e.add_argument("--name", action="append", default=None,
                    help="a name for each model, in order (default: the file names)")
     e.add_argument("--measure", default=",".join(DEFAULT_COHERENCE),

