@@ -99,8 +99,8 @@ if TYPE_CHECKING:  # what type checkers and editors see
         train_vectors,
         we_irbo,
     )
-    from .coherence.rbo import irbo
     from .coherence.index import build_index
+    from .coherence.rbo import irbo
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
