@@ -32,6 +32,7 @@ from .model import TopicModel
 WEIGHTS_KINDS = ("distributions", "nonnegative", "signed")
 PRIORS = ("dirichlet", "logistic-normal")
 DECODERS = ("mixture", "product-of-experts")
+PSD_TOLERANCE = 1e-10  # eigenvalues below -this x the largest make `cov` not a covariance
 
 # What each metric needs: "top_words", "weights" (non-negative topic-word weights),
 # "distributions" (rows are probability distributions), "doc_topic" (proportions of documents),
@@ -139,8 +140,9 @@ class Topics:
             out.add("distributions")
         if self.doc_topic is not None:
             out.add("doc_topic")
-        if self.prior is not None and self.decoder is not None and self.weights is not None:
-            out.add("generative")
+        if self.prior is not None and self.decoder is not None and self.weights is not None and (
+                self.decoder == "product-of-experts" or self.weights_kind == "distributions"):
+            out.add("generative")  # a mixture mixes distributions; a product of experts takes any log-weights
         if self.lda is not None:
             out.add("lda")
         return out
@@ -263,6 +265,8 @@ def check_topics(t: Topics) -> None:
         raise InvalidModelError(f"{who}: a Dirichlet prior needs positive alpha")
     if t.prior == "logistic-normal" and (t.mean is None or t.cov is None):
         raise InvalidModelError(f"{who}: a logistic-normal prior needs mean and cov")
+    if t.cov is not None:
+        check_covariance(t.cov, f"{who}: cov")
     if t.top_words is not None and len(t.top_words) != T:
         raise InvalidModelError(f"{who}: {len(t.top_words)} lists of top words for {T} topics")
     if t.topic_names is not None and (len(t.topic_names) != T
@@ -291,6 +295,23 @@ def _printable(name: str, limit: int = 60) -> str:
     return name if name.isprintable() and len(name) <= limit else shown(name, limit)
 
 
+def check_covariance(cov: np.ndarray, name: str = "cov") -> tuple[np.ndarray, np.ndarray]:
+    """`cov`'s eigendecomposition (values, vectors) after one-line errors unless it is a symmetric,
+    positive semi-definite matrix (singular allowed; eigenvalues below -PSD_TOLERANCE x the largest
+    are not rounding)."""
+    scale = max(float(np.abs(cov).max()), 1e-300)
+    if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12 * scale):
+        i, j = np.unravel_index(np.abs(cov - cov.T).argmax(), cov.shape)
+        raise InvalidModelError(f"{name} is not symmetric: cov[{i}, {j}] = {cov[i, j]} "
+                                f"but cov[{j}, {i}] = {cov[j, i]}")
+    values, vectors = np.linalg.eigh(cov)
+    top = max(float(values.max()), 0.0)
+    if values.min() < -PSD_TOLERANCE * max(top, 1e-300):
+        raise InvalidModelError(f"{name} is not positive semi-definite: eigenvalue {values.min():.3g} "
+                                f"(largest {top:.3g})")
+    return values, vectors
+
+
 def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = "topics") -> Topics:
     """`Topics` from a model of any kind, or from lists of top words."""
     if isinstance(model, Topics):
@@ -302,5 +323,5 @@ def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = 
 
 
 __all__ = ["Topics", "NEEDS", "NotApplicableError", "why_not", "require", "as_topics", "check_topics",
-           "as_lda", "word_scores", "topic_labels",
+           "as_lda", "word_scores", "topic_labels", "check_covariance",
            "WEIGHTS_KINDS", "PRIORS", "DECODERS"]

@@ -31,7 +31,7 @@ EXAMPLES = {
 
 def _add_coherence(sub: Any) -> None:
     co = sub_parser(EXAMPLES, sub, "coherence",
-                    "topic coherence over a reference corpus (UMass, UCI, NPMI, C_V)")
+                    "topic coherence over a reference corpus (UMass, UCI, NPMI, C_V; Palmetto's C_P, C_A)")
     co.add_argument("model", help="model file (any readable format), or a text file with one topic "
                                   "(its words) per line")
     co.add_argument("reference", help="reference corpus: text, one document per line (streamed), or a "
@@ -94,6 +94,9 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
 
     names = [m.strip() for m in args.measure.split(",") if m.strip()]
     known = CONVENTION_MEASURES[args.convention]
+    twice = sorted({m for m in names if names.count(m) > 1})
+    if twice:
+        raise MethodError(f"--measure names {twice[0]!r} twice; give each measure once")
     for m in names:
         if m not in known:
             hint = "; it is Palmetto's: --convention palmetto" if m in CONVENTION_MEASURES["palmetto"] else ""
@@ -160,6 +163,12 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
            for cells in [head, *rows]]
     for r in results:
         out += [f"— topic {k} {r.measure}: {c['reason']}" for k, c in enumerate(r.coverage) if c["reason"]]
+    for r in results:
+        scored = int(np.sum(~np.isnan(r.per_topic)))
+        if scored < len(r.per_topic):
+            out.append(f"mean {r.measure}: over the {scored} of {len(r.per_topic)} topics with a score "
+                       "(— left out)")
+        out += standin_lines(r)
     nmiss = sum(len(m) for m in results[0].missing)
     if nmiss:
         policies = {r.params["absent"] for r in results}
@@ -169,6 +178,27 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
                        f"{ABSENT_POLICY[p]}")
     out.append(f"never together: pairs of present top words that never co-occur in {'/'.join(names)}'s units")
     out.append(line([r.fingerprint for r in results]))
+    return out
+
+
+def standin_lines(r: Any) -> list[str]:
+    """Under the Palmetto convention, what of a result's scores is stand-ins rather than counts:
+    one line per topic with a note, and one line of totals (a warning when every topic has one)."""
+    cov = [c for c in r.coverage if "note" in c]
+    if not cov:
+        return []
+    out = [f"! topic {k} {r.measure}: {c['note']}" for k, c in enumerate(r.coverage) if c.get("note")]
+    noted = sum(bool(c["note"]) for c in cov)
+    rare = sum(len(c["below_min_frequency"]) for c in cov)
+    below = sum(c["pairs_below_min_frequency"] for c in cov)
+    total = (f"{r.measure} (palmetto): {rare} of {sum(len(t) for t in r.topics)} top words and {below} of "
+             f"{sum(c['word_pairs'] for c in cov)} word pairs below its minimum frequency (probability 0); "
+             f"{sum(r.undefined_pairs)} undefined values counted as 0, "
+             f"{sum(c['epsilon_values'] for c in cov)} values from ε alone; "
+             f"{noted} of {len(cov)} topics noted (!)")
+    warn = "warning: every score is mostly stand-ins, not a measurement; " if noted == len(cov) else ""
+    if rare or below or noted:
+        out.append(warn + total)
     return out
 
 

@@ -79,7 +79,8 @@ class CoherenceResult(Display):
         return "topic", {"score": self.per_topic, "words": [" ".join(t) for t in self.topics],
                          "missing": [" ".join(m) for m in self.missing],
                          "zero_pairs": [c.get("zero_pairs") for c in cov],
-                         "reason": [c.get("reason") or "" for c in cov]}
+                         "reason": [c.get("reason") or "" for c in cov],
+                         **({"note": [c.get("note") or "" for c in cov]} if _noted(cov) else {})}
 
     def to_dict(self) -> dict[str, Any]:
         cov = self.coverage or [{} for _ in self.topics]
@@ -89,7 +90,13 @@ class CoherenceResult(Display):
                 "topics": [{"words": t, "score": json_float(s), "missing": m, "undefined_pairs": u, **c}
                            for t, s, m, u, c in zip(self.topics, self.per_topic, self.missing,
                                                     self.undefined_pairs, cov, strict=True)],
-                "pairs": [{**p, "value": json_float(p["value"])} for p in self.pairs]}
+                "pairs": [{**p, "value": json_float(p["value"])} for p in self.pairs],
+                **({"noted_topics": sum(bool(c["note"]) for c in cov)} if _noted(cov) else {})}
+
+
+def _noted(coverage: list[dict[str, Any]]) -> bool:
+    """Whether the topics' coverage carries notes (the Palmetto convention's stand-ins)."""
+    return any("note" in c for c in coverage)
 
 
 def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os.PathLike,
@@ -239,7 +246,8 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
         pairs.extend({"topic": k, **p} for p in r["pairs"])
         missing.append(lacking)
         undefined.append(r["undefined_pairs"])
-        coverage.append(measures.coverage(t, lacking, counts, policy, r["score"]))
+        cover = measures.coverage(t, lacking, counts, policy, r["score"])
+        coverage.append({**cover, **r.get("palmetto", {})})  # Palmetto's stand-ins, counted
     params = {"topn": topn, "window": win, "convention": convention, "absent": policy, **options}
     fp = fingerprint_of(measure, convention, win, rule, topn, policy, options, reference, counts,
                         palmetto.definition(measure, win) if convention == "palmetto" else None)

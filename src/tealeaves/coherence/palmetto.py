@@ -157,4 +157,55 @@ def score(measure: str, topic: Sequence[str], counts: Counts) -> dict[str, Any]:
     pairs = [{"w1": topic[i], "w2": "<topic>" if j < 0 else topic[j], "value": 0.0 if v is None else v}
              for (i, j), v in zip(segments(len(ids), segmentation), vals, strict=True)]
     score_ = float(np.mean([p["value"] for p in pairs])) if pairs else math.nan
-    return {"score": score_, "pairs": pairs, "undefined_pairs": sum(v is None for v in vals)}
+    out = {"score": score_, "pairs": pairs, "undefined_pairs": sum(v is None for v in vals)}
+    out["palmetto"] = standins(measure, topic, counts, P, vals)
+    return out
+
+
+def _unit(window: int | None, measure: str) -> str:
+    if window is None:
+        return "documents"
+    return "context windows" if MEASURES[measure][0] == "context" else f"windows of {window}"
+
+
+def standins(measure: str, topic: Sequence[str], counts: Counts, P: np.ndarray,
+             vals: Sequence[float | None]) -> dict[str, Any]:
+    """How much of a topic's score is Palmetto's stand-ins rather than counts: its words below the
+    minimum frequency (probability 0), its word pairs with a joint probability of 0, its values that
+    rest on ε alone (log-based values of such a pair, direct or inside C_V/C_A's vectors), the
+    undefined ones (counted as 0), the words whose estimate exceeds 1 (C_A's N can be smaller than
+    a word's count of context windows), and a `note` when the score is mostly stand-ins, has a
+    log-based value from ε alone (log ε is about -27.6: one such value moves a mean far), or holds a
+    probability above 1 (None otherwise)."""
+    n = len(topic)
+    minf = min_frequency(counts.window)
+    single = counts.single[[counts.index()[w] for w in topic]]
+    upper = [(i, j) for i in range(n) for j in range(i)]
+    zero_joint = sum(int(P[i, j] == 0) for i, j in upper)
+    _, _, segmentation, kind = MEASURES[measure]
+    if kind == "m_f":
+        eps = 0
+    elif kind == "cosine":  # ordered off-diagonal vector entries
+        eps = 2 * sum(int(P[i, j] == 0 and P[i, i] > 0 and P[j, j] > 0) for i, j in upper)
+    else:
+        eps = sum(int(v is not None and P[i, max(j, 0)] == 0)
+                  for (i, j), v in zip(segments(n, segmentation), vals, strict=True))
+    undefined = sum(v is None for v in vals)
+    rare = [w for w, c in zip(topic, single, strict=True) if c < minf]
+    over = [{"word": w, "count": int(c)} for w, c in zip(topic, single, strict=True) if c > counts.units]
+    notes = []
+    entries = n * (n - 1) if kind == "cosine" else len(vals)
+    if zero_joint == len(upper) or 2 * undefined > len(vals) or 2 * eps > entries:
+        notes.append(f"{len(rare)} of its {n} words and {zero_joint} of its {len(upper)} word pairs are "
+                     f"below Palmetto's minimum frequency ({minf:,} {_unit(counts.window, measure)}): the "
+                     f"score is mostly Palmetto's stand-ins ({undefined} undefined values counted as 0, "
+                     f"{eps} values from ε alone), not a measurement")
+    elif eps and (kind != "cosine" or 2 * eps > entries):
+        notes.append(f"{eps} of its {entries} {'vector entries' if kind == 'cosine' else 'values'} rest on ε "
+                     f"alone (word pairs below Palmetto's minimum frequency, {minf:,} "
+                     f"{_unit(counts.window, measure)}), not on counts")
+    for o in over:
+        notes.append(f"N = {counts.units:,} is smaller than {o['word']}'s {o['count']:,} context windows: "
+                     f"{measure}'s estimate P = {o['count'] / counts.units:.3g} is not a probability")
+    return {"below_min_frequency": rare, "pairs_below_min_frequency": zero_joint, "epsilon_values": eps,
+            "probability_above_one": over, "note": "; ".join(notes) or None}

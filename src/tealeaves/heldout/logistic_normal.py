@@ -21,11 +21,11 @@ import numpy as np
 from ..errors import InvalidCorpusError, InvalidModelError, MethodError
 from ..sampling import logistic_normal as kernel
 from ..sampling.rng import child, new_state
+from ..topics import PSD_TOLERANCE, check_covariance
 from .ais import SCHEDULES, temperature_schedule
 
 DECODERS = {"mixture": kernel.MIXTURE, "product-of-experts": kernel.PRODUCT}
 ROW_SUM_TOLERANCE = 1e-6
-PSD_TOLERANCE = 1e-10  # eigenvalues below -this x the largest make `cov` not a covariance
 
 
 def _matrix(name: str, value, shape: tuple[int | None, ...]) -> np.ndarray:
@@ -57,15 +57,8 @@ def prior_factor(mean, cov=None, factor=None) -> tuple[np.ndarray, np.ndarray]:
         L = _matrix("factor", factor, (T, None))
         return mean, L
     cov = _matrix("cov", cov, (T, T))
-    if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12 * max(np.abs(cov).max(), 1e-300)):
-        i, j = np.unravel_index(np.abs(cov - cov.T).argmax(), cov.shape)
-        raise InvalidModelError(f"cov is not symmetric: cov[{i}, {j}] = {cov[i, j]} "
-                                f"but cov[{j}, {i}] = {cov[j, i]}")
-    values, vectors = np.linalg.eigh(cov)
+    values, vectors = check_covariance(cov)
     top = max(values.max(), 0.0)
-    if values.min() < -PSD_TOLERANCE * max(top, 1e-300):
-        raise InvalidModelError(f"cov is not positive semi-definite: eigenvalue {values.min():.3g} "
-                                f"(largest {top:.3g})")
     keep = values > PSD_TOLERANCE * top
     return mean, np.ascontiguousarray(vectors[:, keep] * np.sqrt(values[keep]))
 

@@ -40,7 +40,7 @@ svg .err{stroke:#1f5fa8;stroke-width:2}svg circle.mark{fill:#1f5fa8}svg rect.mar
 svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}"""
 
 
-MEASURE_NAMES = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V"}
+MEASURE_NAMES = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V", "c_p": "C_P", "c_a": "C_A"}
 
 
 def _num(v: Any, digits: int = 2) -> str:
@@ -154,6 +154,8 @@ def _curve(doc: dict[str, Any]) -> list[Part]:
 def _window(measure: str, params: dict[str, Any]) -> str:
     if measure == "umass":
         return "co-occurrence in whole documents"
+    if measure == "c_a":
+        return f"context windows of ±{params.get('window')} tokens"
     return f"sliding window of {params.get('window')} words"
 
 
@@ -164,21 +166,29 @@ def _coherence_coverage(r: dict[str, Any]) -> str:
         score = _num(t.get("score"), 4) if t.get("score") is not None else f"– ({escape(str(t.get('reason')))})"
         pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else "–"
         rows.append([str(i), score, escape(" ".join(t.get("missing") or [])) or "none", pairs,
-                     escape(" ".join(t["words"]))])
-    return _table(["topic", "score", "absent from the reference", "pairs never together", "top words"], rows)
+                     escape(" ".join(t["words"])), escape(str(t.get("note") or ""))])
+    head = ["topic", "score", "absent from the reference", "pairs never together", "top words", "note"]
+    if not any(row[-1] for row in rows):
+        head, rows = head[:-1], [row[:-1] for row in rows]
+    return _table(head, rows)
+
+
+def _convention(r: dict[str, Any]) -> str:
+    """The convention a coherence result was computed under, as the report names it."""
+    conv = (r.get("fingerprint") or {}).get("convention") or r["params"].get("convention")
+    return f"{conv} convention" if conv else "convention not recorded"
 
 
 def _coherence(doc: dict[str, Any]) -> list[Part]:
     from ..coherence.fingerprint import line
 
     out: list[Part] = [f"<h2>Coherence: {escape(str(doc.get('model', '')))}</h2>"]
-    prints = [r["fingerprint"] for r in doc["results"] if r.get("fingerprint")]
-    if len(prints) == len(doc["results"]) and prints:
-        out.append(f"<p class=\"fingerprint\">{escape(line(prints))}</p>")
     for r in doc["results"]:
         name = MEASURE_NAMES.get(r["measure"], r["measure"])
-        out.append(f"<h3>{escape(name)}: mean {_num(r['mean'], 3)} over {len(r['topics'])} topics "
-                   f"({escape(_window(r['measure'], r['params']))})</h3>")
+        out.append(f"<h3>{escape(name)} ({escape(_convention(r))}): mean {_num(r['mean'], 3)} over "
+                   f"{len(r['topics'])} topics ({escape(_window(r['measure'], r['params']))})</h3>")
+        fp = line([r["fingerprint"]]) if r.get("fingerprint") else "fingerprint: not recorded in this JSON"
+        out.append(f"<p class=\"fingerprint\">{escape(fp)}</p>")
         labels = [f"topic {i}: {' '.join(t['words'][:6])}" for i, t in enumerate(r["topics"])]
         out.append(Chart("hbars", f"{name} per topic", f"{name} coherence", "", name=f"coherence-{r['measure']}",
                          labels=labels, y=[t["score"] for t in r["topics"]]))

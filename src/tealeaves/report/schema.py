@@ -171,6 +171,23 @@ SPECS: dict[str, dict[str, Any]] = {
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 
 
+def _known_measure(r: dict[str, Any], where: str) -> None:
+    """A coherence result's convention (params, fingerprint) and measure must be ones tealeaves has:
+    the report names them beside the number."""
+    from ..coherence import CONVENTION_MEASURES
+
+    fp = r.get("fingerprint") or {}
+    for field, conv in (("params.convention", r["params"].get("convention")),
+                        ("fingerprint.convention", fp.get("convention"))):
+        if conv is not None and conv not in CONVENTION_MEASURES:
+            raise InputFileError(f"field {where}.{field}: unknown convention {shorten(repr(conv), 40)} "
+                                 f"(known: {', '.join(CONVENTION_MEASURES)})")
+    conv = fp.get("convention") or r["params"].get("convention") or "tealeaves"
+    if r["measure"] not in CONVENTION_MEASURES[conv]:
+        raise InputFileError(f"field {where}.measure: {shorten(repr(r['measure']), 40)} is not a measure of "
+                             f"the {conv} convention ({', '.join(CONVENTION_MEASURES[conv])})")
+
+
 def _same_lengths(doc: dict[str, Any], kind: str) -> None:
     """Lists the report reads side by side must be equally long."""
     groups: list[tuple[str, list[Any]]] = []
@@ -193,6 +210,9 @@ def _same_lengths(doc: dict[str, Any], kind: str) -> None:
             for k in ("predicted", "intruder"):
                 if not (isinstance(it[k], int) and 0 <= it[k] < len(it["options"])):
                     raise InputFileError(f"field items[{i}].{k}: expected a position among the options")
+    if kind == "coherence":
+        for i, r in enumerate(doc["results"]):
+            _known_measure(r, f"results[{i}]")
     if kind == "heldout" or kind in ("completion", "demo"):
         for i, r in enumerate(doc["results"]):
             if r.get("check"):
