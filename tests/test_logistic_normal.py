@@ -276,4 +276,4 @@ def test_heldout_of_a_logistic_normal_model_is_this_estimator():
     with pytest.raises(MethodError, match="particles is not available for a logistic-normal prior"):
         tl.heldout(t, docs, particles=5)
     with pytest.raises(MethodError, match="would take about .* more than max_hours"):
-        tl.heldout(t, docs, temperatures=10**9, runs=10**4, max_hours=1e-6)
+        tl.heldout(t, docs, temperatures=10**7, runs=10**4, max_hours=1e-6)

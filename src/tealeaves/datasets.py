@@ -19,13 +19,10 @@ import numpy as np
 from . import corpus as _corpus
 from . import io as _io
 from .corpus import Corpus
-from .errors import MethodError
+from .errors import SOTU_CORPORA, SOTU_MODELS, MethodError
 from .files.textfile import check_encoding
 from .model import TopicModel
 from .topics import Topics
-
-SOTU_MODELS = ("sotu-20-asym", "sotu-20-sym", "sotu-50-asym")
-SOTU_CORPORA = ("sotu:train", "sotu:heldout")
 
 
 @dataclass(frozen=True)

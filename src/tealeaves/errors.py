@@ -65,3 +65,19 @@ def shown(text: object, limit: int = SHOWN_CHARS) -> str:
 class BadValueError(InputFileError, MethodError):
     """A value in a file or a record is not of its field's type or range (a choice that is not a
     whole number, a boolean that is not true or false, a NaN proportion)."""
+
+
+# The bundled names (`tealeaves.datasets` resolves them; here so that every error can name them).
+SOTU_MODELS = ("sotu-20-asym", "sotu-20-sym", "sotu-50-asym")
+SOTU_CORPORA = ("sotu:train", "sotu:heldout")
+
+
+def no_such_file(path: object, text: str = "no such file") -> InputFileError:
+    """The one-line error for a missing file; a `sotu:` name given where a file is expected says
+    which bundled names work, and where (as models, or as corpora)."""
+    path = str(path)
+    hint = ""
+    if path.startswith("sotu:"):
+        hint = (f"; bundled names work only as a model ({', '.join('sotu:' + m for m in SOTU_MODELS)}) "
+                f"or as a corpus ({', '.join(SOTU_CORPORA)}), not here")
+    return InputFileError(f"{path}: {text}{hint}")

@@ -28,11 +28,14 @@ import numpy as np
 
 from .errors import InvalidModelError, MethodError, shown
 from .model import TopicModel
+from .util.limits import check_int
 
 WEIGHTS_KINDS = ("distributions", "nonnegative", "signed")
 PRIORS = ("dirichlet", "logistic-normal")
 DECODERS = ("mixture", "product-of-experts")
 PSD_TOLERANCE = 1e-10  # eigenvalues below -this x the largest make `cov` not a covariance
+ARRAYS = ("weights", "doc_topic", "alpha", "mean", "cov", "topic_weights")
+DOC_TOPIC_TOLERANCE = 1e-4  # a row of proportions may sum to 1 within this (float32 files round)
 
 # What each metric needs: "top_words", "weights" (non-negative topic-word weights),
 # "distributions" (rows are probability distributions), "doc_topic" (proportions of documents),
@@ -88,6 +91,10 @@ class Topics:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for label in ARRAYS:  # lists become arrays here; anything else not numbers is refused
+            value = getattr(self, label)
+            if value is not None and label != "lda":
+                object.__setattr__(self, label, _numbers(self, label, value))
         check_topics(self)
 
     @classmethod
@@ -120,6 +127,7 @@ class Topics:
     def ranked_words(self, topn: int) -> list[list[str]]:
         """The `topn` top words of every topic: from `top_words`, else from the weights (largest
         first; for signed weights, largest absolute value, as LSI's users read them)."""
+        topn = check_int("topn", topn, 1)
         if self.top_words is not None:
             return [list(t[:topn]) for t in self.top_words]
         if self.weights is None or self.vocab is None:
@@ -150,10 +158,10 @@ class Topics:
 
 def why_not(metric: str, model: Topics | TopicModel) -> str | None:
     """None if `metric` applies to `model`; else the one-line reason it does not."""
-    if isinstance(model, TopicModel) or (isinstance(model, Topics) and model.lda is not None):
-        return None  # LDA provides everything; documents' proportions are inferred when not kept
     if metric not in NEEDS:
         raise MethodError(f"unknown metric {metric!r} (known: {', '.join(NEEDS)})")
+    if isinstance(model, TopicModel) or (isinstance(model, Topics) and model.lda is not None):
+        return None  # LDA provides everything; documents' proportions are inferred when not kept
     have = model.provides()
     missing = [n for n in NEEDS[metric] if n not in have]
     if not missing:
@@ -168,6 +176,9 @@ def why_not(metric: str, model: Topics | TopicModel) -> str | None:
             return f"{who}: top words only: no likelihood"
         if model.prior is None:
             return f"{who}: no prior over topic proportions: no likelihood"
+        if model.decoder is None:
+            return f"{who}: a {model.prior} prior but no decoder (mixture or product-of-experts): " \
+                   "no likelihood"
         return f"{who}: {metric} needs LDA (a Dirichlet prior and a mixture of topics), not a " \
                f"{model.prior} prior with a {model.decoder} decoder"
     if need == "weights":
@@ -232,6 +243,9 @@ def word_scores(model: Topics | TopicModel,
 
 def check_topics(t: Topics) -> None:
     """One-line errors for a `Topics` whose parts disagree or are not what their kind says."""
+    for label in ("name", "source"):
+        if not isinstance(getattr(t, label), str):
+            raise MethodError(f"Topics {label} must be a string, not {type(getattr(t, label)).__name__}")
     who = f"model {shown(t.name, 120)} ({t.source})"
     if t.weights_kind is not None and t.weights_kind not in WEIGHTS_KINDS:
         raise MethodError(f"{who}: weights_kind must be one of {', '.join(WEIGHTS_KINDS)}")
@@ -259,16 +273,20 @@ def check_topics(t: Topics) -> None:
                               ("topic_weights", t.topic_weights, (T,))):
         if arr is not None and (arr.shape != shape or not np.isfinite(arr).all()):
             raise InvalidModelError(f"{who}: {label} must be finite with shape {shape}, got {arr.shape}")
-    if t.doc_topic is not None and (t.doc_topic.ndim != 2 or t.doc_topic.shape[1] != T):
-        raise InvalidModelError(f"{who}: document-topic matrix must be D x {T}, got {t.doc_topic.shape}")
+    if t.doc_topic is not None:
+        _check_doc_topic(who, t.doc_topic, T)
     if t.prior == "dirichlet" and (t.alpha is None or (t.alpha <= 0).any()):
         raise InvalidModelError(f"{who}: a Dirichlet prior needs positive alpha")
     if t.prior == "logistic-normal" and (t.mean is None or t.cov is None):
         raise InvalidModelError(f"{who}: a logistic-normal prior needs mean and cov")
     if t.cov is not None:
         check_covariance(t.cov, f"{who}: cov")
-    if t.top_words is not None and len(t.top_words) != T:
-        raise InvalidModelError(f"{who}: {len(t.top_words)} lists of top words for {T} topics")
+    if t.top_words is not None:
+        if len(t.top_words) != T or not T:
+            raise InvalidModelError(f"{who}: {len(t.top_words)} lists of top words for {T} topics")
+        empty = [k for k, words in enumerate(t.top_words) if isinstance(words, str) or not len(words)]
+        if empty:
+            raise InvalidModelError(f"{who}: topic {empty[0]}'s top words are not a non-empty list of words")
     if t.topic_names is not None and (len(t.topic_names) != T
                                       or not all(isinstance(n, str) for n in t.topic_names)):
         raise InvalidModelError(f"{who}: topic_names must be {T} strings, one per topic")
@@ -312,12 +330,49 @@ def check_covariance(cov: np.ndarray, name: str = "cov") -> tuple[np.ndarray, np
     return values, vectors
 
 
+def _numbers(t: Topics, label: str, value: Any) -> np.ndarray:
+    """`value` (an array or nested lists) as an array of real numbers, or a one-line error."""
+    who = f"model {shown(t.name, 120)} ({shown(t.source, 80)})"
+    if isinstance(value, np.ndarray):
+        arr = value
+    else:
+        try:
+            arr = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise InvalidModelError(f"{who}: {label} must be an array of real numbers "
+                                    f"({shown(e, 80)})") from None
+    if arr.dtype.kind not in "iuf":
+        raise InvalidModelError(f"{who}: {label} must hold real numbers, not dtype {arr.dtype}")
+    return arr
+
+
+def _check_doc_topic(who: str, doc_topic: np.ndarray, T: int) -> None:
+    """D x T rows of proportions: finite, non-negative, each summing to 1 (within rounding)."""
+    if doc_topic.ndim != 2 or doc_topic.shape[1] != T:
+        raise InvalidModelError(f"{who}: document-topic matrix must be D x {T}, got {doc_topic.shape}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        sums = doc_topic.sum(axis=1)
+        bad = ~np.isfinite(doc_topic).all(axis=1) | (doc_topic < 0).any(axis=1)
+        bad |= ~(np.abs(sums - 1.0) <= DOC_TOPIC_TOLERANCE)
+    if bad.any():
+        d = int(np.flatnonzero(bad)[0])
+        raise InvalidModelError(f"{who}: document {d}'s topic proportions are not a distribution "
+                                f"(non-negative, finite, summing to 1; they sum to {float(sums[d]):.6g})")
+
+
 def as_topics(model: Topics | TopicModel | Sequence[Sequence[str]], name: str = "topics") -> Topics:
     """`Topics` from a model of any kind, or from lists of top words."""
     if isinstance(model, Topics):
         return model
     if isinstance(model, TopicModel):
         return Topics.from_lda(model)
+    if isinstance(model, str | bytes):
+        raise MethodError(f"top words must be lists of words, one list a topic, not a string "
+                          f"({shown(model, 40)})")
+    model = list(model)
+    for k, t in enumerate(model):
+        if isinstance(t, str | bytes):
+            raise MethodError(f"topic {k}'s top words are a string ({shown(t, 40)}), not a list of words")
     words = tuple(tuple(str(w) for w in t) for t in model)
     return Topics(name=name, source="top words", top_words=words)
 

@@ -94,9 +94,7 @@ def load_any_arg(args: argparse.Namespace, path: str) -> Topics | list[Topics]:
         if bad:
             raise MethodError(f"--alpha: every value must be > 0, got {bad[0]:g}")
         alpha = alpha[0] if len(alpha) == 1 else alpha
-    timeout = getattr(args, "load_timeout", None)
-    if timeout is not None and not timeout > 0:
-        raise MethodError(f"--load-timeout must be > 0 seconds, got {timeout}")
+    timeout = getattr(args, "load_timeout", None)  # checked by its argparse type, as timeout= by native
     out = load_topics(path, format=getattr(args, "model_format", None),
                       normalize=getattr(args, "normalize", False), alpha=alpha,
                       allow_pickle=getattr(args, "allow_pickle", False), timeout=timeout,

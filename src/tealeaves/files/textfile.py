@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-from ..errors import InputFileError, TooLargeError, shorten, shown
+from ..errors import InputFileError, TooLargeError, no_such_file, shorten, shown
 from ..util import limits
 
 MAX_LINE = 64 * 2**20  # characters in one line (a document, a MALLET token line, a JSON line)
@@ -120,7 +120,7 @@ def _kind(path: str, wanted: str = "a regular file or a pipe") -> str:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise InputFileError(f"{path}: cannot read: no such file") from None
+        raise no_such_file(path, "cannot read: no such file") from None
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if stat.S_ISREG(mode):

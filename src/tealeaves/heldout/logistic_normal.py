@@ -22,10 +22,14 @@ from ..errors import InvalidCorpusError, InvalidModelError, MethodError
 from ..sampling import logistic_normal as kernel
 from ..sampling.rng import child, new_state
 from ..topics import PSD_TOLERANCE, check_covariance
+from ..util.limits import OPS_RATE, RATE, check_cost, check_int, check_memory
 from .ais import SCHEDULES, temperature_schedule
 
 DECODERS = {"mixture": kernel.MIXTURE, "product-of-experts": kernel.PRODUCT}
 ROW_SUM_TOLERANCE = 1e-6
+MAX_LOG_LIKELIHOOD = 1e300  # |log P(w)| a document may reach before float64 arithmetic overflows
+ELBO_ITERATIONS = 1000  # L-BFGS iterations per document at most
+ELBO_SECONDS = 1e-4  # seconds per L-BFGS iteration on a small document (scipy's overhead), generous
 
 
 def _matrix(name: str, value, shape: tuple[int | None, ...]) -> np.ndarray:
@@ -56,11 +60,17 @@ def prior_factor(mean, cov=None, factor=None) -> tuple[np.ndarray, np.ndarray]:
     if factor is not None:
         L = _matrix("factor", factor, (T, None))
         return mean, L
-    cov = _matrix("cov", cov, (T, T))
-    values, vectors = check_covariance(cov)
-    top = max(values.max(), 0.0)
-    keep = values > PSD_TOLERANCE * top
+    values, vectors = covariance(cov, T)
+    keep = values > PSD_TOLERANCE * max(values.max(), 0.0)
     return mean, np.ascontiguousarray(vectors[:, keep] * np.sqrt(values[keep]))
+
+
+def covariance(cov, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """`cov` checked as a T x T covariance (finite, symmetric, positive semi-definite): its
+    eigenvalues and eigenvectors. Every reader of a covariance goes through here."""
+    check_memory(f"a {T:,} x {T:,} covariance and its eigendecomposition", 4.0 * T * T * 8)
+    cov = _matrix("cov", cov, (T, T))
+    return check_covariance(cov)
 
 
 def _decoder(decoder: str) -> int:
@@ -71,8 +81,13 @@ def _decoder(decoder: str) -> int:
 
 
 def _topics(beta, T: int, code: int) -> np.ndarray:
-    """beta checked: T x V; for the mixture, rows that are distributions (never normalised here)."""
+    """beta checked: T x V; for the mixture, rows that are distributions (never normalised here);
+    for the product of experts, log-weights with each row's maximum subtracted (softmax(theta @ B)
+    is unchanged, theta summing to 1, and no score exceeds 0)."""
     beta = _matrix("beta", beta, (T, None))
+    if code == kernel.PRODUCT and beta.size:
+        with np.errstate(over="ignore", invalid="ignore"):
+            beta = np.ascontiguousarray(beta - beta.max(axis=1, keepdims=True))
     if code == kernel.MIXTURE:
         if (beta < 0).any():
             k, v = np.argwhere(beta < 0)[0]
@@ -93,12 +108,45 @@ def _documents(docs: Iterable, V: int) -> list[np.ndarray]:
         a = np.asarray(doc)
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
             raise InvalidCorpusError(f"document {d} must be a sequence of integer word ids")
-        a = a.astype(np.int64)
-        if a.size and (a.min() < 0 or a.max() >= V):
+        if a.size and (a.min() < 0 or a.max() >= V):  # in the ids' own type: uint64 is not wrapped
             bad = a[(a < 0) | (a >= V)][0]
             raise InvalidCorpusError(f"document {d} has word id {bad}, outside the vocabulary of {V} words")
-        out.append(a)
+        out.append(a.astype(np.int64))
     return out
+
+
+def _overflow(beta: np.ndarray, docs: Sequence[np.ndarray], code: int) -> None:
+    """Refuse product-of-experts log-weights (rows already shifted to a maximum of 0) so spread
+    that a document's log-likelihood, up to tokens x the spread, would overflow float64."""
+    if code != kernel.PRODUCT or not beta.size:
+        return
+    spread = -float(beta.min())  # inf when a row's range itself overflowed
+    longest = max((doc.size for doc in docs), default=0)
+    if not spread * max(longest, 1) < MAX_LOG_LIKELIHOOD:
+        raise InvalidModelError(f"beta's log-weights span {spread:.3g} within a topic: with documents of up "
+                                f"to {longest:,} tokens log P(w) overflows float64 (rescale the log-weights)")
+
+
+def ais_updates(code: int, T: int, V: int, tokens: float, documents: int, runs: int,
+                temperatures: int) -> float:
+    """The work of the AIS estimate, in topic x word products: per run and temperature, every
+    token's T topics (mixture) or every document's T x V scores (product of experts)."""
+    per_temperature = tokens * T if code == kernel.MIXTURE else documents * T * V + tokens * T
+    return float(runs) * temperatures * per_temperature
+
+
+def _check_ais_cost(code: int, T: int, V: int, docs: Sequence[np.ndarray], runs: int, temperatures: int,
+                    max_hours: float | None) -> float:
+    """Before any allocation: the run's memory (the chains' states and the estimates, runs x
+    documents; the schedule; the documents' columns) and time against the budget."""
+    tokens = float(sum(doc.size for doc in docs))
+    nbytes = 40.0 * runs * len(docs) + 32.0 * temperatures + 8.0 * T * (tokens + V)
+    updates = ais_updates(code, T, V, tokens, len(docs), runs, temperatures)
+    what = (f"AIS over a logistic-normal prior ({runs:,} runs x {temperatures:,} temperatures x "
+            f"{len(docs):,} documents)")
+    check_cost(what, nbytes, updates / RATE, max_hours,
+               how=f"{updates:.3g} topic-word products at about {RATE:.0e} per second")
+    return updates
 
 
 def _flat(beta: np.ndarray, docs: Sequence[np.ndarray], code: int):
@@ -128,16 +176,28 @@ def _count(name: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
+def _finite(estimates: np.ndarray, what: str) -> np.ndarray:
+    """The estimates, or a one-line error naming the first document whose estimate is not finite."""
+    bad = np.argwhere(~np.isfinite(estimates))
+    if bad.size:
+        raise InvalidModelError(f"{what} of document {int(bad[0][-1])} is {estimates[tuple(bad[0])]} "
+                                "(float64 overflowed: the model's scale is too extreme)")
+    return estimates
+
+
 def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
                              decoder: str = "mixture", temperatures: int = 1000,
-                             schedule: str = "geometric", runs: int = 1, seed: int = 0) -> np.ndarray:
+                             schedule: str = "geometric", runs: int = 1, seed: int = 0,
+                             max_hours: float | None = None) -> np.ndarray:
     """log P(w) estimates, runs x documents, for documents `docs` (sequences of word ids in
     [0, V)) under eta ~ N(mean, cov) (or, with cov None, cov = factor factor^T), theta = softmax(eta), and the
     decoder: `mixture` (beta: T x V topic-word distributions) or `product-of-experts` (beta: T x V
     log weights B, p(w | theta) = softmax(theta @ B)). Each estimate's exp is unbiased for P(w);
     combine runs as log(mean(exp(.))) (logsumexp over runs minus log runs), not by averaging logs.
-    Document d's runs depend only on (seed, d, run)."""
+    Document d's runs depend only on (seed, d, run). The cost is checked against `max_hours` (and
+    the memory) before any work."""
     code = _decoder(decoder)
+    seed = check_int("seed", seed, 0)
     mean, L = prior_factor(mean, cov, factor)
     beta = _topics(beta, mean.size, code)
     temperatures = _count("temperatures", temperatures)
@@ -146,6 +206,8 @@ def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
         raise MethodError(f"unknown schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}",
                           options=("schedule",))
     docs = _documents(docs, beta.shape[1])
+    _check_ais_cost(code, mean.size, beta.shape[1], docs, runs, temperatures, max_hours)
+    _overflow(beta, docs, code)
     rows, counts, offsets, tokens = _flat(beta, docs, code)
     words = np.ascontiguousarray(beta.T) if code == kernel.PRODUCT else np.zeros((1, mean.size))
     root = np.random.SeedSequence(seed)
@@ -155,7 +217,8 @@ def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
         for r in range(runs):
             states[r, d] = new_state(child(doc_seed, r))
     taus = temperature_schedule(schedule, temperatures)
-    return kernel.ais(mean, L, code, rows, counts, offsets, tokens, words, taus, states)
+    return _finite(kernel.ais(mean, L, code, rows, counts, offsets, tokens, words, taus, states),
+                   "the AIS estimate")
 
 
 def combine_runs(estimates: np.ndarray) -> np.ndarray:
@@ -166,35 +229,47 @@ def combine_runs(estimates: np.ndarray) -> np.ndarray:
     return logsumexp(estimates, axis=0) - np.log(estimates.shape[0])
 
 
-def logistic_normal_elbo(phi, mean, cov, docs: Iterable, return_q: bool = False):
+def logistic_normal_elbo(phi, mean, cov, docs: Iterable, return_q: bool = False,
+                         max_hours: float | None = None):
     """The correlated topic model's variational lower bound on log P(w) per document (Blei &
     Lafferty 2007), mixture decoder, full-rank cov: q(eta) = N(lam, diag(s^2)), with the topic
     assignments' q and the bound's zeta at their optima (closed forms), which leaves
         sum_n log sum_k exp(lam_k) phi[k, w_n] - N log sum_k exp(lam_k + s_k^2 / 2) - KL(q || N(mean, cov)),
     maximised over (lam, log s) by L-BFGS from lam = mean, s^2 = diag(cov). With `return_q`, also
-    the fitted lam and s (documents x T each)."""
+    the fitted lam and s (documents x T each). The cost (at most ELBO_ITERATIONS iterations per
+    document) is checked against `max_hours` before the work."""
     from scipy.optimize import minimize
 
     mean = _matrix("mean", mean, (None,))
     T = mean.size
-    cov = _matrix("cov", cov, (T, T))
-    try:
-        chol = np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        raise InvalidModelError("cov must be positive definite for the variational bound") from None
-    precision = np.linalg.inv(cov)
-    logdet = 2.0 * np.log(np.diag(chol)).sum()
+    values, vectors = covariance(cov, T)
+    if not values.min() > PSD_TOLERANCE * values.max():
+        raise InvalidModelError(f"cov must be positive definite for the variational bound (smallest "
+                                f"eigenvalue {values.min():.3g}, largest {values.max():.3g})")
+    cov = (vectors * values) @ vectors.T
+    precision = (vectors / values) @ vectors.T
+    logdet = float(np.log(values).sum())
     phi = _topics(phi, T, kernel.MIXTURE)
+    docs = _documents(docs, phi.shape[1])
+    rows, counts, offsets, tokens = _flat(phi, docs, kernel.MIXTURE)  # refuses words of probability 0
+    evaluations = ELBO_ITERATIONS * (float(rows.size) + len(docs) * T * T)
+    check_cost(f"the variational bound of {len(docs):,} documents", 16.0 * len(docs) * T,
+               ELBO_ITERATIONS * len(docs) * ELBO_SECONDS + evaluations / OPS_RATE, max_hours,
+               how=f"up to {ELBO_ITERATIONS:,} L-BFGS iterations per document at about "
+                   f"{ELBO_SECONDS:g} s each")
+    with np.errstate(divide="ignore"):  # a word of probability 0 under some topics: log 0 = -inf is right
+        logrows = np.log(rows)
+    start = np.concatenate([mean, 0.5 * np.log(np.diag(cov))])
     out, qs = [], []
-    for doc in _documents(docs, phi.shape[1]):
-        ids, c = np.unique(doc, return_counts=True)
-        args = (np.log(phi[:, ids].T), c.astype(np.float64), float(doc.size), mean, precision, logdet)
-        start = np.concatenate([mean, 0.5 * np.log(np.diag(cov))])
-        fit = minimize(_negative_bound, start, args=args, jac=True, method="L-BFGS-B",
-                       options={"maxiter": 1000, "gtol": 1e-9})
+    for d in range(len(docs)):
+        lo, hi = offsets[d], offsets[d + 1]
+        args = (logrows[lo:hi], counts[lo:hi], tokens[d], mean, precision, logdet)
+        with np.errstate(over="ignore", invalid="ignore"):
+            fit = minimize(_negative_bound, start, args=args, jac=True, method="L-BFGS-B",
+                           options={"maxiter": ELBO_ITERATIONS, "gtol": 1e-9})
         out.append(-fit.fun)
         qs.append(fit.x)
-    bounds = np.array(out)
+    bounds = _finite(np.array(out), "the variational bound")
     if not return_q:
         return bounds
     q = np.array(qs).reshape(len(out), 2 * T)
@@ -230,27 +305,23 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                             schedule: str = "geometric"):
     """`tl.heldout` for a `Topics` with a logistic-normal prior (documents already checked against
     its vocabulary by the caller): the AIS estimate above for every document, as a `HeldoutResult`
-    (method "ais", its params saying the prior and decoder). Its
-    cost (temperatures x tokens x topics per run; x vocabulary for a product of experts) is checked
-    against `max_hours` before the work. `tl.heldout` checks first that the documents fit the
-    model's vocabulary (`check_vocab_fits`)."""
+    (method "ais", its params saying the prior and decoder). Its cost is checked against
+    `max_hours` by `logistic_normal_log_prob`, before the work; `tl.heldout` checks first that the
+    documents fit the model's vocabulary (`check_vocab_fits`)."""
     import time
 
     from ..corpus import Corpus
-    from ..util.limits import check_budget
     from .result import HeldoutResult, bootstrap_sd
 
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     runs = _count("runs", runs)
     temperatures = _count("temperatures", temperatures)
     T, V = model.weights.shape
-    per_step = T * (V if model.decoder == "product-of-experts" else 1)
-    updates = float(runs) * temperatures * (corpus.num_tokens * per_step if model.decoder == "mixture"
-                                            else len(corpus) * per_step)
-    check_budget(updates, 1, max_hours, "heldout by ais over a logistic-normal prior")
+    updates = ais_updates(_decoder(model.decoder), T, V, corpus.num_tokens, len(corpus), runs, temperatures)
     t0 = time.perf_counter()
     est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
-                                   temperatures=temperatures, schedule=schedule, runs=runs, seed=seed)
+                                   temperatures=temperatures, schedule=schedule, runs=runs, seed=seed,
+                                   max_hours=max_hours)
     seconds = time.perf_counter() - t0
     return HeldoutResult(
         method="ais", params={"temperatures": temperatures, "schedule": schedule,

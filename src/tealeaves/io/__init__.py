@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from ..corpus import read_vocab_file
-from ..errors import InputFileError, InvalidModelError, MethodError
+from ..errors import InputFileError, InvalidModelError, MethodError, no_such_file
 from ..files.textfile import check_regular
 from ..model import TopicModel
 from ..topics import Topics
@@ -340,7 +340,7 @@ def sniff_format(path: str) -> str | None:
     """`detect`, but None for a file in no format we know. The model zoo's formats first
     (`zoo.zoo_detect`: a BERTopic directory, OCTIS's .npz, tomotopy's other models)."""
     if not os.path.exists(path):
-        raise InputFileError(f"{path}: no such file")
+        raise no_such_file(path)
     if not os.path.isdir(path):
         check_regular(path)  # a pipe would be read here and again by the reader (or block)
     zoo = zoo_detect(path)

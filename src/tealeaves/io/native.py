@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, no_such_file
+from ..util.limits import check_float
 from .common import read_phi
 
 # seconds: a fixed allowance for starting the interpreter and the library, plus a rate per MB
@@ -39,14 +40,20 @@ def default_timeout(path: str) -> float:
     return BASE_SECONDS + SECONDS_PER_MB * mb
 
 
+def load_timeout(timeout: Any) -> float:
+    """`timeout` (seconds, for a loader run in a child) checked: a finite number > 0, the check the
+    CLI's --load-timeout makes."""
+    return check_float("timeout", timeout, 0, low_open=True)
+
+
 def load_isolated(child: str, path: str, what: str, timeout: float | None = None,
                   args: Sequence[str] = ()) -> dict[str, Any]:
     """Run `children/<child>.py PATH OUTDIR *ARGS` in a fresh interpreter and return the arrays it
     wrote (`phi` as a checked `CheckedPhi`, rows rescaled to sum to one). `what` names the loader
     in errors ("tomotopy")."""
+    limit = default_timeout(path) if timeout is None else load_timeout(timeout)
     if not os.path.exists(path):
-        raise InputFileError(f"{path}: no such file")
-    limit = default_timeout(path) if timeout is None else float(timeout)
+        raise no_such_file(path)
     script = CHILDREN / f"{child}.py"
     with tempfile.TemporaryDirectory(prefix="tealeaves-load-") as tmp:
         # -P: no script or working directory on sys.path (a local tomotopy.py must not shadow

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, no_such_file
 from ..files.atomic import atomic_path, with_extension
 from ..files.records import parse_json
 from ..model import TopicModel
@@ -95,7 +95,7 @@ def load_npz(path: str, normalize: bool = False) -> TopicModel:
     except InvalidModelError as exc:
         raise InvalidModelError(f"{path}: {exc}") from None
     except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
+        raise no_such_file(path) from None
     except ARCHIVE_ERRORS as exc:
         raise InputFileError(f"{path}: cannot read model .npz, truncated or not a model ({exc})") from None
     try:

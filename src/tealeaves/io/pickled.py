@@ -14,7 +14,7 @@ import pickletools
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InputFileError, MethodError
+from ..errors import InputFileError, MethodError, no_such_file
 from ..model import TopicModel
 
 # protocol 2+ pickles start with PROTO (0x80) and the protocol number
@@ -48,7 +48,7 @@ def load_pickled_object(path: str, from_object: Callable[[Any], TopicModel]) -> 
     try:
         obj = loader(path)
     except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
+        raise no_such_file(path) from None
     except Exception as exc:  # unpickling raises anything the file's code raises
         raise InputFileError(f"{path}: cannot unpickle it ({type(exc).__name__}: {exc})") from None
     try:

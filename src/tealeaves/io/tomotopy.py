@@ -18,6 +18,7 @@ from ..model import TopicModel, phi_layout
 from .common import build_model, require
 from .native import load_isolated
 from .tomotopy_zoo import FORMATS as ZOO_FORMATS
+from .tomotopy_zoo import check_complete
 from .tomotopy_zoo import sniff as sniff_zoo
 
 MAGIC = b"LDA\x00"
@@ -46,6 +47,7 @@ def load_tomotopy(path: str | os.PathLike, timeout: float | None = None) -> Topi
     require("tomotopy", "tomotopy")
     path = os.fspath(path)
     _not_zoo(path)
+    check_complete(path)
     a = load_isolated("tomotopy", path, "tomotopy", timeout)
     return _build(a["phi"], a["alpha"], [str(w) for w in a["vocab"]], float(a["eta"]),
                   [str(w) for w in a["removed_top_words"]], os.path.basename(path), path)

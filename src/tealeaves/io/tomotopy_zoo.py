@@ -51,6 +51,7 @@ UNIQUE_IDS = {b"CTM\x00": "tomotopy-ctm", b"LLDA": "tomotopy-llda", b"PLDA": "to
 UNSUPPORTED_IDS = {b"hLDA": "HLDAModel", b"SLDA": "SLDAModel", b"DTM\x00": "DTModel", b"PTM\x00": "PTModel"}
 MAX_BLOCKS = 64  # the init-params block is the sixth in every file tomotopy 0.14 writes
 MAX_PICKLE = 1 << 20
+TAIL = 1 << 20  # bytes at the end of the file searched for the last tagged block
 READS = "tomotopy's LDA, HDP, CTM, DMR, PA, LLDA and PLDA models"
 
 
@@ -123,6 +124,42 @@ def _blocks(path: str, start: int, want: bytes) -> bytes | None:
     return None
 
 
+def check_complete(path: str) -> None:
+    """Refuse, in milliseconds, a tomotopy file cut short where it shows (tomotopy's loader would
+    loop on it until the time limit): a tagged block of the header, or the last tagged block in the
+    file's final TAIL bytes (the documents are tagged blocks to the end of a full save), whose
+    length passes the end of the file. A cut inside the untagged counts between them is left to
+    the loader's time limit."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            start = first_block(fh.read(64))
+            if start is None:
+                return
+            pos, last = start, start
+            for _ in range(MAX_BLOCKS):  # the header: tagged blocks one after another
+                fh.seek(pos)
+                head = fh.read(16)
+                if head[:4] != b"TPTK":
+                    break
+                _past_end(path, pos, head, size)
+                last, pos = pos, pos + 8 + struct.unpack_from("<Q", head, 8)[0]
+            fh.seek(max(size - TAIL, last))
+            tail_at = fh.tell()
+            tail = fh.read()
+    except OSError:
+        return  # the loader names the problem
+    at = tail.rfind(b"TPTK")
+    if at >= 0 and tail_at + at > last:
+        _past_end(path, tail_at + at, tail[at:at + 16], size)
+
+
+def _past_end(path: str, pos: int, head: bytes, size: int) -> None:
+    if len(head) < 16 or pos + 8 + struct.unpack_from("<Q", head, 8)[0] > size:
+        raise InputFileError(f"{path}: truncated or damaged: the tagged block at byte {pos:,} ends past "
+                             f"the file's {size:,} bytes (a tomotopy model file cut short)")
+
+
 def init_params(path: str, start: int) -> dict[str, Any] | None:
     """The constructor's arguments tomotopy stored in the file (its "extra" tagged block: a u32
     length and a pickle), read without running code; None if there is no such block or it is
@@ -165,6 +202,7 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
     if metadata is not None and fmt != "tomotopy-dmr":
         raise MethodError(f"{path}: metadata= is for tomotopy's DMRModel, not {FORMATS[fmt]}")
     require("tomotopy", "tomotopy")
+    check_complete(path)
     cls = FORMATS[fmt]
     try:
         a = load_isolated("tomotopy_zoo", path, f"tomotopy ({cls})", timeout, args=(cls,))
