@@ -144,5 +144,6 @@ def test_a_matrix_of_the_wrong_shape_or_values_is_refused(tmp_path):
             zoo_load(bad, "octis")
     bad = tmp_path / "mismatch.npz"
     np.savez_compressed(bad, **{**raw, "topic-document-matrix": np.ones((3, 10)) / 3})
-    with pytest.raises(tl.InvalidModelError, match="document-topic matrix must be D x 5"):
+    with pytest.raises(tl.InvalidModelError,
+                       match=r"topic-document-matrix has 3 rows \(topics\) for a model of 5 topics"):
         zoo_load(bad, "octis")

@@ -119,9 +119,12 @@ def _kind(path: str, wanted: str = "a regular file or a pipe") -> str:
     """'file' or 'pipe', or a one-line error for anything else (and for a missing path)."""
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise no_such_file(path, "cannot read: no such file") from None
     except OSError as exc:
+        if os.path.islink(path):
+            raise InputFileError(f"{path}: is a symbolic link that leads to no file (broken or a loop: "
+                                 f"{exc.strerror or exc})") from None
+        if isinstance(exc, FileNotFoundError):
+            raise no_such_file(path, "cannot read: no such file") from None
         raise InputFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if stat.S_ISREG(mode):
         return "file"

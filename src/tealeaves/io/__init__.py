@@ -38,6 +38,7 @@ from .pyldavis import from_pyldavis, is_pyldavis, load_pyldavis
 from .sklearn import from_sklearn, is_sklearn, is_sklearn_nmf, sklearn_nmf
 from .tomotopy import MAGIC as TOMOTOPY_MAGIC
 from .tomotopy import from_tomotopy, is_tomotopy, load_tomotopy
+from .tomotopy_zoo import NAMES as ZOO_NAMES
 from .zoo import ZOO_FORMATS, zoo_detect, zoo_load
 
 FORMATS = ("npz", "mallet-state", "mallet-weights", "gensim", "tomotopy", "pyldavis", "pickle", "arrays")
@@ -49,7 +50,10 @@ FORMAT_TEXT = {"npz": "a tealeaves .npz model", "mallet-state": "a MALLET --outp
                "mallet-weights": "a MALLET --topic-word-weights-file", "gensim": "a gensim model file (save)",
                "tomotopy": "a tomotopy model file", "pyldavis": "a pyLDAvis-style JSON file",
                "pickle": "a pickled model object (pickle or joblib)",
-               "arrays": "plain arrays (a topic-word .npy, .npz with topic_word, or CSV)"}
+               "arrays": "plain arrays (a topic-word .npy, .npz with topic_word, or CSV)",
+               **{f: f"a tomotopy {name} file" for f, name in ZOO_NAMES.items()},
+               "bertopic": "a BERTopic directory", "bertopic-pickle": "a BERTopic pickle",
+               "octis": "OCTIS model output"}
 
 __all__ = ["load_model", "load_topics", "save_model", "detect", "sniff_format", "FORMATS", "FORMAT_ALIASES",
            "ZOO_FORMATS", "read_doc_topics", "read_topic_keys", "not_lda"]

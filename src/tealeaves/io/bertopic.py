@@ -29,7 +29,10 @@ import numpy as np
 
 from ..errors import InputFileError, InvalidModelError, MethodError, shown
 from ..files.records import read_json
+from ..files.textfile import check_regular
 from ..topics import Topics
+from ..util.limits import check_memory
+from ..util.text import UNSHOWABLE
 from .pickled import load_pickled_object, refuse
 from .safetensors import read_safetensors
 
@@ -93,24 +96,34 @@ def load_bertopic_dir(path: str | os.PathLike) -> Topics:
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise InputFileError(f"{path}: not a directory; expected {EXPECTED}")
-    missing = [f for f in FILES if not os.path.isfile(os.path.join(path, f))]
-    if missing:
-        raise InputFileError(f"{path}: no {missing[0]}; expected {EXPECTED}")
-    tj = os.path.join(path, "topics.json")
+    tj, config = (_member(path, f, required=True) for f in FILES)
     topics = _object(read_json(tj), tj, "topics.json")
-    _object(read_json(os.path.join(path, "config.json")), os.path.join(path, "config.json"), "config.json")
+    _object(read_json(config), config, "config.json")
     for key in ("topic_representations", "topic_sizes"):
         if key not in topics:
             raise InputFileError(f"{tj}: no {key!r}; not BERTopic's topics.json ({EXPECTED})")
     ctfidf = vocab = None
-    cf, cc = os.path.join(path, "ctfidf.safetensors"), os.path.join(path, "ctfidf_config.json")
-    if os.path.exists(cf):
-        if not os.path.isfile(cc):
+    cf, cc = _member(path, "ctfidf.safetensors"), _member(path, "ctfidf_config.json")
+    if cf is not None:
+        if cc is None:
             raise InputFileError(f"{path}: ctfidf.safetensors without ctfidf_config.json (its vocabulary)")
         ctfidf = read_safetensors(cf, "BERTopic's c-TF-IDF matrix")
         vocab = _vocab(_object(read_json(cc), cc, "ctfidf_config.json"), cc)
     return build(topics, ctfidf, vocab, os.path.basename(os.path.normpath(path)), "BERTopic directory", tj,
-                 cf, {"format": "bertopic", "source": path})
+                 cf or "", {"format": "bertopic", "source": path})
+
+
+def _member(path: str, name: str, required: bool = False) -> str | None:
+    """The path of the directory's file `name`, None if there is no such entry (an error if
+    `required`); an entry that is not a regular file (a pipe, a device, a broken or looping
+    symbolic link, a folder) is an error naming it, never taken for an absent file."""
+    f = os.path.join(path, name)
+    if not os.path.lexists(f):
+        if required:
+            raise InputFileError(f"{path}: no {name}; expected {EXPECTED}")
+        return None
+    check_regular(f, f"BERTopic's {name}")
+    return f
 
 
 def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) -> Topics:
@@ -118,6 +131,7 @@ def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) ->
     path = os.fspath(path)
     if not allow_pickle:
         raise refuse(path, "a BERTopic pickle")
+    check_regular(path)
     return load_pickled_object(path, lambda obj: from_bertopic(obj, os.path.basename(path), path))
 
 
@@ -156,19 +170,21 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
     sizes = _object(topics["topic_sizes"], tj, "topic_sizes")
     size_of = {}
     for t in ids:
-        n = sizes.get(str(t), 0)
+        if str(t) not in sizes:
+            raise InvalidModelError(f"{tj}: topic {t} has no size in topic_sizes (its number of documents)")
+        n = sizes[str(t)]
         if type(n) is not int or n < 0:
             raise InvalidModelError(f"{tj}: topic_sizes[{t}] is {shown(n)}, not a count of documents")
         size_of[t] = n
     weights = None
     if ctfidf is not None and vocab is not None:
         weights = _ctfidf(ctfidf, len(ids), len(vocab), cf)
-        weights = weights[[ids.index(t) for t in kept]]
+        weights = weights[1:] if ids[0] == -1 else weights  # the outlier topic's row is the first
     names = _topic_names(topics, ids, kept, tj)
     outliers = {"documents": size_of.get(-1, 0), "words": list(words.get(-1, ()))} if -1 in ids else None
     meta.update(topic_ids=kept, topic_names=names, topic_weights="training documents per topic (counts)",
                 outliers=outliers,
-                assignments=[int(t) for t in topics.get("topics") or []])
+                assignments=_assignments(topics.get("topics"), set(ids) | {-1}, tj))
     top = tuple(words[t] for t in kept)
     if any(not w for w in top):
         empty = kept[next(i for i, w in enumerate(top) if not w)]
@@ -187,19 +203,44 @@ def _object(value: Any, where: str, what: str) -> dict:
 
 
 def _topic_id(key: str, where: str) -> int:
+    """A topic id in BERTopic's form ("-1", "0", "12"; not "01", " 2" or "1_0", which int() takes)."""
     try:
-        return int(key)
+        t = int(key)
     except ValueError:
-        raise InvalidModelError(f"{where}: topic id {shown(key)} is not a whole number") from None
+        t = None
+    if t is None or str(t) != key:
+        raise InvalidModelError(f"{where}: topic id {shown(key)} is not a whole number in BERTopic's form")
+    return t
+
+
+def _assignments(values: Any, ids: set[int], where: str) -> list[int]:
+    """Each training document's topic (topics.json "topics"): ids of the model's topics or -1."""
+    if values is None:
+        return []
+    if not isinstance(values, list):
+        raise InvalidModelError(f"{where}: topics (each document's topic) is {shown(values, 40)}, not a list")
+    for i, t in enumerate(values):
+        if type(t) is not int or t not in ids:
+            raise InvalidModelError(f"{where}: topics[{i}] (document {i}'s topic) is {shown(t, 40)}, not one "
+                                    "of the model's topic ids or -1")
+    return list(values)
 
 
 def _words(rep: Any, where: str, topic: int) -> tuple[str, ...]:
     """A representation's words in order: [[word, score], ...]; BERTopic's padding ("") dropped."""
-    if not isinstance(rep, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
-                                            for p in rep):
+    if not isinstance(rep, list) or not all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+            and type(p[1]) in (int, float) and np.isfinite(p[1]) for p in rep):
         raise InvalidModelError(f"{where}: topic {topic}'s representation is not a list of [word, score] "
-                                "pairs")
-    return tuple(p[0] for p in rep if p[0] != "")
+                                "pairs (a word and a finite number)")
+    words = tuple(p[0] for p in rep if p[0] != "")
+    odd = next((w for w in words if UNSHOWABLE.search(w) or any(c in w for c in "\t\n\r")), None)
+    if odd is not None:
+        raise InvalidModelError(f"{where}: topic {topic}'s word {shown(odd)} holds a control character")
+    twice = next((w for i, w in enumerate(words) if w in words[:i]), None)
+    if twice is not None:
+        raise InvalidModelError(f"{where}: topic {topic}'s representation lists {shown(twice)} twice")
+    return words
 
 
 def _vocab(config: dict, where: str) -> tuple[str, ...]:
@@ -223,18 +264,32 @@ def _ctfidf(parts: dict, rows: int, cols: int, where: str) -> np.ndarray:
     if missing:
         raise InputFileError(f"{where}: no {missing[0]!r} tensor; not BERTopic's c-TF-IDF file")
     indptr, indices, data, shape = (np.asarray(parts[k]) for k in ("indptr", "indices", "data", "shape"))
+    damaged = InvalidModelError(f"{where}: the c-TF-IDF matrix's CSR parts do not agree (damaged)")
     if shape.shape != (2,) or shape.dtype.kind not in "iu" or tuple(int(s) for s in shape) != (rows, cols):
         raise InvalidModelError(f"{where}: the c-TF-IDF matrix is {shape.tolist()}, but topics.json has "
                                 f"{rows} topics and the vocabulary {cols} words")
     if (indptr.shape != (rows + 1,) or indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu"
-            or indptr[0] != 0 or (np.diff(indptr) < 0).any() or indptr[-1] != indices.size
             or indices.shape != data.shape or data.ndim != 1):
-        raise InvalidModelError(f"{where}: the c-TF-IDF matrix's CSR parts do not agree (damaged)")
+        raise damaged
+    indptr, indices = _int64(indptr, damaged), _int64(indices, damaged)
+    if indptr[0] != 0 or (np.diff(indptr) < 0).any() or indptr[-1] != indices.size:
+        raise damaged
     if indices.size and (indices.min() < 0 or indices.max() >= cols):
         raise InvalidModelError(f"{where}: the c-TF-IDF matrix names a column outside 0..{cols - 1}")
     if data.dtype.kind != "f" or not np.isfinite(data).all() or (data < 0).any():
         raise InvalidModelError(f"{where}: the c-TF-IDF scores must be finite and non-negative")
-    dense = np.zeros((rows, cols))
+    check_memory(f"{where}: a {rows:,} x {cols:,} matrix (topics x words)", 8.0 * rows * cols)
     row_of = np.repeat(np.arange(rows), np.diff(indptr))
-    np.add.at(dense, (row_of, indices.astype(np.int64)), data.astype(np.float64))
+    if indices.size and np.unique(row_of * cols + indices).size != indices.size:
+        raise InvalidModelError(f"{where}: the c-TF-IDF matrix gives a word twice in one topic's row "
+                                "(damaged)")
+    dense = np.zeros((rows, cols))
+    dense[row_of, indices] = data.astype(np.float64)
     return dense
+
+
+def _int64(a: np.ndarray, damaged: Exception) -> np.ndarray:
+    """Integer CSR part `a` as int64 (unsigned values past int64's range are damage, not wrapped)."""
+    if a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise damaged
+    return a.astype(np.int64)

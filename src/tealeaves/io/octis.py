@@ -26,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, shown
+from ..errors import ARCHIVE_ERRORS, InputFileError, InvalidModelError, TealeavesError, shown
+from ..files.textfile import check_regular
 from ..topics import Topics
+from ..util.limits import check_array_file, check_memory
 
 KEYS = ("topics", "topic-word-matrix", "topic-document-matrix", "test-topics", "test-topic-word-matrix",
         "test-topic-document-matrix")
@@ -47,8 +49,10 @@ def is_octis_npz(path: str) -> bool:
     return bool(names) and names <= set(KEYS) and bool(names & {"topics", "topic-word-matrix"})
 
 
-def load_octis(path: str | os.PathLike, vocab: Sequence[str] | None = None) -> Topics:
-    """The OCTIS model output at `path`; `vocab`: the words of the matrix's columns, in order."""
+def load_octis(path: str | os.PathLike, vocab: Sequence[str] | None = None,
+               vocab_file: str | None = None) -> Topics:
+    """The OCTIS model output at `path`; `vocab`: the words of the matrix's columns, in order
+    (read from `vocab_file`, one word a line, when it is named)."""
     path = os.fspath(path)
     arrays = _members(path)
     missing = [k for k in ("topic-word-matrix",) if k not in arrays] if "topics" not in arrays else []
@@ -66,32 +70,38 @@ def load_octis(path: str | os.PathLike, vocab: Sequence[str] | None = None) -> T
         vocab = tuple(str(w) for w in vocab)
         if weights is None:
             raise InvalidModelError(f"{path}: a vocabulary was given but the file has no topic-word-matrix")
+        _check_unique(vocab, vocab_file)
         if len(vocab) != weights.shape[1]:
             raise InvalidModelError(f"{path}: the vocabulary has {len(vocab)} words, the topic-word-matrix "
                                     f"{weights.shape[1]} columns")
         if top is not None:
             _check_vocab(weights, vocab, top, path)
     doc_topic = None
+    n_topics = weights.shape[0] if weights is not None else len(top or ())
     if "topic-document-matrix" in arrays:
-        doc_topic = _matrix(arrays["topic-document-matrix"], path, "topic-document-matrix").T
+        doc_topic = _proportions(arrays["topic-document-matrix"], path, "topic-document-matrix", n_topics)
     if "test-topic-document-matrix" in arrays:
-        meta["test_doc_topic"] = _matrix(arrays["test-topic-document-matrix"], path,
-                                         "test-topic-document-matrix").T
+        meta["test_doc_topic"] = _proportions(arrays["test-topic-document-matrix"], path,
+                                              "test-topic-document-matrix", n_topics)
     return Topics(name=os.path.basename(path), source="OCTIS model output", vocab=vocab, top_words=top,
                   weights=weights, weights_kind=kind, weights_note=note, doc_topic=doc_topic, metadata=meta)
 
 
 def _members(path: str) -> dict[str, np.ndarray]:
     """The arrays of the .npz; object arrays (a pickle inside) are refused, not unpickled."""
+    check_regular(path)
     try:
         with open(path, "rb") as fh:
             if fh.read(4) != b"PK\x03\x04":
                 raise InputFileError(f"{path}: not a readable .npz (no zip header); expected {EXPECTED}")
+        check_array_file(path)  # every member's declared shape against its bytes and the memory
         with np.load(path, allow_pickle=False) as f:
             if not isinstance(f, np.lib.npyio.NpzFile):
                 raise InputFileError(f"{path}: a single .npy array, not {EXPECTED}")
+            check_memory(f"{path}: its {len(f.files)} arrays (read, then copied as float64)",
+                         2 * sum(i.file_size for i in f.zip.infolist()))
             return {k: f[k] for k in f.files}
-    except InputFileError:
+    except TealeavesError:
         raise
     except ValueError as exc:
         if "allow_pickle" in str(exc):
@@ -108,7 +118,12 @@ def _topics(arr: np.ndarray, path: str) -> tuple[tuple[str, ...], ...]:
     if arr.ndim != 2 or arr.dtype.kind != "U" or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise InvalidModelError(f"{path}: topics must be T lists of words (a 2-d string array), got "
                                 f"{arr.dtype} of shape {arr.shape}")
-    return tuple(tuple(str(w) for w in row) for row in arr)
+    top = tuple(tuple(str(w) for w in row) for row in arr)
+    for k, words in enumerate(top):
+        twice = next((w for i, w in enumerate(words) if w in words[:i]), None)
+        if twice is not None:
+            raise InvalidModelError(f"{path}: topic {k} lists {shown(twice)} twice in its top words")
+    return top
 
 
 def _matrix(arr: np.ndarray, path: str, key: str) -> np.ndarray:
@@ -119,6 +134,38 @@ def _matrix(arr: np.ndarray, path: str, key: str) -> np.ndarray:
     if not np.isfinite(out).all():
         raise InvalidModelError(f"{path}: {key} has a value that is not finite")
     return out
+
+
+def _proportions(arr: np.ndarray, path: str, key: str, topics: int) -> np.ndarray:
+    """A topics x documents matrix of proportions, as documents x topics: `topics` rows, each
+    column non-negative and summing to 1 within OCTIS's rounding of values its models compute in
+    float32 (T x (5e-8 + float32's epsilon)); anything else is refused, naming the first column
+    that is not."""
+    m = _matrix(arr, path, key)
+    if m.shape[0] != topics:
+        raise InvalidModelError(f"{path}: {key} has {m.shape[0]} rows (topics) for a model of {topics} "
+                                f"topics (shape {m.shape}: topics x documents)")
+    if (m < 0).any():
+        k, d = (int(i) for i in np.argwhere(m < 0)[0])
+        raise InvalidModelError(f"{path}: {key} holds {m[k, d]:.6g} (topic {k}, document {d}): topic "
+                                "proportions cannot be negative")
+    sums = m.sum(axis=0)
+    bad = np.abs(sums - 1.0) > topics * (ROUNDING + np.finfo(np.float32).eps)
+    if bad.any():
+        d = int(np.argmax(bad))
+        raise InvalidModelError(f"{path}: {key}'s column for document {d} sums to {sums[d]:.6g}, not 1: not "
+                                "topic proportions")
+    return m.T
+
+
+def _check_unique(vocab: tuple[str, ...], vocab_file: str | None) -> None:
+    """A vocabulary names each word once (two columns with one word would be ambiguous)."""
+    first: dict[str, int] = {}
+    for i, w in enumerate(vocab):
+        if w in first:
+            where, what = (vocab_file, "lines") if vocab_file else ("the vocabulary", "positions")
+            raise InvalidModelError(f"{where}: lists {shown(w)} twice ({what} {first[w] + 1} and {i + 1})")
+        first[w] = i
 
 
 def _weights(arr: np.ndarray, path: str) -> tuple[np.ndarray, str, str, float | None]:

@@ -15,10 +15,13 @@ import numpy as np
 
 from ..errors import InputFileError, shown
 from ..files.records import parse_json
+from ..files.textfile import check_regular
+from ..util.limits import check_memory
 
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1",
           "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
 MAX_HEADER = 100 * 2**20  # the format's own limit on the header
+MAX_DIMS, MAX_DIM = 64, 2**63 - 1  # what a numpy array can have (an empty tensor declares any size)
 
 
 def read_safetensors(path: str | os.PathLike, what: str) -> dict[str, np.ndarray]:
@@ -26,6 +29,7 @@ def read_safetensors(path: str | os.PathLike, what: str) -> dict[str, np.ndarray
     "BERTopic's c-TF-IDF file")."""
     p = os.fspath(path)
     where = f"{p} ({what}, safetensors)"
+    check_regular(p, what)
     try:
         with open(p, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -46,6 +50,7 @@ def read_safetensors(path: str | os.PathLike, what: str) -> dict[str, np.ndarray
                 raise InputFileError(f"{where}: the header is not a JSON object")
             data_size = size - 8 - n
             spans = _check_header(header, data_size, where)
+            check_memory(f"{where}: its {len(spans)} tensors", sum(e - b for _, _, b, e in spans.values()))
             out = {}
             for name, (dtype, shape, begin, end) in spans.items():
                 fh.seek(8 + n + begin)
@@ -75,6 +80,9 @@ def _check_header(header: dict, data_size: int, where: str) -> dict[str, tuple]:
                                  f"(readable: {', '.join(DTYPES)})")
         if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
             raise InputFileError(f"{where}: tensor {shown(name)} has shape {shown(shape)}, not whole numbers")
+        if len(shape) > MAX_DIMS or any(d > MAX_DIM for d in shape):
+            raise InputFileError(f"{where}: tensor {shown(name)} has shape {shown(shape, 80)}: more than "
+                                 f"{MAX_DIMS} dimensions or one past {MAX_DIM:,} (damaged)")
         if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
                 or not 0 <= offsets[0] <= offsets[1] <= data_size):
             raise InputFileError(f"{where}: tensor {shown(name)} has data_offsets {shown(offsets)} outside "
@@ -86,6 +94,7 @@ def _check_header(header: dict, data_size: int, where: str) -> dict[str, tuple]:
                                  f"{need:,} bytes, its offsets span {span:,}")
         spans[name] = (dt, tuple(shape), offsets[0], offsets[1])
     ordered = sorted(spans.items(), key=lambda kv: kv[1][2])
+    ordered = [kv for kv in ordered if kv[1][2] < kv[1][3]]  # an empty tensor overlaps nothing
     for (a, sa), (b, sb) in zip(ordered, ordered[1:], strict=False):
         if sb[2] < sa[3]:
             raise InputFileError(f"{where}: tensors {shown(a)} and {shown(b)} overlap (damaged)")

@@ -17,7 +17,7 @@ from ..errors import InvalidModelError
 from ..model import TopicModel, phi_layout
 from .common import build_model, require
 from .native import load_isolated
-from .tomotopy_zoo import FORMATS as ZOO_FORMATS
+from .tomotopy_zoo import NAMES as ZOO_FORMATS
 from .tomotopy_zoo import check_complete
 from .tomotopy_zoo import sniff as sniff_zoo
 

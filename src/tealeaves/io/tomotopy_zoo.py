@@ -39,12 +39,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, InvalidModelError, MethodError, shown
+from ..files.textfile import check_regular
 from ..topics import Topics
 from .common import build_model, require
 from .native import load_isolated
 
 FORMATS = {"tomotopy-hdp": "HDPModel", "tomotopy-ctm": "CTModel", "tomotopy-dmr": "DMRModel",
            "tomotopy-pa": "PAModel", "tomotopy-llda": "LLDAModel", "tomotopy-plda": "PLDAModel"}
+# what a file read as each format may be: HPAModel files store PAModel's id and arguments
+NAMES = {**FORMATS, "tomotopy-pa": "PAModel or HPAModel"}
 TERM_WEIGHTS = (b"one\x00", b"idf\x00", b"pmi\x00")
 # model ids tomotopy writes that name one class; "LDA" and "DMR" are told apart by init_params
 UNIQUE_IDS = {b"CTM\x00": "tomotopy-ctm", b"LLDA": "tomotopy-llda", b"PLDA": "tomotopy-plda"}
@@ -201,6 +204,7 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
         raise MethodError(f"unknown tomotopy format {fmt!r} (known: {', '.join(FORMATS)})")
     if metadata is not None and fmt != "tomotopy-dmr":
         raise MethodError(f"{path}: metadata= is for tomotopy's DMRModel, not {FORMATS[fmt]}")
+    check_regular(path)
     require("tomotopy", "tomotopy")
     check_complete(path)
     cls = FORMATS[fmt]
@@ -209,6 +213,9 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
     except InputFileError as exc:
         hint = " or an HPAModel file, which tealeaves does not read" if cls == "PAModel" else ""
         raise InputFileError(f"{exc} (read as a tomotopy {cls} file{hint}; --model-format {fmt})") from None
+    if int(a.get("global_step", 1)) == 0:
+        raise InvalidModelError(f"{path}: a tomotopy {NAMES[fmt]} never trained (global_step 0: saved before "
+                                "train(), its topics are the random start)")
     vocab = tuple(str(w) for w in a["vocab"])
     phi = a["phi"].array
     name = os.path.basename(path)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..corpus import read_vocab_file
 from ..errors import InputFileError, MethodError
+from ..files.textfile import check_regular
 from ..topics import Topics
 from . import tomotopy_zoo
 from .bertopic import is_bertopic_dir, load_bertopic_dir, load_bertopic_pickle, pickled_class
@@ -27,10 +28,15 @@ def zoo_detect(path: str | os.PathLike) -> str | None:
     (then the other readers' detection applies: plain tomotopy LDA is "tomotopy"). A pickle is
     "bertopic-pickle" when the class it names first (read from its opcodes, nothing run) is
     BERTopic's; loading it still needs consent. A file of a
-    tomotopy model tealeaves does not read (SLDA, HLDA, ...) raises, naming it."""
+    tomotopy model tealeaves does not read (SLDA, HLDA, ...) raises, naming it; so does anything
+    but a regular file or a directory (a pipe, a device, a broken symbolic link). An HPAModel file
+    cannot be told from a PAModel file: both are "tomotopy-pa"."""
     p = os.fspath(path)
     if os.path.isdir(p):
         return "bertopic" if is_bertopic_dir(p) else None
+    if not os.path.lexists(p):
+        return None  # the caller's checks name a missing file
+    check_regular(p)  # a pipe would block the read below; a device may never end
     try:
         with open(p, "rb") as fh:
             head = fh.read(4096)
@@ -60,8 +66,9 @@ def zoo_load(path: str | os.PathLike, fmt: str, allow_pickle: bool = False, time
     if vocab is not None and fmt != "octis":
         raise MethodError(f"{os.fspath(path)}: format {fmt} carries its own vocabulary; vocab= is for octis")
     if fmt == "octis":
-        words = read_vocab_file(vocab) if isinstance(vocab, str | os.PathLike) else vocab
-        return load_octis(path, words)
+        named = isinstance(vocab, str | os.PathLike)
+        words = read_vocab_file(vocab) if named else vocab
+        return load_octis(path, words, os.fspath(vocab) if named else None)
     if fmt in tomotopy_zoo.FORMATS:
         return tomotopy_zoo.load_zoo(path, fmt, timeout=timeout, metadata=metadata)
     if fmt == "bertopic":

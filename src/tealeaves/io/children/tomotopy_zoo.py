@@ -43,7 +43,7 @@ except Exception as exc:  # tomotopy raises OSError/ValueError/RuntimeError for 
     fail(f"{type(exc).__name__}: {exc}")
 
 arrays = {"vocab": np.array([str(w) for w in mdl.used_vocabs], dtype=str),
-          "eta": np.float64(mdl.eta),
+          "eta": np.float64(mdl.eta), "global_step": np.int64(mdl.global_step),
           "removed_top_words": np.array([str(w) for w in getattr(mdl, "removed_top_words", [])], dtype=str)}
 if kind == "HDPModel":
     topics = [k for k in range(mdl.k) if mdl.is_live_topic(k)]
