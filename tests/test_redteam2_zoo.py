@@ -314,7 +314,7 @@ def test_a_representation_with_bad_scores_or_one_word_repeated_is_refused(copy, 
 
 def test_custom_labels_fewer_than_the_topics_are_refused(copy):
     _edit_topics(copy, lambda t: t.__setitem__("custom_labels", ["outliers", "a", "b"]))
-    with pytest.raises(tl.InvalidModelError, match="custom_labels has 3 labels for 6 topics"):
+    with pytest.raises(tl.InvalidModelError, match="custom_labels has 3 labels for the 6 topics"):
         zoo_load(copy, "bertopic")
 
 

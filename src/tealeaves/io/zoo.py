@@ -17,6 +17,7 @@ from ..files.textfile import check_regular
 from ..topics import Topics
 from . import tomotopy_zoo
 from .bertopic import is_bertopic_dir, load_bertopic_dir, load_bertopic_pickle, pickled_class
+from .native import load_timeout
 from .octis import is_octis_npz, load_octis
 from .pickled import looks_like_pickle
 
@@ -58,6 +59,8 @@ def zoo_load(path: str | os.PathLike, fmt: str, allow_pickle: bool = False, time
     columns (a file, one word a line, or a list)."""
     if kw:
         raise MethodError(f"{os.fspath(path)}: format {fmt} takes no {', '.join(sorted(kw))}")
+    if timeout is not None:
+        load_timeout(timeout)  # the options first, then the file
     if fmt not in ZOO_FORMATS:
         raise MethodError(f"unknown model-zoo format {fmt!r} (known: {', '.join(ZOO_FORMATS)})")
     if metadata is not None and fmt != "tomotopy-dmr":
