@@ -351,6 +351,7 @@ class _FakeEvaluation:
             {"model": "b", "topics": 3, "heldout_per_token": float("-inf"), "coherence": {"npmi": 0.1},
              "auto_model_precision_ci": None, "auto_note": "+no intruder"}]
     scoring = {"documents": 1, "tokens": 3, "oov_tokens": 0, "rule": "x"}
+    diagnostics: dict = {}  # evaluate --diagnostics only
 
     def table(self) -> str:
         return "table"

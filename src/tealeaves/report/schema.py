@@ -177,9 +177,12 @@ def _known_measure(r: dict[str, Any], where: str) -> None:
     from ..coherence import CONVENTION_MEASURES
 
     fp = r.get("fingerprint") or {}
+    if not isinstance(fp, dict) or not isinstance(r.get("params"), dict):
+        raise InputFileError(f"field {where}.{'fingerprint' if not isinstance(fp, dict) else 'params'}: "
+                             "expected an object")
     for field, conv in (("params.convention", r["params"].get("convention")),
                         ("fingerprint.convention", fp.get("convention"))):
-        if conv is not None and conv not in CONVENTION_MEASURES:
+        if conv is not None and (not isinstance(conv, str) or conv not in CONVENTION_MEASURES):
             raise InputFileError(f"field {where}.{field}: unknown convention {shorten(repr(conv), 40)} "
                                  f"(known: {', '.join(CONVENTION_MEASURES)})")
     conv = fp.get("convention") or r["params"].get("convention") or "tealeaves"
