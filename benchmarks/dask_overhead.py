@@ -179,7 +179,7 @@ def measure(length: int, args: argparse.Namespace, work: str) -> dict:
 def measure_coherence(args: argparse.Namespace, work: str) -> dict:
     """Coherence counting of the bundled SOTU training paragraphs (as a text file) for the bundled
     50-topic model: three measures, three passes over the text."""
-    from tealeaves.corpus import read_corpus
+    from tealeaves import read_corpus  # resolves the bundled names (datasets)
 
     corpus = read_corpus("sotu:train")
     ref = os.path.join(work, "sotu_train.txt")
