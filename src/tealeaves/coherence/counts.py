@@ -66,6 +66,21 @@ class Counts:
                       self.tokens + other.tokens, self.rule, self.digest)
 
 
+@njit(inline="always")
+def _tally(present, m, single, joint):
+    """One unit (a window or a document) of the sliding-window kernels: each of the `m` targets
+    present in it counted once, and each pair of them once (upper triangle of `joint`)."""
+    for a in range(m):
+        pa = present[a]
+        single[pa] += 1
+        for b in range(a + 1, m):
+            pb = present[b]
+            if pa < pb:
+                joint[pa, pb] += 1
+            else:
+                joint[pb, pa] += 1
+
+
 @njit(cache=True)
 def _count(ids, offsets, window, single, joint):
     """Add the counts of one chunk into `single` and the upper triangle of `joint`; return the
@@ -109,15 +124,7 @@ def _count(ids, offsets, window, single, joint):
                         present[m] = k
                         m += 1
             units += 1
-            for a in range(m):
-                pa = present[a]
-                single[pa] += 1
-                for b in range(a + 1, m):
-                    pb = present[b]
-                    if pa < pb:
-                        joint[pa, pb] += 1
-                    else:
-                        joint[pb, pa] += 1
+            _tally(present, m, single, joint)
         for i in range(max(lo, hi - w), hi):  # clear what is left
             k = ids[i]
             if k >= 0:
@@ -182,15 +189,7 @@ def _count_gensim(ids, offsets, window, single, joint):
                     present[m] = k
                     m += 1
             units += 1
-            for a in range(m):
-                pa = present[a]
-                single[pa] += 1
-                for b in range(a + 1, m):
-                    pb = present[b]
-                    if pa < pb:
-                        joint[pa, pb] += 1
-                    else:
-                        joint[pb, pa] += 1
+            _tally(present, m, single, joint)
         for a in range(m):
             flag[present[a]] = False
     return units

@@ -206,8 +206,15 @@ def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
     shared_f = _dask().scatter(shared, broadcast=True, hash=False)
     futures = {_dask().submit(_call_batch, fn, shared_f, [items[i] for i in g], pure=False,
                             priority=len(groups) - rank): g for rank, g in enumerate(groups)}
-    out: list[Any] = [None] * len(items)
-    for f in dask_completed(futures, loop=_dask().loop):
+    return _gather(futures, dask_completed(futures, loop=_dask().loop), len(items), progress)
+
+
+def _gather(futures: dict[Any, Sequence[int]], done: Iterable[Any], n: int,
+            progress: Progress | None) -> list[Any]:
+    """The `n` results of batched futures (future -> the item indices of its batch) in item order,
+    taken as they finish (`done`, the pool's or Dask's as-completed iterator)."""
+    out: list[Any] = [None] * n
+    for f in done:
         g = futures[f]
         for i, r in zip(g, f.result(), strict=True):
             out[i] = r
@@ -309,16 +316,9 @@ def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], 
             if progress:
                 progress.advance()
         return out
-    out = [None] * len(items)
     with _pool(workers, initializer=_init, initargs=(shared,)) as ex:
         futures = {ex.submit(_call, fn, [items[i] for i in g]): g for g in batches(costs, workers)}
-        for f in as_completed(futures):
-            g = futures[f]
-            for i, r in zip(g, f.result(), strict=True):
-                out[i] = r
-            if progress:
-                progress.advance(len(g))
-    return out
+        return _gather(futures, as_completed(futures), len(items), progress)
 
 
 def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
