@@ -211,10 +211,12 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="tl-dask-")
     from tealeaves.util.parallel import DASK_MIN_SECONDS
 
+    load_before = os.getloadavg()
     sizes = [measure(length, args, work) for length in args.lengths]
     coherence = None if args.no_coherence else measure_coherence(args, work)
     result = {"docs": args.docs, "topics": args.topics, "words": args.words, "particles": args.particles,
               "workers": args.workers, "cpus": os.cpu_count(), "dask_min_seconds": DASK_MIN_SECONDS,
+              "load_average": {"before": load_before, "after": os.getloadavg()},
               "sizes": sizes, "coherence": coherence,
               "note": "CPU over all processes involved is the primary figure; wall times are noisy when "
                       "other jobs share the machine. Ratios are against the mean of the two local runs. "
