@@ -143,3 +143,25 @@ def test_preloaded_workers_have_the_kernels(cluster):
 
     with Client(cluster.scheduler_address) as client:
         assert set(client.run(loaded).values()) == {True}
+
+
+def test_theta_and_biased_csl_have_estimates_small_ones_run_here(job):
+    """θ inference and biased CSL carry their cost models' estimates, so a small job runs here (an
+    unreachable address is never contacted) and the record names it; before, a job with no estimate
+    always went to the cluster."""
+    from tealeaves.csl import csl
+    from tealeaves.intrusion.predictive import infer_theta
+
+    model = tl.load_model(str(job[0]))
+    docs = tl.read_corpus(str(job[1]), vocab=model.vocab)
+    local_theta = infer_theta(model, docs, burn_in=5, samples=5, progress=False)
+    local_csl = csl(model, docs, samples=5, chains=2, biased=True).item_log_prob
+    with use_dask("tcp://127.0.0.1:9") as session:
+        theta = infer_theta(model, docs, burn_in=5, samples=5, progress=False)
+        est = csl(model, docs, samples=5, chains=2, biased=True).item_log_prob
+    jobs = {j["what"]: j for j in session.record["jobs"]}
+    assert set(jobs) == {"theta", "biased CSL"}
+    for j in jobs.values():
+        assert j["ran"] == "local" and 0 < j["estimated_seconds"] < DASK_MIN_SECONDS
+    np.testing.assert_array_equal(theta, local_theta)
+    np.testing.assert_array_equal(est, local_csl)

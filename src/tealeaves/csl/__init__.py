@@ -136,10 +136,12 @@ def mixing(model: Any, data: Any, H: np.ndarray, chains: int) -> dict[str, Any]:
 
 
 def _check_cost(model, data, n: int, samples: int, thin: int, burn_in: int, biased: bool, chains: int,
-                workers: int, max_hours: float | None) -> None:
+                workers: int, max_hours: float | None) -> float | None:
+    """Refuse a run over budget; return its estimated seconds on one worker (None: no cost model),
+    which decides where a Dask session runs it."""
     cost = getattr(model, "cost", None)
     if cost is None:
-        return
+        return None
     if biased:  # per item: chains x samples states; `workers` items at once
         states, held = float(n) * chains * samples, min(workers, max(n, 1)) * float(chains) * samples
         seconds, nbytes = cost(data, held, states, states, chains)
@@ -150,6 +152,7 @@ def _check_cost(model, data, n: int, samples: int, thin: int, burn_in: int, bias
                + "".join(f", {k.replace('_', ' ')} {v:,}" for k, v in getattr(model, "params", {}).items()
                          if isinstance(v, int) and not isinstance(v, bool)),
                nbytes, seconds / max(workers if biased else 1, 1), max_hours)
+    return float(seconds)
 
 
 def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, biased: bool = False,
@@ -171,13 +174,14 @@ def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, bi
             raise MethodError(f"{name} must be an integer >= {low}, got {v!r}")
     model, data = as_chain(model, data)
     n = model.item_count(data)
-    _check_cost(model, data, n, samples, thin, burn_in, biased, chains, workers, max_hours)
+    estimate = _check_cost(model, data, n, samples, thin, burn_in, biased, chains, workers, max_hours)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
     if biased:
         seqs = np.random.SeedSequence(seed).spawn(n)
         items = [(model.select(data, [i]), seqs[i]) for i in range(n)]
-        est = np.array(run_tasks(_biased_item, (model, chains, samples), items, workers))
+        est = np.array(run_tasks(_biased_item, (model, chains, samples), items, workers,
+                                 seconds=estimate, what="biased CSL"))
         steps = n * chains * samples
     else:
         rng = np.random.default_rng(np.random.SeedSequence(seed))

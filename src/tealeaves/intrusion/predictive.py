@@ -31,7 +31,7 @@ from ..output.jsonout import json_safe
 from ..sampling import chains, prepare_doc
 from ..sampling.rng import new_state
 from ..topics import as_lda
-from ..util.limits import check_budget
+from ..util.limits import check_budget, update_seconds
 from ..util.parallel import Progress, run_tasks
 
 
@@ -68,8 +68,8 @@ def infer_theta(
     seed = _check_int("seed", seed, 0)
     workers = _check_int("workers", workers, 1)
     corpus = as_corpus(docs, model)
-    check_budget(float(corpus.num_tokens) * (burn_in + samples), workers, None,
-                 f"theta by {burn_in} + {samples} Gibbs sweeps", model.num_topics)
+    updates = float(corpus.num_tokens) * (burn_in + samples)
+    check_budget(updates, workers, None, f"theta by {burn_in} + {samples} Gibbs sweeps", model.num_topics)
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     shared = (np.ascontiguousarray(model.phi.T), np.array(model.alpha, dtype=np.float64), burn_in, samples)
@@ -80,6 +80,8 @@ def infer_theta(
         workers,
         Progress(len(items), "theta", enabled=progress),
         [len(w) for w, _ in items],
+        update_seconds(updates, 1, model.num_topics),
+        "theta",
     )
     return np.array(rows).reshape(len(corpus), model.num_topics)
 
