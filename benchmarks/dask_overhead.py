@@ -196,6 +196,46 @@ def measure_coherence(args: argparse.Namespace, work: str) -> dict:
     return {"documents": len(corpus), "tokens": int(corpus.num_tokens), "bytes": os.path.getsize(ref), **res}
 
 
+def measure_evaluate(args: argparse.Namespace, work: str) -> dict:
+    """`tealeaves evaluate` of two bundled SOTU models (20 and 50 topics) on 400 held-out SOTU
+    paragraphs (left-to-right, R = 100, 2 runs), coherence (npmi) from the training paragraphs."""
+    from tealeaves import read_corpus
+
+    data = os.path.join(os.path.dirname(__file__), "..", "src", "tealeaves", "data")
+    files = {}
+    for part, limit in (("train", None), ("heldout", 400)):
+        corpus = read_corpus(f"sotu:{part}")
+        files[part] = os.path.join(work, f"sotu_{part}.txt")
+        with open(files[part], "w") as fh:
+            for d in range(len(corpus) if limit is None else limit):
+                fh.write(" ".join(corpus.vocab[i] for i in corpus[d]) + "\n")
+    job = ["evaluate", os.path.join(data, "sotu-20-sym.npz"), os.path.join(data, "sotu-50-asym.npz"),
+           "--heldout", files["heldout"], "--reference", files["train"], "--measure", "npmi",
+           "--particles", str(args.particles), "--quiet"]
+    run_cli([*job, "--json", os.path.join(work, "e0.json")], [])
+
+    def value(r: dict) -> list:
+        return [{k: v for k, v in row.items() if "seconds" not in k} for row in r["rows"]]
+
+    return compare("eval", job, args, work, value)
+
+
+def measure_select(args: argparse.Namespace, work: str) -> dict:
+    """`tealeaves select` on a synthetic corpus (1,000 documents of 60 tokens, 10 true topics,
+    V = 500): K = 5, 10, 15, 2 restarts each, 100 tomotopy iterations, R = 50."""
+    corpus = os.path.join(work, "select.txt")
+    subprocess.run([sys.executable, "-m", "tealeaves", "synth", os.path.join(work, "select.npz"), corpus,
+                    "--topics", "10", "--words", "500", "--docs", "1000", "--length", "60"],
+                   check=True, capture_output=True, timeout=600)
+    job = ["select", corpus, "--topics", "5,10,15", "--restarts", "2", "--iterations", "100",
+           "--particles", "50", "--quiet"]
+
+    def value(r: dict) -> list:
+        return [(e["model"], e["row"].get("per_token")) for e in r["evaluations"]]
+
+    return compare("sel", job, args, work, value)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=2000)
@@ -206,18 +246,26 @@ def main() -> None:
     ap.add_argument("--particles", type=int, default=100)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-coherence", action="store_true", help="skip the coherence counting part")
+    ap.add_argument("--only", nargs="+", choices=["heldout", "coherence", "evaluate", "select"],
+                    help="measure only these parts and update them in an existing --out file")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "dask_overhead.json"))
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tl-dask-")
     from tealeaves.util.parallel import DASK_MIN_SECONDS
 
     load_before = os.getloadavg()
-    sizes = [measure(length, args, work) for length in args.lengths]
-    coherence = None if args.no_coherence else measure_coherence(args, work)
+    parts = set(args.only or ["heldout", "coherence", "evaluate", "select"]) - (
+        {"coherence"} if args.no_coherence else set())
+    old = json.load(open(args.out)) if args.only and os.path.exists(args.out) else {}
+    sizes = ([measure(length, args, work) for length in args.lengths] if "heldout" in parts
+             else old.get("sizes"))
+    coherence = measure_coherence(args, work) if "coherence" in parts else old.get("coherence")
+    evaluate = measure_evaluate(args, work) if "evaluate" in parts else old.get("evaluate")
+    select = measure_select(args, work) if "select" in parts else old.get("select")
     result = {"docs": args.docs, "topics": args.topics, "words": args.words, "particles": args.particles,
               "workers": args.workers, "cpus": os.cpu_count(), "dask_min_seconds": DASK_MIN_SECONDS,
               "load_average": {"before": load_before, "after": os.getloadavg()},
-              "sizes": sizes, "coherence": coherence,
+              "sizes": sizes, "coherence": coherence, "evaluate": evaluate, "select": select,
               "note": "CPU over all processes involved is the primary figure; wall times are noisy when "
                       "other jobs share the machine. Ratios are against the mean of the two local runs. "
                       "'ran' says where the job ran (the policy row runs small jobs locally)."}
@@ -226,15 +274,16 @@ def main() -> None:
         json.dump(result, fh, indent=1)
     print(f"{'job':>9} {'path':<24} {'ran':<8} {'wall s':>7} {'CPU s':>7} {'client':>7} {'cluster':>7} "
           f"{'CPU x':>6} {'wall x':>6}")
-    parts = [(f"{size['length']} tok", size) for size in sizes]
-    parts += [("coherence", coherence)] if coherence else []
-    for label, part in parts:
+    shown = [(f"{size['length']} tok", size) for size in sizes or []]
+    shown += [(name, part) for name, part in (("coherence", coherence), ("evaluate", evaluate),
+                                              ("select", select)) if part]
+    for label, part in shown:
         for r in part["rows"]:
             print(f"{label:>9} {r['path']:<24} {r['ran']:<8} {r['wall_s']:>7.2f} {r['cpu_s']:>7.2f} "
                   f"{r['cpu_client_s']:>7.2f} {r['cpu_cluster_s']:>7.2f} {r['cpu_ratio']:>6.2f} "
                   f"{r['wall_ratio']:>6.2f}")
-    print(f"bit-identical: {[p['bit_identical'] for _, p in parts]}; written to {args.out}")
-    if not all(p["bit_identical"] for _, p in parts):
+    print(f"bit-identical: {[p['bit_identical'] for _, p in shown]}; written to {args.out}")
+    if not all(p["bit_identical"] for _, p in shown):
         raise SystemExit("Dask and local results differ")
 
 
