@@ -128,9 +128,10 @@ def run(seeds: int) -> dict:
             for kind, models, stuck_labels in sets:
                 for distance in DISTANCES:
                     res = stability(models, distance=distance)
+                    pairs = [{"a": pr["a"], "b": pr["b"], "matching": pr["matching"],
+                              "similarity": [round(x, 4) for x in pr["similarity"]]} for pr in res.pairs]
                     groups.append({"K": K, "V": V, "seed": seed, "kind": kind, "distance": distance,
-                                   "models": res.models, "stuck": stuck_labels, "pairs": res.pairs,
-                                   "per_model": res.per_model})
+                                   "models": res.models, "stuck": stuck_labels, "pairs": pairs})
             trained.append({"K": K, "seed": seed, "merge_ratio": [round(r, 4) for r in ratios]})
             print(f"K={K} seed={seed}: merge ratios {np.round(ratios, 2)} "
                   f"({time.perf_counter() - t0:.1f} s)", flush=True)
@@ -241,6 +242,13 @@ def markdown(r: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dumps(result: dict) -> str:
+    """The results as JSON: indented, but one line per group of restarts (they are many)."""
+    head = json.dumps({k: v for k, v in result.items() if k != "groups"}, indent=1)
+    groups = ",\n  ".join(json.dumps(g, separators=(",", ":")) for g in result["groups"])
+    return head[:-2] + ',\n "groups": [\n  ' + groups + "\n ]\n}\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=4)
@@ -255,8 +263,7 @@ def main() -> None:
         print(f"{distance:16s} {s['rule']} floor {s['floor']:.2f}{note}: "
               f"hits {chosen['hits']}/{chosen['stuck']}, false {chosen['false']}/{chosen['clean']}")
     with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=1)
-        fh.write("\n")
+        fh.write(dumps(result))
     with open(args.page, "w", encoding="utf-8") as fh:
         fh.write(markdown(result))
 
