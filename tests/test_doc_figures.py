@@ -590,6 +590,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      lambda m, r: m.markdown(r)),
     ("docs/coherence_conventions.md", "experiments/coherence_conventions.py",
      "experiments/results/coherence_conventions.json", lambda m, r: m.markdown(r)),
+    ("docs/stability_restarts.md", "experiments/stability_restarts.py",
+     "experiments/results/stability_restarts.json", lambda m, r: m.markdown(r)),
 ]
 
 

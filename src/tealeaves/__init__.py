@@ -42,6 +42,7 @@ _NAMES = {
     "Topics": ".topics",
     "TopicModel": ".model",
     "SelectionResult": ".select", "select": ".select",
+    "StabilityResult": ".diagnostics.stability", "stability": ".diagnostics.stability",
 }
 _SUBMODULES = ("datasets", "intrusion", "synthetic")
 
@@ -56,6 +57,7 @@ __all__ = [
     "save_corpus", "save_model",
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
+    "StabilityResult", "stability",
     "__version__",
 ]
 
@@ -105,6 +107,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
     from .datasets import load_model, load_topics, read_corpus
+    from .diagnostics.stability import StabilityResult, stability
     from .errors import (
         InputFileError,
         InvalidCorpusError,

@@ -79,6 +79,7 @@ class EvaluationResult:
     estimate: dict[str, Any] = field(default_factory=dict)
     heldout: dict[str, HeldoutResult] = field(default_factory=dict, repr=False)
     diagnostics: dict[str, Any] = field(default_factory=dict, repr=False)  # issue 26: per-topic, on request
+    stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
 
     @property
     def names(self) -> list[str]:
@@ -93,7 +94,8 @@ class EvaluationResult:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
         head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
-                "exclusivity", "pred. rank", "auto MP"]
+                "exclusivity", "pred. rank", "auto MP",
+                *(["stability"] if self.stability is not None else [])]
         rows = []
         for r in self.rows:
             na = r.get("not_applicable", {})
@@ -109,7 +111,8 @@ class EvaluationResult:
                          cell("exclusivity", _f(r["exclusivity"], 2)),
                          cell("predictive_rank", _f(r["predictive_rank"], 1)),
                          cell("auto_model_precision",
-                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else ""))])
+                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")),
+                         *([_f(r["stability"], 3)] if self.stability is not None else [])])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]
@@ -186,7 +189,9 @@ class EvaluationResult:
                           "groups": self.groups, "scoring": self.scoring, "params": self.params,
                           "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate,
                           **({"diagnostics": {k: v.to_dict() for k, v in self.diagnostics.items()}}
-                             if self.diagnostics else {})})
+                             if self.diagnostics else {}),
+                          **({"stability": [g.to_dict() for g in self.stability]}
+                             if self.stability is not None else {})})
 
     def to_frame(self):
         """The per-model table as a pandas DataFrame (one column per metric)."""
@@ -493,7 +498,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
              compare_models: str = "difference", seed: int = 0, workers: int = 1,
              progress: bool | None = False, tokenizer: str = "whitespace", encoding: str = "utf-8",
              max_hours: float | None = None, stages: Stages | None = None, diagnostics: bool = False,
-             **params: Any) -> EvaluationResult:
+             stability: bool = False, **params: Any) -> EvaluationResult:
     """Evaluate every model on the same held-out documents (`heldout=`; text, token lists or a
     Corpus) and, with `reference` texts, for coherence and automated intrusion. `method`,
     `runs` and `params` go to `tl.heldout` with the same `seed` for every model (so each row
@@ -503,7 +508,9 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     every such pair), "none". The estimated cost is checked against `max_hours` (default 24)
     before any model is evaluated; `progress` shows the stages on stderr; `stages` is a clock
     already started (the CLI's, which timed reading the models). `diagnostics`: each LDA's per-topic
-    diagnostics on the held-out documents (`tl.diagnostics`, theta inferred)."""
+    diagnostics on the held-out documents (`tl.diagnostics`, theta inferred). `stability`: the models
+    with the same K and words form groups of restarts (`tl.stability`); each row gets its
+    restart's stability (None outside a group)."""
     docs = heldout
     if compare_models not in COMPARE_MODES:
         raise MethodError(f"compare_models must be one of {', '.join(COMPARE_MODES)}, got {compare_models!r}")
@@ -582,8 +589,16 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     if diagnostics:
         from .diagnostics import of_models
         diag = of_models(loaded, corpora, seed=seed, workers=workers)
+    # --- stability across restarts (issue 26): one call, on request ---
+    stab = None
+    if stability:
+        from .diagnostics.stability import stability_groups
+        stab = stability_groups(every, skip_inapplicable=True)
+        per = {m: v for g in stab for m, v in g.per_model.items()}
+        for r in rows:
+            r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag)
+                            timing, estimate, held, diag, stab)
 
 
 def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:

@@ -61,6 +61,9 @@ def _add_evaluate(sub: Any) -> None:
     e.add_argument("--diagnostics", action="store_true",
                    help="also each LDA's per-topic diagnostics on the held-out documents (as "
                         "tealeaves diagnostics; in the JSON under \"diagnostics\")")
+    e.add_argument("--stability", action="store_true",
+                   help="models with the same K and words are restarts: their stability (as tealeaves "
+                        "stability; a table column, and in the JSON under \"stability\")")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -127,7 +130,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                    method=args.method, runs=args.runs, coherence=_measures(args.measure),
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
                    progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
-                   max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics, **params)
+                   max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics,
+                   stability=args.stability, **params)
     sc = res.scoring
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
@@ -140,6 +144,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     for name, d in res.diagnostics.items():  # --diagnostics (issue 26)
         print(f"\nper-topic diagnostics of {name} on the held-out documents ({len(d.flagged())} flagged):")
         print(d.table())
+    for g in res.stability or []:  # --stability (issue 26)
+        print(f"\nstability of {', '.join(g.models)}:")
+        print(g.table())
+        print(g.summary())
+    if res.stability == []:
+        print("\nstability: no two models share K and words (no restarts to compare)")
     doc = {"command": "evaluate", "models": args.models, "heldout": args.heldout, **res.to_dict()}
     _write(args, doc, "tealeaves evaluate")
     if args.csv:
