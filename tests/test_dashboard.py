@@ -396,3 +396,68 @@ def test_svg_wrap_keeps_every_character():
         lines = svgmod.wrap(text, 120)
         assert _squash("".join(lines)) == _squash(text)
         assert all(svgmod.text_width(ln) <= 120 or len(ln) == 1 for ln in lines)
+
+
+def test_a_name_made_of_markup_is_shown_as_text(tmp_path):
+    doc = evaluate_doc()
+    evil = "<img src=x onerror=alert(1)></table><script>alert(2)</script>"
+    doc["rows"][2]["model"] = evil
+    doc["groups"] = [[evil]]
+    doc["topic_words"] = {evil: [["<b>", "&amp;"], ["x", "y"]]}
+    html = render([doc])
+    assert "<img" not in html and "<script>alert" not in html and "<b>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&amp;amp;" in html
+    m = _browser(_page(tmp_path, [doc]), 760, actions=lambda page: page.evaluate(
+        "() => [document.querySelectorAll('img').length, document.querySelectorAll('script').length]"))
+    assert m == [0, 1]  # only the report's own sorting script
+
+
+@pytest.mark.parametrize("where, value, field", [
+    ("stability", 1.5, "stability[0].per_topic"),
+    ("stability", "x", "stability[0].per_topic"),
+    ("topic_words", [["a", 3]], "topic_words"),
+    ("diagnostics", {"topics": "none"}, "diagnostics"),
+    ("topic_coherence", {"npmi": "high"}, "topic_coherence"),
+])
+def test_forged_per_topic_fields_are_one_line_errors(tmp_path, where, value, field):
+    from tealeaves.errors import InputFileError
+    from tealeaves.report import write_report
+
+    doc = evaluate_doc()
+    if where == "stability":
+        doc["stability"][0]["per_topic"][NAMES[0]] = [value, 0.5, 0.5]
+    else:
+        doc[where] = {NAMES[0]: value}
+    p = tmp_path / "forged.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InputFileError) as e:
+        write_report([p], tmp_path / "r.html")
+    msg = str(e.value)
+    assert "\n" not in msg and str(p) in msg and f"field {field}" in msg, msg
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_per_topic_data_of_different_lengths_is_drawn_with_dashes():
+    from tealeaves.report.pertopic import table
+
+    t = table("m", words=WORDS, coherence={"npmi": [0.5]}, stability=[0.25, 0.75, None, 1.0])
+    assert [r[0] for r in t.rows] == ["0", "1", "2", "3"]
+    assert [r[2] for r in t.rows] == ["0.500", "–", "–", "–"] and [r[3] for r in t.rows] == ["0.25", "0.75",
+                                                                                             "–", "1.00"]
+    assert t.rows[3][1] == "" and table("m") is None
+
+
+def test_evaluate_json_carries_each_models_top_words(example):
+    import numpy as np
+
+    import tealeaves as tl
+
+    model, docs, model_path, _ = example
+    doc = tl.evaluate([model_path], heldout=docs.subset(range(5)), particles=5, seed=1,
+                      compare_models="none").to_dict()
+    name = doc["rows"][0]["model"]
+    order = np.argsort(-model.phi, axis=1, kind="stable")[:, :10]
+    assert doc["topic_words"][name] == [[model.vocab[i] for i in row] for row in order]
+    assert doc["topic_coherence"] == {}  # no reference: no coherence
+    t = next(t for t in all_tables([doc]) if "top words" in t.head)
+    assert [r[1] for r in t.rows] == [" ".join(w) for w in doc["topic_words"][name]]

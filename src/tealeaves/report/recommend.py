@@ -67,8 +67,9 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     by = {r["model"]: r for r in rows}
     ks = {r.get("topics") for r in rows}
     r = by.get(pick, {})
-    head = (f"Recommended: {pick}, the best held-out likelihood "
-            f"({numbers.metric('per_token', r.get('per_token'))} nats per token)")
+    scored = sum(len(g) for g in groups)
+    what = "the best held-out likelihood" if scored > 1 else "the only model with a held-out likelihood"
+    head = f"Recommended: {pick}, {what} ({numbers.metric('per_token', r.get('per_token'))} nats per token)"
     reasons = []
     if len(best) > 1:
         reasons.append(f"Could not be separated: {', '.join(best)} (the held-out evidence does not tell them "
