@@ -17,7 +17,7 @@ import sys
 import pytest
 from servers import CHROMIUM, CHROMIUM_ARGS
 
-from tealeaves.report import all_tables, render, tables_text
+from tealeaves.report import all_tables, charts, render, tables_text
 from tealeaves.report import svg as svgmod
 from tealeaves.report.tables import Table, latex, markdown
 from tealeaves.util.text import excerpt
@@ -287,10 +287,13 @@ def test_class_names_and_excerpts_as_people_read_them(tmp_path):
 
 
 def test_exclusivity_and_coherence_bars_carry_the_top_words():
-    from tealeaves.report import charts
-
     ex = next(c for c in charts(other_docs()) if c.name == "exclusivity")
     assert ex.labels[1] == "topic 1: " + " ".join(WORDS[1])
+    coh = {"command": "coherence", "model": "m", "results": [
+        {"measure": "npmi", "mean": 0.1, "params": {"window": 10},
+         "topics": [{"words": WORDS[0], "score": 0.1}]}]}
+    bars = next(c for c in charts([coh]) if c.kind == "hbars")
+    assert bars.labels == ["topic 0: " + " ".join(WORDS[0])]  # all ten words, 130 characters, not cut at 40
 
 
 def _terminal_cells(table_text):
@@ -461,3 +464,16 @@ def test_evaluate_json_carries_each_models_top_words(example):
     assert doc["topic_coherence"] == {}  # no reference: no coherence
     t = next(t for t in all_tables([doc]) if "top words" in t.head)
     assert [r[1] for r in t.rows] == [" ".join(w) for w in doc["topic_words"][name]]
+
+
+def test_a_real_heldout_result_shows_the_gap_its_note_states(example):
+    import tealeaves as tl
+
+    model, docs, _, _ = example
+    res = tl.heldout(model, docs.subset(range(6)), method="is-prior-theta", runs=3, seed=2, samples=20)
+    doc = {"command": "heldout", "model": "m", "docs": "d", "results": [res.to_dict()]}
+    stated = re.search(r"expected gap of the total about ([0-9.]+) nats", res.note).group(1)
+    t = next(t for t in all_tables([doc]) if "expected Jensen gap" in t.head)
+    assert t.rows[0][t.head.index("expected Jensen gap")] == stated
+    est = charts([doc])[0]
+    assert est.gap[0] == pytest.approx(float(stated), abs=0.006)
