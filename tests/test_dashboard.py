@@ -186,6 +186,13 @@ def test_charts_form_a_grid_at_full_width(tmp_path):
     assert max(len(r) for r in rows.values()) >= 2  # small multiples side by side
     narrow = _browser(_page(tmp_path), 420)
     assert all(len(r) == 1 for r in _rows(narrow, "evaluate-").values())  # one column on a phone
+    many = evaluate_doc()
+    many["rows"] = [_row(f"model number {i} of twelve", 10, -7.1 - i / 100, 0.01, 0.05, 100.0)
+                    for i in range(12)]
+    m = _browser(_page(tmp_path, [many], "many.html"), 1400)
+    ev = [c for c in m["charts"] if c["name"].startswith("evaluate-")]
+    assert all(len(r) == 1 for r in _rows(m, "evaluate-").values())  # twelve models: a whole row each
+    assert all(c["width"] >= 0.95 * m["body"] for c in ev) and not any(c["outside"] for c in ev)
 
 
 def _rows(m, prefix):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
 from html import escape, unescape
 from typing import Any
@@ -630,6 +631,9 @@ def all_tables(docs: Sequence[dict[str, Any]]) -> list[Table]:
     return [p for d in _sections(docs) for p in section(d) if isinstance(p, Table)]
 
 
+WIDE_PX = 900  # a chart drawn wider than this (many models) spans the grid's whole row
+
+
 def _html(parts: Sequence[Part]) -> str:
     """HTML of a section's parts, each run of consecutive charts in one grid of small multiples."""
     out, grid = [], []
@@ -639,7 +643,8 @@ def _html(parts: Sequence[Part]) -> str:
             note = (f'<figcaption class="note">Dashed: an interval narrower than {svg.MIN_BAR:.0f} px, drawn '
                     f"{svg.MIN_BAR:.0f} px long so that it shows (its value is in the table).</figcaption>"
                     if 'class="err tiny"' in drawn or 'class="gap tiny"' in drawn else "")
-            grid.append(f'<figure class="chart{" wide" if p.wide else ""}">{drawn}{note}</figure>')
+            wide = p.wide or float(re.search(r'width="([0-9.]+)"', drawn).group(1)) > WIDE_PX
+            grid.append(f'<figure class="chart{" wide" if wide else ""}">{drawn}{note}</figure>')
             continue
         if grid:
             out.append('<div class="grid">' + "".join(grid) + "</div>")
