@@ -132,6 +132,8 @@ def test_demo_quick_writes_a_report_that_renders(tmp_path):
     assert any("Held-out likelihood" in h for h in headings) and any("Coherence" in h for h in headings)
     assert all(u.startswith("file://") for u in requests), requests  # nothing fetched at view time
     assert_clean_layout(tmp_path / "demo.html")
+    html = (tmp_path / "demo.html").read_text()
+    assert "<td>Republican</td>" in html and "<td>Democratic</td>" in html  # classes by name, not 0-6
 
 
 def test_every_commands_json_feeds_the_report(tmp_path, example):

@@ -45,7 +45,7 @@ from .heldout import HeldoutResult, check_vocab_fits, get_method
 from .heldout import heldout as estimate_heldout
 from .intrusion import auto, predictive
 from .model import TopicModel
-from .output.display import perplexity_text
+from .output import numbers
 from .output.jsonout import json_safe
 from .topics import NotApplicableError, Topics, as_lda, why_not
 from .util.limits import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, update_seconds
@@ -80,6 +80,7 @@ class EvaluationResult:
     heldout: dict[str, HeldoutResult] = field(default_factory=dict, repr=False)
     diagnostics: dict[str, Any] = field(default_factory=dict, repr=False)  # issue 26: per-topic, on request
     stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
+    topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
 
     @property
     def names(self) -> list[str]:
@@ -100,19 +101,19 @@ class EvaluationResult:
         for r in self.rows:
             na = r.get("not_applicable", {})
 
-            def cell(key: str, text: str, na: dict = na) -> str:
-                return DASH if ROW_METRICS.get(key) in na else text
+            def cell(key: str, value: Any, shown: str | None = None, na: dict = na) -> str:
+                return DASH if ROW_METRICS.get(key) in na else numbers.metric(shown or key, value)
 
-            rows.append([r["model"], str(r["topics"]), cell("per_token", _f(r["per_token"], 4)),
-                         cell("per_token", _f(r["per_token_sd"], 4)),
-                         cell("per_token", _perplexity(r["perplexity"])),
-                         *[cell("coherence", _f(r["coherence"].get(m), 3)) for m in measures],
-                         cell("diversity", _f(r["diversity"], 3)),
-                         cell("exclusivity", _f(r["exclusivity"], 2)),
-                         cell("predictive_rank", _f(r["predictive_rank"], 1)),
-                         cell("auto_model_precision",
-                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")),
-                         *([_f(r["stability"], 3)] if self.stability is not None else [])])
+            rows.append([r["model"], str(r["topics"]), cell("per_token", r["per_token"]),
+                         cell("per_token", r["per_token_sd"], "per_token_sd"),
+                         cell("per_token", r["perplexity"], "perplexity"),
+                         *[cell("coherence", r["coherence"].get(m)) for m in measures],
+                         cell("diversity", r["diversity"]), cell("exclusivity", r["exclusivity"]),
+                         cell("predictive_rank", r["predictive_rank"]),
+                         cell("auto_model_precision", r["auto_model_precision"])
+                         + ("*" if r.get("auto_note") and "auto MP" not in na else ""),
+                         *([numbers.metric("stability", r.get("stability"))]
+                           if self.stability is not None else [])])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]
@@ -190,6 +191,9 @@ class EvaluationResult:
                           "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate,
                           **({"diagnostics": {k: v.to_dict() for k, v in self.diagnostics.items()}}
                              if self.diagnostics else {}),
+                          "topic_words": {k: v["words"] for k, v in self.topics.items() if v["words"]},
+                          "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
+                                              if v["coherence"]},
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {})})
 
@@ -217,12 +221,12 @@ class EvaluationResult:
         return f"<pre>{escape(self.table())}\n\n{escape(self.summary())}</pre>"
 
 
-def _perplexity(v: Any) -> str:
-    return _f(v, 1) if v is None or not math.isfinite(v) else perplexity_text(v, 1)
-
-
-def _f(v: Any, digits: int) -> str:
-    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.{digits}f}"
+def _top_words(m: TopicModel | Topics, topn: int) -> list[list[str]] | None:
+    """Each topic's top `topn` words for the report's per-topic table (None if it has none)."""
+    try:
+        return topic_words(m, topn)
+    except MethodError:
+        return None
 
 
 def _names(models: Sequence[TopicModel], names: Sequence[str] | None) -> list[str]:
@@ -551,6 +555,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     counts, fingerprints = {}, {}
     worded = [m for m in every if "coherence" not in na[m.name]]
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
+    per_topic = {m.name: {"words": _top_words(m, topn), "coherence": {}} for m in worded}  # the report's
     if reference is not None and coherence and worded:
         with clock.stage("coherence", "counting the reference"):
             targets = sorted({w for m in worded for t in topic_words(m, topn) for w in t})
@@ -560,6 +565,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 res = {ms: coherence_of(m, reference, measure=ms, topn=topn,
                                         counts=counts[DEFAULT_WINDOWS[ms]]) for ms in coherence}
                 coh[m.name] = {ms: r.mean for ms, r in res.items()}
+                per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
                 fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
     if reference is not None:
@@ -598,7 +604,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab)
+                            timing, estimate, held, diag, stab, per_topic)
 
 
 def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:

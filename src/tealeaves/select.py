@@ -36,6 +36,7 @@ from .intrusion.tasks import word_tasks_work
 from .io import save_model
 from .io.common import require
 from .model import TopicModel
+from .output import numbers
 from .output.display import Display
 from .output.jsonout import json_safe
 from .util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
@@ -210,7 +211,7 @@ class SelectionResult(Display):
             cells = [str(k)]
             for m in METRICS:
                 mean, sd = self.per_k[m]["mean"][i], self.per_k[m]["sd"][i]
-                d = 4 if m == "log-lik/token" else (1 if m == "pred. rank" else 3)
+                d = numbers.digits(METRICS[m][0])  # the report's rule too
                 cells.append("-" if not math.isfinite(mean) else
                              f"{mean:.{d}f}" + (f" ± {sd:.{d}f}" if math.isfinite(sd) else ""))
             rows.append(cells)

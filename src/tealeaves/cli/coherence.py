@@ -220,9 +220,20 @@ def _cmd_diversity(args: argparse.Namespace) -> int:
                         for k, (lab, v) in enumerate(zip(labels, ex, strict=True)))
         print(f"exclusivity (stm, FREX over top 10, weight 0.7): mean {ex.mean():.4f}, per topic {each}")
         out["exclusivity"] = [float(v) for v in ex]
+        out["words"] = _words(topics)
     if args.json:
         write_json(args.json, {"command": "diversity", "model": args.model, **out})
     return 0
+
+
+def _words(topics: Any) -> list[list[str]] | None:
+    """Each topic's top 10 words (the report labels its bars with them), None without words."""
+    from ..coherence import topic_words
+
+    try:
+        return topic_words(topics, 10, "exclusivity")
+    except MethodError:
+        return None
 
 
 MISSING_LABELS = ("", "nan", "na", "n/a", "none", "null")

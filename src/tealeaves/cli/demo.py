@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import datasets
 from ..clustering import bcubed
-from ..coherence import coherence, diversity, exclusivity
+from ..coherence import coherence, diversity, exclusivity, topic_words
 from ..compare import compare
 from ..heldout import heldout
 from ..heldout.crosscheck import CHECK_TEMPERATURES, choose, reference
@@ -145,11 +145,11 @@ def run_demo(
     sections.append({"command": "coherence", "model": main.name, "results": [c.to_dict() for c in coh]})
     sections.append(
         {"command": "diversity", "model": main.name, "diversity": diversity(main), "topn": 25,
-         "exclusivity": [float(v) for v in exclusivity(main)],
+         "exclusivity": [float(v) for v in exclusivity(main)], "words": topic_words(main, 10),
          "per_model": {name: diversity(m) for name, m in models.items()}}
     )
     theta = infer_theta(main, docs, burn_in=50, samples=100, seed=seed, workers=workers)
-    party = corpus.party["heldout"][pick]
+    party = np.asarray(corpus.parties)[corpus.party["heldout"][pick]]  # gold classes by name
     b3 = bcubed(theta.argmax(axis=1), party)
     say(
         f"B-Cubed of each paragraph's main topic against its president's party: "

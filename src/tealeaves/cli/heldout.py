@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
@@ -18,7 +17,7 @@ from ..files.textfile import read_lines
 from ..heldout import HeldoutResult, completion, get_method, heldout, method_names
 from ..heldout.crosscheck import CHECK_TEMPERATURES
 from ..heldout.crosscheck import describe as describe_check
-from ..output.display import perplexity_text
+from ..output import numbers
 from ..output.jsonout import write_json
 from ..topics import Topics, as_lda
 from ..util.limits import above, at_least, check_array_file, fraction
@@ -230,11 +229,11 @@ def format_table(results: list[HeldoutResult]) -> str:
     head += ["per token", "perplexity", "tokens", "dropped", "seconds"]
     rows = []
     for r in results:
-        row = [r.label, f"{r.total:.2f}", "" if math.isnan(r.sd) else f"{r.sd:.2f}"]
+        row = [r.label, numbers.metric("total", r.total), numbers.metric("sd", r.sd, "")]  # the report's rule
         if exact is not None:
-            row.append(f"{r.total - exact.total:+.2f}")
-        row += [f"{r.per_token:.4f}", perplexity_text(r.perplexity), str(r.tokens),
-                str(r.corpus.get("oov_tokens", 0)), f"{r.seconds:.2f}"]
+            row.append(f"{r.total - exact.total:+.{numbers.digits('total')}f}")
+        row += [numbers.metric("per_token", r.per_token), numbers.metric("heldout_perplexity", r.perplexity),
+                str(r.tokens), str(r.corpus.get("oov_tokens", 0)), numbers.metric("seconds", r.seconds)]
         rows.append(row)
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in

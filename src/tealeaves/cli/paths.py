@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from ..errors import MethodError
 from ..files import atomic, csvout
 
-FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output")
+FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output", "latex", "markdown")
 DIR_OUTPUTS = ("figures", "out")
 INPUTS = ("model", "docs", "reference", "paths", "model_a", "model_b", "data", "pred", "gold",
           "results", "tasks", "responses", "theta", "texts", "heldout", "models", "corpus", "alpha",

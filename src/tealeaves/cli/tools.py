@@ -57,8 +57,13 @@ def _add_report(sub: Any) -> None:
     rp = sub_parser(EXAMPLES, sub, "report",
                     "one self-contained HTML report from the --json outputs of any commands")
     rp.add_argument("results", nargs="+", help="JSON files written with --json")
-    rp.add_argument("-o", "--output", default="report.html")
+    rp.add_argument("-o", "--output", default=None,
+                    help="the HTML report (default report.html, none if only --latex or --markdown is given)")
     rp.add_argument("--title", default="tealeaves report")
+    rp.add_argument("--latex", default=None, metavar="FILE",
+                    help="also every table as booktabs LaTeX (\\usepackage{booktabs}) in FILE")
+    rp.add_argument("--markdown", default=None, metavar="FILE",
+                    help="also every table as GitHub Markdown in FILE")
     rp.add_argument("--figures", default=None, metavar="DIR",
                     help="also write every chart as SVG (and PNG with the plot extra) into DIR")
     rp.set_defaults(func=_cmd_report)
@@ -169,8 +174,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from ..report import write_report
 
-    write_report(args.results, args.output, args.title)
-    print(f"report -> {args.output}")
+    out = args.output if args.output or args.latex or args.markdown else "report.html"
+    write_report(args.results, out, args.title, latex=args.latex, markdown=args.markdown)
+    for what, path in (("report", out), ("LaTeX tables", args.latex), ("Markdown tables", args.markdown)):
+        if path:
+            print(f"{what} -> {path}")
     if args.figures:
         from ..report import load_results, write_figures
 

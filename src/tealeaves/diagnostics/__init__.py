@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import numpy as np
 from ..corpus import Corpus, check_same_vocab
 from ..errors import MethodError, shown
 from ..model import TopicModel
+from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, require
@@ -44,12 +44,7 @@ SHOWN = (("tokens", "tokens"), ("document_entropy", "doc-ent"), ("coherence", "c
 WORDS_SHOWN = 6
 
 
-def _cell(v: float) -> str:
-    if not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    if abs(v) >= 1000 or float(v).is_integer():
-        return f"{v:.0f}"
-    return f"{v:.3g}" if abs(v) < 0.01 else f"{v:.2f}"
+_cell = numbers.score  # the one rule the report shares
 
 
 @dataclass(repr=False)

@@ -54,6 +54,17 @@ def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     return float(totals.std(ddof=1))
 
 
+def jensen_gap(doc_sd: Any, runs: int) -> float:
+    """The expected amount by which the log of an average of `runs` unbiased estimates of P(w) falls
+    below log P(w), summed over documents: about half the variance of each document's log mean,
+    0.5 * sum_d sd_d^2 / runs (NaN with fewer than two runs or no sd)."""
+    sd = np.asarray([np.nan if v is None else v for v in doc_sd], dtype=float)
+    if runs < 2 or not sd.size or np.isnan(sd).all():
+        return float("nan")
+    with np.errstate(over="ignore"):  # a forged sd of 1e300: an infinite gap, not a warning
+        return 0.5 * float(np.nansum(sd**2)) / runs
+
+
 class PerDocumentTotals:
     """`total`, `tokens` and `per_token` for results holding one value per document
     (`_doc_values`) and `doc_tokens`."""
@@ -132,7 +143,7 @@ class HeldoutResult(PerDocumentTotals, Display):
         text = ("unbiased for P(w), so its log is low on average by about half its variance "
                 "(Jensen)")
         if self.runs >= 2 and sd.size:
-            gap = 0.5 * float(np.nansum(sd**2)) / self.runs
+            gap = jensen_gap(sd, self.runs)
             text += (f"; run-to-run sd per document median {float(np.nanmedian(sd)):.3f}, max "
                      f"{float(np.nanmax(sd)):.3f} nats: expected gap of the total about {gap:.2f} nats")
         else:

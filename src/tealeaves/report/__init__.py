@@ -1,63 +1,107 @@
-"""One self-contained HTML report (inline CSS and SVG, nothing fetched at view time) from the JSON
-that every command writes with `--json`: many models evaluated side by side (`evaluate`) and the
-choice of the number of topics (`select`) with a summary at the top, held-out likelihood and
-completion (estimates with intervals, per-document scatter), comparisons and training curves,
-coherence per topic with its top words, diversity, B-Cubed, CSL, predictive metrics and
-intrusion scores. A file may also hold `{"sections": [...]}` (what `tealeaves demo` writes).
+"""One self-contained HTML report (inline CSS, SVG and a small sorting script; nothing fetched at
+view time, readable without the script) from the JSON that every command writes with `--json`:
+many models evaluated side by side (`evaluate`) and the choice of the number of topics (`select`),
+each with its recommendation and reasons first, then the details: held-out likelihood and
+completion (estimates with ±1 sd and the expected Jensen gap, per-document scatter), comparisons
+and training curves, coherence per topic with its top words, diversity, exclusivity, B-Cubed, CSL,
+predictive metrics, intrusion scores, per-topic tables (top words, coherence, diagnostics,
+stability, flags; sortable) and stability across restarts. A file may also hold `{"sections":
+[...]}` (what `tealeaves demo` writes).
 
-Sections are lists of HTML strings and `svg.Chart`s; `render` draws the charts inline and
-`write_figures` writes each one as SVG and PNG (`figures`)."""
+Sections are lists of HTML strings, `svg.Chart`s and `tables.Table`s; `render` lays consecutive
+charts out in a grid of small multiples at the page's full width, `write_figures` writes each chart
+as SVG and PNG (`figures`), `write_tables` every table as booktabs LaTeX or GitHub Markdown. Every
+number is shown by `output.numbers`, the terminal's rule."""
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 from ..errors import InputFileError, shorten
 from ..files.atomic import write_text
 from ..files.records import read_json
 from ..heldout.crosscheck import describe as describe_check
+from ..output import numbers
 from ..util.stages import estimated_stages
-from . import svg
+from ..util.text import excerpt
+from . import pertopic, recommend, svg, tables
+from .pertopic import MEASURE_NAMES
 from .schema import check_result
 from .svg import Chart
+from .tables import Table
 
-Part = str | Chart
+Part = str | Chart | Table
 
-CSS = """body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#222}
+CSS = """body{font-family:system-ui,sans-serif;margin:1.5rem 2rem;color:#222;line-height:1.4}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
-table{border-collapse:collapse;margin:.6rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
-th:first-child,td:first-child{text-align:left}.note{color:#555;font-size:.9rem}
-.warn{color:#a30;font-weight:600;font-size:.9rem}
-svg{display:block;margin:.8rem 0;max-width:100%;height:auto;font-size:11px}
+h1,h2,h3,p,li,caption{overflow-wrap:anywhere}
+.tablewrap{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;margin:.6rem 0}caption{text-align:left;font-weight:600;padding:.2rem 0}
+td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td.long,th.long{overflow-wrap:anywhere}
+td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+th.sorter{cursor:pointer;user-select:none}th.sorter::after{content:" ↕";color:#999}
+th[aria-sort=ascending]::after{content:" ▲";color:#222}th[aria-sort=descending]::after{content:" ▼";color:#222}
+.note{color:#555;font-size:.9rem}.warn{color:#a30;font-weight:600;font-size:.9rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,28rem),1fr));gap:1rem 1.5rem;
+align-items:start;margin:.8rem 0}
+figure.chart{margin:0;min-width:0}figure.chart.wide{grid-column:1/-1}
+figure.chart svg{display:block;width:100%;height:auto;font-size:11px}
 svg .title{font-size:13px;font-weight:600}svg .xtitle,svg .ytitle{font-size:12px}
 svg .axis{stroke:#333}svg .grid{stroke:#eee}svg polygon.far{fill:#c0392b}
 .summary{background:#f4f7fb;border:1px solid #c9d6e8;padding:.6rem 1rem;border-radius:4px}
-svg .err{stroke:#1f5fa8;stroke-width:2}svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}
+.summary .headline{font-size:1.1rem;font-weight:600}
+svg .err{stroke:#1f5fa8;stroke-width:2}svg .tiny{stroke-dasharray:2 2}svg .gap{stroke:#d68910;stroke-width:2}
+svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}svg .note{fill:#555}
 svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}"""
 
-
-MEASURE_NAMES = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V", "c_p": "C_P", "c_a": "C_A"}
+DASH = "–"
 
 
 def _num(v: Any, digits: int = 2) -> str:
+    """A value inside HTML text: escaped, numbers with `digits` decimals."""
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "–"
+        return DASH
     if isinstance(v, bool):
         return "yes" if v else "no"
     return f"{v:.{digits}f}" if isinstance(v, float) else escape(str(v))
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    h = "".join(f"<th>{escape(str(c))}</th>" for c in head)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{c if isinstance(c, str) else _num(c)}</td>" for c in r) + "</tr>"
-        for r in rows
-    )
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+def _m(key: str, v: Any) -> str:
+    """A metric as every table shows it (the terminal's decimals), plain text."""
+    return numbers.metric(key, v, DASH)
+
+
+def _f(v: Any, digits: int) -> str:
+    return numbers.fixed(v, digits, DASH)
+
+
+def _text(v: Any) -> str:
+    """A plain-text cell: numbers with two decimals, None as a dash."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return _f(v, 2)
+    return DASH if v is None else str(v)
+
+
+def _tab(head: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "",
+         sortable: bool = False) -> Table:
+    """A table of plain-text cells (escaped when drawn)."""
+    return Table(list(head), [[_text(c) for c in r] for r in rows], caption, sortable)
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
+    """A table whose string cells are already HTML-escaped (older sections build them so)."""
+    return Table(list(head), [[unescape(c) if isinstance(c, str) else unescape(_num(c)) for c in r]
+                              for r in rows])
 
 
 def _sd_interval(values: Sequence[float | None], sds: Sequence[float | None]) -> tuple[list, list]:
@@ -75,6 +119,18 @@ def _unnull(check: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def jensen_gap(r: dict[str, Any]) -> float | None:
+    """The expected Jensen gap of a held-out result's total (nats): an unbiased estimator's log falls
+    below log P(w) by about that much (`heldout.result.jensen_gap`); None when it does not apply."""
+    from ..heldout.result import jensen_gap as gap
+
+    sd = (r.get("documents") or {}).get("sd")
+    if not r.get("unbiased") or not isinstance(sd, list) or not isinstance(r.get("runs"), int):
+        return None
+    g = gap(sd, r["runs"])
+    return g if math.isfinite(g) else None
+
+
 def _heldout(doc: dict[str, Any]) -> list[Part]:
     results = doc["results"]
     task = results[0].get("task", "heldout") if results else "heldout"
@@ -82,13 +138,22 @@ def _heldout(doc: dict[str, Any]) -> list[Part]:
     several = len(set(models)) > 1
     what = "Document completion" if task == "completion" else "Held-out likelihood"
     title = f"{what}: {escape(str(doc.get('model', '')))} on {escape(str(doc.get('docs', '')))}"
-    out: list[Part] = [f"<h2>{title}</h2>", _table(
-        ["model", "method", "total log-lik", "± sd", "per token", "perplexity", "tokens", "dropped", "seconds"],
-        [[escape(m), escape(r["label"]), r["total"], r.get("sd"), _num(r["per_token"], 4), r["perplexity"],
-          r["tokens"], r.get("tokens_dropped", 0), r["seconds"]] for m, r in zip(models, results, strict=True)])]
-    for m, r in zip(models, results, strict=True):
+    gaps = [jensen_gap(r) for r in results]
+    out: list[Part] = [f"<h2>{title}</h2>", _tab(
+        ["model", "method", "total log-lik", "± sd", "expected Jensen gap", "per token", "perplexity", "tokens",
+         "dropped", "seconds"],
+        [[m, r["label"], _m("total", r["total"]), _m("sd", r.get("sd")), _m("jensen_gap", g),
+          _m("per_token", r["per_token"]), _m("heldout_perplexity", r["perplexity"]), r["tokens"],
+          r.get("tokens_dropped", 0), _m("seconds", r["seconds"])]
+         for m, r, g in zip(models, results, gaps, strict=True)], sortable=True)]
+    for m, r, g in zip(models, results, gaps, strict=True):
         name = f"{m}, {r['label']}" if several else r["label"]
-        if r.get("note"):
+        if g is not None:
+            out.append(f'<p class="note">{escape(name)}: ±1 sd {escape(_m("sd", r.get("sd")))} nats; expected '
+                       f"Jensen gap {escape(_m('jensen_gap', g))} nats (the log of an unbiased estimate is "
+                       "low on average by about this much; drawn in orange beside the sd bar, from the "
+                       "estimate up to where log P(w) is expected).</p>")
+        elif r.get("note"):
             out.append(f'<p class="note">{escape(name)}: {escape(r["note"])}</p>')
         if r.get("check"):
             cls = "warn" if r["check"].get("flagged") else "note"
@@ -98,9 +163,10 @@ def _heldout(doc: dict[str, Any]) -> list[Part]:
     totals = [r["total"] for r in results]
     lo, hi = _sd_interval(totals, [r.get("sd") for r in results])
     clip = [] if several else svg.outliers(totals, lo, hi)  # one quantity: a far estimate is broken
-    out.append(Chart("points", f"{what}: estimates with ±1 sd", "model" if several else "estimator",
-                     "total log-likelihood (nats)",
-                     name=f"{task}-estimates", labels=labels, y=totals, lo=lo, hi=hi, clip=clip))
+    gap_title = " and the expected Jensen gap" if any(g is not None for g in gaps) else ""
+    out.append(Chart("points", f"{what}: estimates with ±1 sd{gap_title}", "model" if several else "estimator",
+                     "total log-likelihood (nats)", name=f"{task}-estimates", labels=labels, y=totals, lo=lo,
+                     hi=hi, clip=clip, gap=gaps))
     if len(results) >= 2:
         a, b = results[0], results[1]
         la, lb = (models[0], models[1]) if several else (labels[0], labels[1])
@@ -114,10 +180,10 @@ def _compare(doc: dict[str, Any]) -> list[Part]:
     out: list[Part] = [
         f"<h2>Comparison: {escape(str(doc.get('model_a')))} against {escape(str(doc.get('model_b')))}</h2>",
         f"<p><strong>{escape(str(doc.get('verdict', '')))}</strong></p>",
-        _table(["log P(w|A) − log P(w|B)", "sd (chains)", "sd (documents)", "per token", "95% interval",
-                "perplexity ratio A / B"],
-               [[doc["total"], doc.get("sd_chains"), doc.get("sd_documents"), _num(doc.get("per_token"), 5),
-                 f"{_num(lo, 5)} … {_num(hi, 5)}", _num(doc.get("perplexity_ratio"), 5)]]),
+        _tab(["log P(w|A) − log P(w|B)", "sd (chains)", "sd (documents)", "per token", "95% interval",
+              "perplexity ratio A / B"],
+             [[_f(doc["total"], 2), _f(doc.get("sd_chains"), 2), _f(doc.get("sd_documents"), 2),
+               _f(doc.get("per_token"), 5), f"{_f(lo, 5)} … {_f(hi, 5)}", _f(doc.get("perplexity_ratio"), 5)]]),
         *_interval_notes(doc),
     ]
     ratios = doc.get("documents", {}).get("log_ratio", [])
@@ -143,9 +209,9 @@ def _curve(doc: dict[str, Any]) -> list[Part]:
     names = [os.path.basename(str(m)) for m in doc["models"]]
     lo, hi = _sd_interval(doc["totals"], doc["sd"])
     return ["<h2>Training curve (Iteration-AIS)</h2>",
-            _table(["model", "total", "± sd", "per token"],
-                   [[escape(n), t, s, _num(p, 4)] for n, t, s, p in
-                    zip(names, doc["totals"], doc["sd"], doc["per_token"], strict=True)]),
+            _tab(["model", "total", "± sd", "per token"],
+                 [[n, _m("total", t), _m("sd", s), _m("per_token", p)] for n, t, s, p in
+                  zip(names, doc["totals"], doc["sd"], doc["per_token"], strict=True)]),
             Chart("lines", "log P(w | model) per snapshot", "snapshot", "total log-likelihood (nats)",
                   name="curve", series=[{"name": "Iteration-AIS", "x": list(range(1, len(names) + 1)),
                                          "y": doc["totals"], "lo": lo, "hi": hi}])]
@@ -159,18 +225,18 @@ def _window(measure: str, params: dict[str, Any]) -> str:
     return f"sliding window of {params.get('window')} words"
 
 
-def _coherence_coverage(r: dict[str, Any]) -> str:
+def _coherence_coverage(r: dict[str, Any]) -> Table:
     """Per topic: the score (– with its reason), absent words, pairs that never co-occur."""
     rows = []
     for i, t in enumerate(r["topics"]):
-        score = _num(t.get("score"), 4) if t.get("score") is not None else f"– ({escape(str(t.get('reason')))})"
-        pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else "–"
-        rows.append([str(i), score, escape(" ".join(t.get("missing") or [])) or "none", pairs,
-                     escape(" ".join(t["words"])), escape(str(t.get("note") or ""))])
+        score = _m("coherence", t.get("score")) if t.get("score") is not None else f"– ({t.get('reason')})"
+        pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else DASH
+        rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs,
+                     " ".join(t["words"]), str(t.get("note") or "")])
     head = ["topic", "score", "absent from the reference", "pairs never together", "top words", "note"]
     if not any(row[-1] for row in rows):
         head, rows = head[:-1], [row[:-1] for row in rows]
-    return _table(head, rows)
+    return _tab(head, rows, sortable=True)
 
 
 def _convention(r: dict[str, Any]) -> str:
@@ -179,17 +245,22 @@ def _convention(r: dict[str, Any]) -> str:
     return f"{conv} convention" if conv else "convention not recorded"
 
 
+def _topic_label(i: int, words: Sequence[str] | None) -> str:
+    """A topic as a chart labels it: its number and top words (all of them, wrapped, never cut)."""
+    return f"topic {i}: {' '.join(words[:pertopic.WORDS])}" if words else f"topic {i}"
+
+
 def _coherence(doc: dict[str, Any]) -> list[Part]:
     from ..coherence.fingerprint import line
 
     out: list[Part] = [f"<h2>Coherence: {escape(str(doc.get('model', '')))}</h2>"]
     for r in doc["results"]:
         name = MEASURE_NAMES.get(r["measure"], r["measure"])
-        out.append(f"<h3>{escape(name)} ({escape(_convention(r))}): mean {_num(r['mean'], 3)} over "
-                   f"{len(r['topics'])} topics ({escape(_window(r['measure'], r['params']))})</h3>")
+        out.append(f"<h3>{escape(name)} ({escape(_convention(r))}): mean {escape(_m('coherence', r['mean']))} "
+                   f"over {len(r['topics'])} topics ({escape(_window(r['measure'], r['params']))})</h3>")
         fp = line([r["fingerprint"]]) if r.get("fingerprint") else "fingerprint: not recorded in this JSON"
         out.append(f"<p class=\"fingerprint\">{escape(fp)}</p>")
-        labels = [f"topic {i}: {' '.join(t['words'][:6])}" for i, t in enumerate(r["topics"])]
+        labels = [_topic_label(i, t["words"]) for i, t in enumerate(r["topics"])]
         out.append(Chart("hbars", f"{name} per topic", f"{name} coherence", "", name=f"coherence-{r['measure']}",
                          labels=labels, y=[t["score"] for t in r["topics"]]))
         if any("zero_pairs" in t or t.get("missing") or t.get("score") is None for t in r["topics"]):
@@ -200,44 +271,47 @@ def _coherence(doc: dict[str, Any]) -> list[Part]:
 def _diversity(doc: dict[str, Any]) -> list[Part]:
     out: list[Part] = [f"<h2>Diversity and exclusivity: {escape(str(doc.get('model', '')))}</h2>"]
     ex = doc.get("exclusivity")
-    rows = [["topic diversity (unique share of the top words)", _num(doc.get("diversity"), 4)],
-            ["top words per topic", _num(doc.get("topn"))]]
+    words = doc.get("words") or []
+    rows = [["topic diversity (unique share of the top words)", _m("diversity", doc.get("diversity"))],
+            ["top words per topic", _text(doc.get("topn"))]]
     if ex:
-        rows.append(["exclusivity (stm FREX over the top 10, weight 0.7), mean", _num(sum(ex) / len(ex), 3)])
-    out.append(_table(["measure", "value"], rows))
+        rows.append(["exclusivity (stm FREX over the top 10, weight 0.7), mean", _m("exclusivity", sum(ex) / len(ex))])
+    out.append(_tab(["measure", "value"], rows))
     if ex:
         out.append(Chart("hbars", "Exclusivity per topic", "exclusivity", "", name="exclusivity",
-                         labels=[f"topic {i}" for i in range(len(ex))], y=ex))
+                         labels=[_topic_label(i, words[i] if i < len(words) else None) for i in range(len(ex))],
+                         y=ex))
     if doc.get("per_model"):  # the demo's diversity of several models
-        out.append(_table(["model", f"diversity (top {_num(doc.get('topn'))})"],
-                          [[escape(k), _num(v, 4)] for k, v in doc["per_model"].items()]))
+        out.append(_tab(["model", f"diversity (top {_text(doc.get('topn'))})"],
+                        [[k, _m("diversity", v)] for k, v in doc["per_model"].items()], sortable=True))
     return out
 
 
 def _bcubed(doc: dict[str, Any]) -> list[Part]:
+    d = numbers.digits("bcubed")
     rows = [["B-Cubed precision", doc.get("precision")], ["B-Cubed recall", doc.get("recall")],
             ["B-Cubed F (mean of item F)", doc.get("f")], ["F of the mean precision and recall", doc.get("f_of_means")]]
     for k, name in (("purity", "purity"), ("inverse_purity", "inverse purity"), ("nmi", "NMI")):
         if k in doc:
             rows.append([name, doc[k]])
-    rows.append(["items", doc.get("items")])
     out: list[Part] = ["<h2>Clusters against gold labels (B-Cubed and friends)</h2>",
-                       _table(["measure", "value"], [[r[0], _num(r[1], 4)] for r in rows])]
+                       _tab(["measure", "value"], [[r[0], _f(r[1], d)] for r in rows]
+                            + [["items", _text(doc.get("items"))]])]
     per = doc.get("per_class") or []
     if per:
-        out.append(_table(["gold class", "precision", "recall", "F"],
-                          [[escape(str(c["class"])), _num(c["precision"], 3), _num(c["recall"], 3), _num(c["f"], 3)]
-                           for c in per[:30]]))
+        out.append(_tab(["gold class", "precision", "recall", "F"],
+                        [[str(c["class"]), _f(c["precision"], d), _f(c["recall"], d), _f(c["f"], d)]
+                         for c in per], caption="Per gold class", sortable=True))
     return out
 
 
 def _csl(doc: dict[str, Any]) -> list[Part]:
     kind = "biased CSL (tends to overestimate)" if doc.get("biased") else "CSL (a lower bound in expectation)"
-    rows = [["mean log P(x)", _num(doc.get("mean"), 4)], ["items", _num(doc.get("items"))],
-            ["chain steps", _num(doc.get("chain_steps"))], ["seconds", _num(doc.get("seconds"))]]
+    rows = [["mean log P(x)", _f(doc.get("mean"), 4)], ["items", _text(doc.get("items"))],
+            ["chain steps", _text(doc.get("chain_steps"))], ["seconds", _m("seconds", doc.get("seconds"))]]
     if doc.get("exact_mean") is not None:
-        rows.insert(1, ["exact mean log P(x)", _num(doc["exact_mean"], 4)])
-    out: list[Part] = [f"<h2>{escape(kind)}</h2>", _table(["", "value"], rows)]
+        rows.insert(1, ["exact mean log P(x)", _f(doc["exact_mean"], 4)])
+    out: list[Part] = [f"<h2>{escape(kind)}</h2>", _tab(["", "value"], rows)]
     items = [v for v in doc.get("item_log_prob", []) if v is not None]
     if items:
         out.append(Chart("hist", "Per-item CSL estimate of log P(x)", "log P(x) (nats)", "items",
@@ -265,37 +339,41 @@ def _intrusion(doc: dict[str, Any]) -> list[Part]:
 
 
 def _auto(doc: dict[str, Any]) -> list[Part]:
-    rows = [[escape(m), s["model_precision"],
-             f"{_num(s['model_precision_ci'][0])} … {_num(s['model_precision_ci'][1])}", s["topics"]]
+    rows = [[m, _m("auto_model_precision", s["model_precision"]),
+             f"{_m('auto_model_precision', s['model_precision_ci'][0])} … "
+             f"{_m('auto_model_precision', s['model_precision_ci'][1])}", _text(s["topics"])]
             for m, s in doc["summary"].items()]
-    items = [[escape(" ".join(it["options"])), escape(it["options"][it["predicted"]]),
-              escape(it["options"][it["intruder"]]), "yes" if it["correct"] else "no"] for it in doc["items"]]
+    items = [[" ".join(it["options"]), it["options"][it["predicted"]], it["options"][it["intruder"]],
+              "yes" if it["correct"] else "no"] for it in doc["items"]]
     return ["<h2>Automated word intrusion (NPMI proxy)</h2>",
-            _table(["model", "automated MP", "95% CI", "topics"], rows),
-            _table(["options shown", "predicted intruder", "true intruder", "correct"], items)]
+            _tab(["model", "automated MP", "95% CI", "topics"], rows),
+            _tab(["options shown", "predicted intruder", "true intruder", "correct"], items, sortable=True)]
 
 
 def _predictive(doc: dict[str, Any]) -> list[Part]:
     return ["<h2>Predictive metrics (Chang et al. 2009, 4.2)</h2>",
-            _table(["log likelihood per word", "predictive rank", "documents", "tokens"],
-                   [[_num(doc["log_likelihood"], 4), doc["rank"], doc["documents"], doc["tokens"]]]),
+            _tab(["log likelihood per word", "predictive rank", "documents", "tokens"],
+                 [[_f(doc["log_likelihood"], 4), _m("predictive_rank", doc["rank"]), _text(doc["documents"]),
+                   _text(doc["tokens"])]]),
             Chart("hist", "Per-document predictive log likelihood", "mean log p(w | theta) per word", "documents",
                   name="predictive", y=[v for v in doc["doc_log_lik"] if v is not None])]
 
 
+EXCERPT = 200  # characters of a document shown in a table
+
+
 def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
-    rows = [[escape(t["kind"]), escape(t.get("text", "")[:120]), escape(" | ".join(t["options"]))]
-            for t in doc["tasks"]]
-    return ["<h2>A sample of intrusion tasks</h2>", _table(["kind", "document", "options (as shown)"], rows)]
+    rows = [[t["kind"], excerpt(t.get("text", ""), EXCERPT), " | ".join(t["options"])] for t in doc["tasks"]]
+    return ["<h2>A sample of intrusion tasks</h2>", _tab(["kind", "document", "options (as shown)"], rows)]
 
 
-EVAL_METRICS = [  # row key, label, digits, interval
-    ("per_token", "held-out log-likelihood per token", 4, "per_token_sd"),
-    ("perplexity", "perplexity", 1, None),
-    ("diversity", "diversity", 3, None),
-    ("exclusivity", "exclusivity", 2, None),
-    ("predictive_rank", "predictive rank (lower is better)", 1, None),
-    ("auto_model_precision", "automated intrusion model precision", 2, "auto_model_precision_ci"),
+EVAL_METRICS = [  # row key, label, interval
+    ("per_token", "held-out log-likelihood per token", "per_token_sd"),
+    ("perplexity", "perplexity", None),
+    ("diversity", "diversity", None),
+    ("exclusivity", "exclusivity", None),
+    ("predictive_rank", "predictive rank (lower is better)", None),
+    ("auto_model_precision", "automated intrusion model precision", "auto_model_precision_ci"),
 ]
 
 
@@ -320,42 +398,57 @@ def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
             f"<ul>{''.join(items)}</ul>"] if items else []
 
 
+def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
+    """The models side by side, every number as the terminal's `evaluate` table shows it."""
+    rows = doc["rows"]
+    stab = any("stability" in r for r in rows)
+    head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
+            "diversity", "exclusivity", "pred. rank", "auto MP", *(["stability"] if stab else [])]
+    body = [[r["model"], _text(r["topics"]),
+             *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
+                  _m("perplexity", r["perplexity"])),
+             *[_na(r, "coherence", _m("coherence", r["coherence"].get(m)))[0] for m in measures],
+             *_na(r, "diversity", _m("diversity", r["diversity"])),
+             *_na(r, "exclusivity", _m("exclusivity", r["exclusivity"])),
+             *_na(r, "predictive", _m("predictive_rank", r["predictive_rank"])),
+             *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
+                  + ("*" if r.get("auto_note") else "")),
+             *([_m("stability", r.get("stability"))] if stab else [])]
+            for r in rows]
+    return Table(head, body, "Models side by side", sortable=True)
+
+
+def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
+    """A per-topic table for every model that has anything per topic."""
+    words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
+    diag, stab = doc.get("diagnostics") or {}, doc.get("stability")
+    out: list[Part] = []
+    for name in names:
+        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name))
+        if t is not None:
+            out.append(t)
+    if out:
+        out.insert(0, "<h3>Per topic</h3>")
+        out.insert(1, '<p class="note">Click a column heading to sort by it. Flags and thresholds: '
+                      "<code>tealeaves diagnostics</code>; stability: 1 = the topic recurs exactly in the "
+                      "other restarts.</p>")
+    return out
+
+
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
     rows = doc["rows"]
     names = [r["model"] for r in rows]
     measures = list(rows[0]["coherence"]) if rows else []
-    out: list[Part] = ["<h2>Models side by side</h2>"]
+    out: list[Part] = [f"<h2>Evaluation of {len(rows)} models</h2>"]
     sc = doc.get("scoring", {})
     if sc:
         out.append(f'<p class="note">{_num(sc.get("documents"))} held-out documents, {_num(sc.get("tokens"))} '
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
-    head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
-            "diversity", "exclusivity", "pred. rank", "auto MP"]
-    out.append(_table(head, [[escape(r["model"]), r["topics"], *_na(r, "heldout", _num(r["per_token"], 4),
-                                                              _num(r["per_token_sd"], 4), _num(r["perplexity"], 1)),
-                              *[_na(r, "coherence", _num(r["coherence"].get(m), 3))[0] for m in measures],
-                              *_na(r, "diversity", _num(r["diversity"], 3)),
-                              *_na(r, "exclusivity", _num(r["exclusivity"], 2)),
-                              *_na(r, "predictive", _num(r["predictive_rank"], 1)),
-                              *_na(r, "auto MP", _num(r["auto_model_precision"], 2)
-                                   + ("*" if r.get("auto_note") else ""))]
-                             for r in rows]))
+    out.append(_evaluate_table(doc, measures))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
-    if doc.get("comparisons"):
-        out.append("<h3>Pairwise comparisons</h3>")
-        out.append(_table(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "about",
-                           "verdict", "why this method"],
-                          [[escape(c["a"]), escape(c["b"]), escape(c["method"]), _num(c["per_token"], 5),
-                            f"{_num(c['per_token_interval'][0], 5)} … {_num(c['per_token_interval'][1], 5)}",
-                            escape(str(c.get("per_token_interval_scope", "population"))),
-                            escape(c["verdict"] + (f" (warning: {c['warning']})"
-                                                   if isinstance(c.get("warning"), str) else "")),
-                            escape(str(c.get("method_reason") or ""))]
-                           for c in doc["comparisons"]]))
-    out.extend(_stages(doc))
-    for key, label, _, interval in EVAL_METRICS:
+    for key, label, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
         if interval == "per_token_sd":
             lo, hi = _sd_interval(vals, [r.get(interval) for r in rows])
@@ -370,6 +463,19 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
         out.append(Chart("points", f"{MEASURE_NAMES.get(m, m)} coherence (mean over topics)", "model",
                          MEASURE_NAMES.get(m, m), name=f"evaluate-{m}", labels=names,
                          y=[r["coherence"].get(m) for r in rows], lo=[None] * len(rows), hi=[None] * len(rows)))
+    out.extend(_per_topic(doc, names))
+    if doc.get("comparisons"):
+        out.append("<h3>Pairwise comparisons</h3>")
+        out.append(_tab(["A", "B", "method", "log P(w|A) − log P(w|B) per token", "95% interval", "about",
+                         "verdict", "why this method"],
+                        [[c["a"], c["b"], c["method"], _f(c["per_token"], 5),
+                          f"{_f(c['per_token_interval'][0], 5)} … {_f(c['per_token_interval'][1], 5)}",
+                          str(c.get("per_token_interval_scope", "population")),
+                          c["verdict"] + (f" (warning: {c['warning']})" if isinstance(c.get("warning"), str) else ""),
+                          str(c.get("method_reason") or "")]
+                         for c in doc["comparisons"]], sortable=True))
+    out.extend(_stability_groups(doc.get("stability")))
+    out.extend(_stages(doc))
     return out
 
 
@@ -379,13 +485,47 @@ def _stages(doc: dict[str, Any]) -> list[Part]:
     if not isinstance(stages, dict) or not stages:
         return []
     est = estimated_stages(doc.get("estimate") or {})
-    rows = [[escape(str(n)), _num(v.get("wall")), _num(v.get("cpu")), _num(est.get(n)) if est else "-"]
+    rows = [[str(n), _m("seconds", v.get("wall")), _m("seconds", v.get("cpu")),
+             _m("seconds", est.get(n)) if est else "-"]
             for n, v in stages.items() if isinstance(v, dict)]
     return ["<h3>Time per stage</h3>",
             '<p class="note">Seconds of wall-clock and CPU time (this process and its finished worker '
             "processes) per stage; the estimate was made before any work (for <code>--compare auto</code> "
             "it counts every Ratio-AIS that might have run).</p>",
-            _table(["stage", "wall s", "CPU s", "estimated s"], rows)]
+            _tab(["stage", "wall s", "CPU s", "estimated s"], rows)]
+
+
+def _stability_groups(groups: Any) -> list[Part]:
+    """Each group of restarts: its stability, each restart's, and the restarts flagged."""
+    out: list[Part] = []
+    for g in groups if isinstance(groups, list) else []:
+        if not isinstance(g, dict) or not isinstance(g.get("per_model"), dict):
+            continue
+        flagged = g.get("flagged") or {}
+        out.append(_tab(["restart", "stability", "flagged"],
+                        [[n, _m("stability", v), str(flagged.get(n, ""))] for n, v in g["per_model"].items()],
+                        caption=f"Stability of {g.get('topics', '?')}-topic restarts ({g.get('distance', '')} "
+                                f"distance): {_m('stability', g.get('score'))}", sortable=True))
+    return (["<h3>Stability across restarts</h3>"] + out) if out else []
+
+
+def _stability(doc: dict[str, Any]) -> list[Part]:
+    out: list[Part] = ["<h2>Stability across restarts</h2>", *_stability_groups([doc])[1:]]
+    for name in doc.get("models", []):
+        t = pertopic.table(name, stability=(doc.get("per_topic") or {}).get(name))
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def _diagnostics(doc: dict[str, Any]) -> list[Part]:
+    name = str(doc.get("model", ""))
+    flagged = doc.get("flagged") or []
+    out: list[Part] = [f"<h2>Per-topic diagnostics: {escape(name)}</h2>",
+                       f'<p class="note">{len(flagged)} of {len(doc.get("topics") or [])} topics flagged '
+                       f"({escape(str(doc.get('counts', '')))} counts).</p>"]
+    t = pertopic.table(name, diagnostics=doc)
+    return out + ([t] if t is not None else [])
 
 
 def _select(doc: dict[str, Any]) -> list[Part]:
@@ -393,19 +533,19 @@ def _select(doc: dict[str, Any]) -> list[Part]:
     out: list[Part] = ["<h2>Choosing the number of topics</h2>"]
     p = doc.get("params", {})
     out.append(f'<p class="note">{_num(p.get("documents"))} documents: {_num(p.get("training_documents"))} for '
-               f"training, {_num(p.get('heldout_documents'))} held out; {doc.get('restarts')} restarts per K "
+               f"training, {_num(p.get('heldout_documents'))} held out; {_num(doc.get('restarts'))} restarts per K "
                f"({escape(str(p.get('trainer')))}, {_num(p.get('iterations'))} iterations). Points are the "
                "mean over restarts, bars ±1 sd over restarts.</p>")
     metrics = list(doc["per_k"])
-    head = ["K", *metrics]
     rows = []
     for i, k in enumerate(ks):
-        cells: list[Any] = [k]
+        cells: list[Any] = [_text(k)]
         for m in metrics:
+            d = numbers.digits(m)
             mean, sd = doc["per_k"][m]["mean"][i], doc["per_k"][m]["sd"][i]
-            cells.append(f"{_num(mean, 4)} ± {_num(sd, 4)}" if sd is not None else _num(mean, 4))
+            cells.append(f"{_f(mean, d)} ± {_f(sd, d)}" if sd is not None else _f(mean, d))
         rows.append(cells)
-    out.append(_table(head, rows))
+    out.append(_tab(["K", *metrics], rows, sortable=True))
     out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
                        if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
@@ -417,50 +557,55 @@ def _select(doc: dict[str, Any]) -> list[Part]:
         out.append(Chart("lines", f"{m} against the number of topics", "number of topics K", m,
                          name=f"select-{m}", logx=logx,
                          series=[{"name": m, "x": ks, "y": mean, "lo": lo, "hi": hi}]))
+    out.extend(_stability_groups(doc.get("stability")))
     return out
 
 
 def summary(docs: Sequence[dict[str, Any]]) -> str:
-    """The block at the top: the winner and how sure, for evaluate, select and compare results."""
+    """The block at the top: the recommendation (model or K) and its reasons, then other verdicts."""
     lines = []
     for d in docs:
         kind = d.get("task") or d.get("command")
-        if kind == "evaluate" and d.get("groups"):
-            best = d["groups"][0]
-            tie = " (not separated from each other by the evidence)" if len(best) > 1 else ""
-            lines.append(f"Best by held-out likelihood: <strong>{escape(', '.join(best))}</strong>{tie}.")
+        rec = recommend.evaluate(d) if kind == "evaluate" else recommend.select(d) if kind == "select" else None
+        if rec is not None:
+            head, reasons = rec
+            lines.append(f'<p class="headline">{escape(head)}.</p>'
+                         + (f"<ul>{''.join(f'<li>{escape(r)}</li>' for r in reasons)}</ul>" if reasons else ""))
+        if kind == "evaluate":
+            best = (d.get("groups") or [[]])[0]
             for c in d.get("comparisons", []):
-                if c["a"] in best or c["b"] in best:
+                if (c["a"] in best) != (c["b"] in best):
                     lo, hi = c["per_token_interval"]
                     about = c.get("per_token_interval_about")
                     about = f" about {escape(about)}" if isinstance(about, str) else ""
                     warn = c.get("warning")
                     warn = f" Warning: {escape(warn)}" if isinstance(warn, str) else ""
-                    lines.append(f"{escape(c['a'])} − {escape(c['b'])}: {_num(c['per_token'], 5)} nats per token, "
-                                 f"95% [{_num(lo, 5)}, {_num(hi, 5)}]{about}: {escape(c['verdict'])}.{warn}")
+                    lines.append(f"<p>{escape(c['a'])} − {escape(c['b'])}: {_f(c['per_token'], 5)} nats per "
+                                 f"token, 95% [{_f(lo, 5)}, {_f(hi, 5)}]{about}: {escape(c['verdict'])}.{warn}</p>")
         elif kind == "select":
             for m, c in d.get("choice", {}).items():
                 if c.get("k") is None or "runner_up" not in c:
                     continue
                 sure = "significantly" if c.get("significant") else "not significantly"
-                lines.append(f"{escape(m)} favours <strong>K = {c['k']}</strong>, {sure} better than "
-                             f"K = {c['runner_up']} ({escape(c['why'])}).")
+                lines.append(f"<p>{escape(m)} favours <strong>K = {_num(c['k'])}</strong>, {sure} better than "
+                             f"K = {_num(c['runner_up'])} ({escape(str(c.get('why', '')))}).</p>")
         elif kind == "compare" and d.get("verdict"):
-            lines.append(f"{escape(str(d.get('model_a')))} against {escape(str(d.get('model_b')))}: "
-                         f"<strong>{escape(d['verdict'])}</strong>.")
+            lines.append(f"<p>{escape(str(d.get('model_a')))} against {escape(str(d.get('model_b')))}: "
+                         f"<strong>{escape(d['verdict'])}</strong>.</p>")
     if not lines:
         return ""
-    return '<div class="summary"><h2>Summary</h2><p>' + "<br>".join(lines) + "</p></div>"
+    return '<div class="summary"><h2>Recommendation</h2>' + "".join(lines) + "</div>"
 
 
 def section(doc: dict[str, Any]) -> list[Part]:
-    """The parts (HTML and charts) of one command's JSON output."""
+    """The parts (HTML, charts and tables) of one command's JSON output."""
     if isinstance(doc.get("result"), dict):  # compare and csl nest their result
         doc = {**doc["result"], **{k: v for k, v in doc.items() if k != "result"}}
     kind = doc.get("task") or doc.get("command")
     handlers = {"compare": _compare, "curve": _curve, "intrusion-score": _intrusion, "intrusion-auto": _auto,
                 "predictive": _predictive, "intrusion-tasks": _intrusion_tasks, "diversity": _diversity,
-                "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select}
+                "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select,
+                "diagnostics": _diagnostics, "stability": _stability}
     if kind in ("heldout", "completion", "demo") and "results" in doc:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
@@ -481,18 +626,46 @@ def charts(docs: Sequence[dict[str, Any]]) -> list[Chart]:
     return [p for d in _sections(docs) for p in section(d) if isinstance(p, Chart)]
 
 
+def all_tables(docs: Sequence[dict[str, Any]]) -> list[Table]:
+    """Every table of the report, in order."""
+    return [p for d in _sections(docs) for p in section(d) if isinstance(p, Table)]
+
+
+WIDE_PX = 900  # a chart drawn wider than this (many models) spans the grid's whole row
+
+
+def _html(parts: Sequence[Part]) -> str:
+    """HTML of a section's parts, each run of consecutive charts in one grid of small multiples."""
+    out, grid = [], []
+    for p in [*parts, ""]:
+        if isinstance(p, Chart):
+            drawn = svg.render(p)
+            note = (f'<figcaption class="note">Dashed: an interval narrower than {svg.MIN_BAR:.0f} px, drawn '
+                    f"{svg.MIN_BAR:.0f} px long so that it shows (its value is in the table).</figcaption>"
+                    if 'class="err tiny"' in drawn or 'class="gap tiny"' in drawn else "")
+            wide = p.wide or float(re.search(r'width="([0-9.]+)"', drawn).group(1)) > WIDE_PX
+            grid.append(f'<figure class="chart{" wide" if wide else ""}">{drawn}{note}</figure>')
+            continue
+        if grid:
+            out.append('<div class="grid">' + "".join(grid) + "</div>")
+            grid = []
+        out.append(tables.html(p) if isinstance(p, Table) else p)
+    return "".join(out)
+
+
 def render(docs: Sequence[dict[str, Any]], title: str = "tealeaves report") -> str:
     flat = _sections(docs)
-    parts = [p if isinstance(p, str) else svg.render(p) for d in flat for p in section(d)]
+    body = "".join(_html(section(d)) for d in flat)
     from .. import __version__
 
     return (
-        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
-        f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>" + summary(flat)
-        + "".join(parts)
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
+        + summary(flat) + body
         + f"<p class='note'>Written by tealeaves {__version__}. Intervals are ±1 standard deviation of the "
         "estimate (over runs, restarts or a bootstrap over documents) unless a 95% interval is named.</p>"
-        "</body></html>"
+        f"<script>{tables.SORT_JS}</script></body></html>"
     )
 
 
@@ -501,6 +674,11 @@ def write_figures(docs: Sequence[dict[str, Any]], folder: str | os.PathLike) -> 
     from .figures import write_all
 
     return write_all(charts(docs), os.fspath(folder))
+
+
+def tables_text(docs: Sequence[dict[str, Any]], kind: str) -> str:
+    """Every table of the report as booktabs LaTeX (`kind` "latex") or GitHub Markdown ("markdown")."""
+    return tables.documents(all_tables(docs), kind)
 
 
 def load_results(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
@@ -520,17 +698,25 @@ def load_results(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
     return docs
 
 
-def write_report(
-    paths: Sequence[str | os.PathLike], out: str | os.PathLike, title: str = "tealeaves report"
-) -> None:
-    """Read every JSON result file in `paths` and write one HTML report to `out`."""
+DRAW_ERRORS = (KeyError, TypeError, IndexError, ValueError, AttributeError, ArithmeticError)
+
+
+def write_report(paths: Sequence[str | os.PathLike], out: str | os.PathLike | None,
+                 title: str = "tealeaves report", latex: str | os.PathLike | None = None,
+                 markdown: str | os.PathLike | None = None) -> None:
+    """Read every JSON result file in `paths`; write one HTML report to `out` (if given) and every
+    table as LaTeX to `latex` and as Markdown to `markdown` (if given)."""
     docs = load_results(paths)
     pages = []
     for p, doc in zip(paths, docs, strict=True):
         try:
             pages.append(render([doc], title))
-        except (KeyError, TypeError, IndexError, ValueError, AttributeError, ArithmeticError) as exc:
+        except DRAW_ERRORS as exc:
             raise InputFileError(  # a shape the schema let through: still one line, naming the file
                 f"{os.fspath(p)}: a field the report cannot draw ({type(exc).__name__}: {shorten(exc, 80)})"
             ) from None
-    write_text(out, pages[0] if len(pages) == 1 else render(docs, title))
+    if out is not None:
+        write_text(out, pages[0] if len(pages) == 1 else render(docs, title))
+    for path, kind in ((latex, "latex"), (markdown, "markdown")):
+        if path is not None:
+            write_text(path, tables_text(docs, kind))

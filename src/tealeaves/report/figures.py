@@ -19,6 +19,13 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
 
 
+def _wrapped(label: str, width: int = 24) -> str:
+    """A label on lines of at most `width` characters (long words broken), never cut."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(label, width, break_long_words=True)) or label
+
+
 def write_png(c: Chart, path: str) -> None:
     """`c` drawn with matplotlib (Agg), 200 dpi."""
     import matplotlib
@@ -26,7 +33,8 @@ def write_png(c: Chart, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.6) if c.kind != "hbars" else (7.5, 0.6 + 0.28 * len(c.labels)))
+    lines = sum(_wrapped(lab, 50).count("\n") + 1 for lab in c.labels)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6) if c.kind != "hbars" else (7.5, 0.6 + max(0.28 * len(c.labels), 0.16 * lines)))
     if c.kind == "points":
         far = c.clip or [False] * len(c.labels)
         for i, (_label, v) in enumerate(zip(c.labels, c.y, strict=True)):
@@ -35,7 +43,11 @@ def write_png(c: Chart, path: str) -> None:
             lo, hi = c.lo[i], c.hi[i]
             err = [[v - lo], [hi - v]] if _ok(lo) and _ok(hi) else None
             ax.errorbar([i], [v], yerr=err, fmt="o", color="#1f5fa8", capsize=4)
-        ax.set_xticks(range(len(c.labels)), c.labels, rotation=20, ha="right")
+        gap = c.gap or [None] * len(c.labels)
+        for i, (v, g) in enumerate(zip(c.y, gap, strict=True)):
+            if _ok(v) and _ok(g) and not far[i]:  # the expected Jensen gap beside the sd bar
+                ax.errorbar([i + 0.12], [v], yerr=[[0], [g]], fmt="none", ecolor="#d68910", capsize=4)
+        ax.set_xticks(range(len(c.labels)), [_wrapped(lab) for lab in c.labels], rotation=20, ha="right")
         off = [f"{lab}: {v:.4g}" for lab, v, f in zip(c.labels, c.y, far, strict=True) if f]
         if off:
             ax.text(0.99, 0.98, "off the chart: " + "; ".join(off), transform=ax.transAxes,
@@ -66,13 +78,13 @@ def write_png(c: Chart, path: str) -> None:
     elif c.kind == "hbars":
         vals = [v if _ok(v) else 0.0 for v in c.y]
         ax.barh(range(len(vals)), vals, color="#6c9bd2")
-        ax.set_yticks(range(len(vals)), c.labels, fontsize=8)
+        ax.set_yticks(range(len(vals)), [_wrapped(lab, 50) for lab in c.labels], fontsize=8)
         ax.invert_yaxis()
     elif c.kind == "hist":
         ax.hist([v for v in c.y if _ok(v)], bins=c.bins, color="#6c9bd2")
-    ax.set_title(c.title, fontsize=11)
-    ax.set_xlabel(c.xlabel)
-    ax.set_ylabel(c.ylabel if c.kind != "hbars" else "")
+    ax.set_title(_wrapped(c.title, 70), fontsize=11)
+    ax.set_xlabel(_wrapped(c.xlabel, 70))
+    ax.set_ylabel(_wrapped(c.ylabel, 40) if c.kind != "hbars" else "")
     fig.tight_layout()
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=200, format="png")

@@ -121,7 +121,16 @@ CHECK = {"ci95": Pair(NUM), "reference": {"exact": ANY, "ais": ANY, "ais_tempera
          "flagged": ANY, "flags?": [STR]}
 HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "total": NUM, "sd?": NONNEG,
                   "per_token": NUM, "perplexity": NONNEG, "tokens": COUNT, "tokens_dropped?": COUNT,
-                  "seconds": NONNEG, "note?": STR, "check?": ANY, "documents?": {"log_prob": [NUM]}}
+                  "seconds": NONNEG, "note?": STR, "check?": ANY, "runs?": SIZE, "unbiased?": ANY,
+                  "documents?": {"log_prob": [NUM], "sd?": [NUM]}}
+# a stability result (CONTRACT3) and one model's per-topic diagnostics, as the report reads them
+STABILITY = {"models": [STR], "per_topic": Map([Num(0, 1)]), "per_model?": Map(Num(0, 1)), "score?": Num(0, 1),
+             "flagged?": Map(STR), "topics?": COUNT, "distance?": STR, "task?": STR,
+             "topn?": Num(1, whole=True)}
+DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
+               "topics": [{"words?": STR, "flags?": STR, **{f"{k}?": NUM for k in (
+                   "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
+                   "rank_1_docs", "exclusivity", "kl_background")}}]}
 
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
@@ -134,7 +143,7 @@ SPECS: dict[str, dict[str, Any]] = {
                                "topics": [{"words": [STR], "score": NUM, "missing?": [STR],
                                            "word_pairs?": COUNT, "zero_pairs?": COUNT,
                                            "skipped_pairs?": COUNT, "reason?": ANY}]}], "model?": ANY},
-    "diversity": {"exclusivity?": [NONNEG], "diversity?": FRACTION, "topn?": SIZE,
+    "diversity": {"exclusivity?": [NONNEG], "diversity?": FRACTION, "topn?": SIZE, "words?": [[STR]],
                   "per_model?": Map(FRACTION),
                   "model?": ANY},
     "bcubed": {"precision?": FRACTION, "recall?": FRACTION, "f?": FRACTION, "f_of_means?": FRACTION,
@@ -156,19 +165,20 @@ SPECS: dict[str, dict[str, Any]] = {
                            "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
                            "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
                            "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION}],
+                 "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
+                 "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
                  "comparisons?": [{"a": STR, "b": STR, "method": STR, "per_token": NUM,
                                    "per_token_interval": Pair(NUM), "verdict": STR,
                                    "per_token_interval_scope?": STR, "per_token_interval_about?": STR,
                                    "warning?": ANY, "method_reason?": STR}],
                  "groups?": [[STR]], "stages?": Map({"wall": NONNEG, "cpu": NONNEG}),
-                 "stability?": [{"task": STR, "distance": STR, "topn": Num(1, whole=True), "topics": SIZE,
-                                 "models": [STR], "per_topic": Map([FRACTION]), "per_model": Map(FRACTION),
-                                 "score": FRACTION, "flagged": Map(STR)}],
                  "estimate?": {"stages?": Map(NUM), "total?": NUM, "ratio_ais_up_to?": NUM, "how?": STR}},
     "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
                "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
-                                                 "why?": STR})},
+                                                 "why?": STR}), "stability?": [STABILITY]},
+    "stability": STABILITY,
+    "diagnostics": DIAGNOSTICS,
     "text": {"title": STR, "text": STR},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]

@@ -3,30 +3,42 @@ over a numeric x with intervals, a scatter, horizontal bars, a histogram); `rend
 a self-contained inline `<svg>` (no JavaScript, nothing fetched), `figures.write_png` the same
 chart with matplotlib. Every drawn mark carries class="mark" (the report test counts them).
 
-Layout rules that keep every label visible: the left margin is sized from the longest y tick
-label and the y axis title sits left of it; horizontal-bar labels get a column as wide as the
-longest label (cut at 48 characters, with the whole label in a tooltip); a point far outside the
-others (the harmonic mean) is drawn as an arrow at the edge with its value, so the others'
-intervals keep their scale (the held-out section marks those: estimates of one quantity by
-several methods, one of them 20 times further off than the others' spread)."""
+Layout rules that keep every label whole and every interval visible:
+
+- no label is ever cut: text is measured (`text_width`: per-character widths at least those of
+  DejaVu Sans, the widest common sans-serif font, so the estimate errs long) and wrapped onto as
+  many lines as it needs (`wrap`: at spaces, and inside a word longer than the room); margins,
+  rows and slots grow with the lines;
+- the SVG scales with its grid cell (`viewBox`, width 100%), so the layout inside is fixed;
+- an interval shorter than `MIN_BAR` pixels is drawn `MIN_BAR` long with its caps, dashed, and
+  the chart says so; the point marker is smaller than that, so every interval shows;
+- a point far outside the others (the harmonic mean) is drawn as an arrow at the edge with its
+  value, so the others' intervals keep their scale;
+- points may carry an expected Jensen gap (`gap`): drawn beside the ±1 sd bar as a bracket from the
+  estimate up to estimate + gap (where log P(w) is expected to lie), so both sizes are visible."""
 
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
 W, H = 600, 320
-TOP, BOTTOM, RIGHT = 36, 58, 20
-CHAR = 6.6  # px per character at the 11 px tick font (a safe overestimate)
-LABEL_MAX = 48
+RIGHT = 20
+TICK, AXIS, TITLE = 11.0, 12.0, 13.0  # font sizes (px) of tick labels, axis titles and the chart title
+LINE = 1.25  # line height, in font sizes
+MIN_BAR = 12.0  # px: the shortest interval drawn
+MARK_R = 4.0  # px: the point marker's radius (less than MIN_BAR / 2)
+BAR_LABEL = 240.0  # px: widest label column of horizontal bars before labels wrap
+SLOT_MAX = 170.0  # px: widest category slot of a points chart before labels wrap
 
 
 @dataclass
 class Chart:
-    """What to draw. kind: "points" (labels, y, lo, hi), "lines" (series of {name, x, y, lo,
-    hi}), "scatter" (x, y), "hbars" (labels, y), "hist" (y values)."""
+    """What to draw. kind: "points" (labels, y, lo, hi; optional gap), "lines" (series of {name, x,
+    y, lo, hi}), "scatter" (x, y), "hbars" (labels, y), "hist" (y values)."""
 
     kind: str
     title: str
@@ -43,11 +55,88 @@ class Chart:
     diagonal: bool = False
     bins: int = 20
     clip: list[bool] = field(default_factory=list)  # points: drawn as arrows at the edge
+    gap: list[float | None] = field(default_factory=list)  # points: expected Jensen gap (nats)
+    wide: bool = False  # spans the whole row of the report's grid
 
 
 def _ok(v: float | None) -> bool:
     return v is not None and math.isfinite(v)
 
+
+# --- text: measured, wrapped, never cut ---
+
+_NARROW = set("ijl.,:;'|!`ɪ")
+_SLIM = set("ftrI()[]{}/\\- \"*")
+_WIDE_LOWER = set("mw")
+_WIDE_UPPER = set("MW@%&")
+_ROUND_UPPER = set("CDGHNOQUK")
+
+
+def char_em(ch: str) -> float:
+    """The width of `ch` in ems, at least DejaVu Sans's (an overestimate for most fonts)."""
+    if ch in _NARROW:
+        return 0.34
+    if ch in _SLIM:
+        return 0.5
+    if ch in _WIDE_LOWER:
+        return 1.0
+    if ch in _WIDE_UPPER:
+        return 1.05
+    if ch.isascii():
+        if ch.isupper():
+            return 0.86 if ch in _ROUND_UPPER else 0.78
+        return 0.66 if ch.isalnum() else 0.86
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0.0
+    if unicodedata.east_asian_width(ch) in ("W", "F") or unicodedata.category(ch) == "So":
+        return 1.35
+    return 1.0
+
+
+def text_width(text: str, size: float = TICK, bold: bool = False) -> float:
+    """Pixels `text` takes at `size` px (bold: 10% more), erring long."""
+    return sum(char_em(c) for c in text) * size * (1.1 if bold else 1.0)
+
+
+def wrap(text: str, px: float, size: float = TICK, bold: bool = False) -> list[str]:
+    """`text` on lines no wider than `px`: broken at spaces, and inside any word longer than a line.
+    Every character is kept; a blank text is one empty line."""
+    text = " ".join(text.split())
+    lines: list[str] = []
+    cur = ""
+    for word in text.split(" "):
+        trial = f"{cur} {word}" if cur else word
+        if text_width(trial, size, bold) <= px:
+            cur = trial
+            continue
+        if cur:
+            lines.append(cur)
+        cur = ""
+        for ch in word:  # a word longer than the room: broken where it must be
+            if cur and text_width(cur + ch, size, bold) > px:
+                lines.append(cur)
+                cur = ""
+            cur += ch
+    lines.append(cur)
+    return lines
+
+
+def text(x: float, y: float, lines: Sequence[str], cls: str, anchor: str = "middle", size: float = TICK,
+         transform: str = "", tip: str = "", extra: str = "") -> str:
+    """A `<text>` of one or more lines (tspans), the first line's baseline at `y`."""
+    dy = size * LINE
+    spans = "".join(f'<tspan x="{x:.1f}" dy="{0 if i == 0 else dy:.1f}">{escape(s)}</tspan>'
+                    for i, s in enumerate(lines))
+    t = f"<title>{escape(tip)}</title>" if tip else ""
+    tr = f' transform="{transform}"' if transform else ""
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" class="{cls}"{tr}{extra}>{t}{spans}</text>'
+
+
+def _height(lines: Sequence[str], size: float) -> float:
+    return len(lines) * size * LINE
+
+
+# --- axes ---
 
 def ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     if not math.isfinite(lo) or not math.isfinite(hi):
@@ -71,27 +160,16 @@ def fmt(v: float, step: float | None = None) -> str:
     return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
 
 
-def fit(text: str, px: float, char: float = CHAR) -> str:
-    """`text` cut (with an ellipsis) to what `px` pixels hold; the whole text goes in a tooltip."""
-    room = max(int(px / char), 4)
-    return text if len(text) <= room else text[: room - 1] + "…"
-
-
-def _label(text: str, px: float, char: float = CHAR) -> str:
-    shown = fit(text, px, char)
-    tip = f"<title>{escape(text)}</title>" if shown != text else ""
-    return tip + escape(shown)
-
-
 def _step(t: list[float]) -> float | None:
     return t[1] - t[0] if len(t) > 1 else None
 
 
 class _Frame:
-    """Data-to-pixel mapping with margins sized to the tick labels."""
+    """Data-to-pixel mapping with margins sized to the (wrapped) title, axis titles and tick labels.
+    `below`: pixels the x tick labels need under the axis."""
 
-    def __init__(self, x0: float, x1: float, y0: float, y1: float, width: int = W, height: int = H,
-                 logx: bool = False) -> None:
+    def __init__(self, c: Chart, x0: float, x1: float, y0: float, y1: float, width: float = W,
+                 logx: bool = False, below: float = TICK * LINE) -> None:
         pad_y = (y1 - y0) * 0.06 or max(abs(y0) * 0.05, 1.0)
         self.y0, self.y1 = y0 - pad_y, y1 + pad_y
         self.logx = logx
@@ -99,10 +177,19 @@ class _Frame:
             x0, x1 = math.log10(x0), math.log10(x1)
         pad_x = (x1 - x0) * 0.05 or 1.0
         self.x0, self.x1 = x0 - pad_x, x1 + pad_x
-        self.w, self.h = width, height
+        self.w = width
         self.yt = ticks(self.y0, self.y1)
         labels = [fmt(t, _step(self.yt)) for t in self.yt]
-        self.left = 26 + int(CHAR * max((len(s) for s in labels), default=3)) + 10
+        tick_w = max((text_width(s) for s in labels), default=text_width("000"))
+        self.title = wrap(c.title, self.w - 16, TITLE, bold=True)
+        self.top = 10 + _height(self.title, TITLE) + 10
+        self.plot_h = H - 36 - 58  # the plot's own height does not shrink for long titles
+        self.ytitle = wrap(c.ylabel, self.plot_h, AXIS)
+        self.left = 8 + _height(self.ytitle, AXIS) + 6 + tick_w + 8
+        self.xtitle = wrap(c.xlabel, self.w - self.left - RIGHT, AXIS)
+        self.below = below
+        self.bottom = 8 + below + 6 + _height(self.xtitle, AXIS) + 4
+        self.h = self.top + self.plot_h + self.bottom
 
     def x(self, v: float) -> float:
         if self.logx:
@@ -110,30 +197,57 @@ class _Frame:
         return self.left + (v - self.x0) / (self.x1 - self.x0) * (self.w - self.left - RIGHT)
 
     def y(self, v: float) -> float:
-        return self.h - BOTTOM - (v - self.y0) / (self.y1 - self.y0) * (self.h - TOP - BOTTOM)
+        return self.top + self.plot_h - (v - self.y0) / (self.y1 - self.y0) * self.plot_h
 
-    def axes(self, c: Chart, xticks: list[tuple[float, str]] | None) -> list[str]:
-        plot_w, plot_h = self.w - self.left - RIGHT, self.h - TOP - BOTTOM
+    @property
+    def base(self) -> float:
+        return self.top + self.plot_h
+
+    def axes(self, xticks: list[tuple[float, str]] | None) -> list[str]:
+        mid_y = self.top + self.plot_h / 2
         out = [
-            f'<text x="{self.w / 2}" y="20" text-anchor="middle" class="title">{_label(c.title, self.w - 16, 7.6)}</text>',
-            f'<line x1="{self.left}" y1="{self.h - BOTTOM}" x2="{self.w - RIGHT}" y2="{self.h - BOTTOM}" class="axis"/>',
-            f'<line x1="{self.left}" y1="{TOP}" x2="{self.left}" y2="{self.h - BOTTOM}" class="axis"/>',
-            f'<text x="{(self.left + self.w - RIGHT) / 2}" y="{self.h - 12}" text-anchor="middle" class="xtitle">{_label(c.xlabel, plot_w, 7.2)}</text>',
-            f'<text transform="translate(14,{(TOP + self.h - BOTTOM) / 2}) rotate(-90)" text-anchor="middle" class="ytitle">{_label(c.ylabel, plot_h, 7.2)}</text>',
+            text(self.w / 2, 10 + TITLE, self.title, "title", size=TITLE),
+            f'<line x1="{self.left:.1f}" y1="{self.base:.1f}" x2="{self.w - RIGHT:.1f}" y2="{self.base:.1f}" '
+            'class="axis"/>',
+            f'<line x1="{self.left:.1f}" y1="{self.top:.1f}" x2="{self.left:.1f}" y2="{self.base:.1f}" '
+            'class="axis"/>',
+            text((self.left + self.w - RIGHT) / 2, self.base + 8 + self.below + 6 + AXIS, self.xtitle, "xtitle",
+                 size=AXIS),
         ]
+        if any(self.ytitle):
+            # rotated: its lines stack to the right, so the first line sits nearest the edge
+            out.append(text(0, 0, self.ytitle, "ytitle", size=AXIS,
+                            transform=f"translate({8 + AXIS:.1f},{mid_y:.1f}) rotate(-90)"))
         for t in self.yt:
-            out.append(f'<text x="{self.left - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tick">'
+            out.append(f'<text x="{self.left - 6:.1f}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tick">'
                        f"{fmt(t, _step(self.yt))}</text>")
-            out.append(f'<line x1="{self.left}" y1="{self.y(t):.1f}" x2="{self.w - RIGHT}" y2="{self.y(t):.1f}" class="grid"/>')
+            out.append(f'<line x1="{self.left:.1f}" y1="{self.y(t):.1f}" x2="{self.w - RIGHT:.1f}" '
+                       f'y2="{self.y(t):.1f}" class="grid"/>')
         for v, label in xticks or []:
-            out.append(f'<text x="{self.x(v):.1f}" y="{self.h - BOTTOM + 16}" text-anchor="middle" '
+            out.append(f'<text x="{self.x(v):.1f}" y="{self.base + 8 + TICK:.1f}" text-anchor="middle" '
                        f'class="tick">{escape(label)}</text>')
         return out
 
 
-def _svg(parts: list[str], width: int, height: int, name: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-            f'height="{height}" role="img" data-name="{escape(name)}">' + "".join(parts) + "</svg>")
+def _svg(parts: list[str], width: float, height: float, c: Chart) -> str:
+    w, h = math.ceil(width), math.ceil(height)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+            f'role="img" data-name="{escape(c.name)}" aria-label="{escape(c.title)}">' + "".join(parts) + "</svg>")
+
+
+def _interval(x: float, ylo: float, yhi: float, cls: str = "err", stroke: str = "") -> tuple[list[str], bool]:
+    """A vertical interval from pixel `ylo` to `yhi` with caps; one shorter than MIN_BAR is drawn
+    MIN_BAR long, dashed (class "tiny"). Returns the parts and whether it was widened."""
+    a, b = sorted((ylo, yhi))
+    tiny = b - a < MIN_BAR
+    if tiny:
+        mid = (a + b) / 2
+        a, b = mid - MIN_BAR / 2, mid + MIN_BAR / 2
+    c = f"{cls} tiny" if tiny else cls
+    out = [f'<line x1="{x:.1f}" y1="{a:.1f}" x2="{x:.1f}" y2="{b:.1f}" class="{c}"{stroke}/>']
+    out += [f'<line x1="{x - 5:.1f}" y1="{e:.1f}" x2="{x + 5:.1f}" y2="{e:.1f}" class="{c}"{stroke}/>'
+            for e in (a, b)]
+    return out, tiny
 
 
 def outliers(values: Sequence[float | None], lo: Sequence[float | None],
@@ -151,29 +265,35 @@ def outliers(values: Sequence[float | None], lo: Sequence[float | None],
     return [_ok(v) and abs(v - med) > 20 * scale for v in values]
 
 
+# --- the charts ---
+
 def points(c: Chart) -> str:
-    """One point per category with its interval; far outliers as arrows at the edge."""
+    """One point per category with its interval (and expected Jensen gap); far outliers as arrows."""
     n = len(c.labels)
     far = c.clip or [False] * n
+    gap = c.gap or [None] * n
     ins = [i for i in range(n) if _ok(c.y[i]) and not far[i]]
     lows = [c.lo[i] if _ok(c.lo[i]) else c.y[i] for i in ins]
-    highs = [c.hi[i] if _ok(c.hi[i]) else c.y[i] for i in ins]
-    f = _Frame(-0.5, n - 0.5, min(lows, default=0.0), max(highs, default=1.0))
-    slot = max(70, min(170, CHAR * max((len(lab) for lab in c.labels), default=8) + 14))
-    width = int(max(W, f.left + RIGHT + slot * n * 1.1))
-    f = _Frame(-0.5, n - 0.5, min(lows, default=0.0), max(highs, default=1.0), width=width)
-    slot = (width - f.left - RIGHT) / max(n, 1) * 0.95
-    out = f.axes(c, None)
+    highs = [max(c.hi[i] if _ok(c.hi[i]) else c.y[i], c.y[i] + (gap[i] if _ok(gap[i]) else 0.0)) for i in ins]
+    longest = max((text_width(w) for lab in c.labels for w in lab.split()), default=50.0)
+    slot = max(70.0, min(SLOT_MAX, longest + 16))
+    probe = _Frame(c, -0.5, n - 0.5, min(lows, default=0.0), max(highs, default=1.0))
+    width = max(W, probe.left + RIGHT + slot * n * 1.1)
+    room = (width - probe.left - RIGHT) / max(n, 1) * 0.95 - 8
+    wrapped = [wrap(lab, room) for lab in c.labels]
+    below = max((_height(w, TICK) for w in wrapped), default=TICK * LINE)
+    f = _Frame(c, -0.5, n - 0.5, min(lows, default=0.0), max(highs, default=1.0), width=width, below=below)
+    out = f.axes(None)
+    widened = False
     for i, label in enumerate(c.labels):
         x = f.x(i)
-        out.append(f'<text x="{x:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle" class="tick">'
-                   f"{_label(label, slot - 8)}</text>")
+        out.append(text(x, f.base + 8 + TICK, wrapped[i], "tick", tip=label))
         v = c.y[i]
         if not _ok(v):
             continue
         if far[i]:
             up = v > f.y1
-            y = TOP + 6 if up else H - BOTTOM - 6
+            y = f.top + 6 if up else f.base - 6
             arrow = f"{x - 6:.1f},{y + 8 if up else y - 8} {x + 6:.1f},{y + 8 if up else y - 8} {x:.1f},{y}"
             out.append(f'<polygon points="{arrow}" class="mark far"><title>{escape(label)}: {fmt(v)} '
                        "(off the chart)</title></polygon>")
@@ -181,24 +301,32 @@ def points(c: Chart) -> str:
                        f"{fmt(v)}</text>")
             continue
         if _ok(c.lo[i]) and _ok(c.hi[i]):
-            out.append(f'<line x1="{x:.1f}" y1="{f.y(c.lo[i]):.1f}" x2="{x:.1f}" y2="{f.y(c.hi[i]):.1f}" class="err"/>')
-            for e in (c.lo[i], c.hi[i]):
-                out.append(f'<line x1="{x - 5:.1f}" y1="{f.y(e):.1f}" x2="{x + 5:.1f}" y2="{f.y(e):.1f}" class="err"/>')
-        out.append(f'<circle cx="{x:.1f}" cy="{f.y(v):.1f}" r="5" class="mark"><title>{escape(label)}: '
+            parts, tiny = _interval(x, f.y(c.lo[i]), f.y(c.hi[i]))
+            out += parts
+            widened |= tiny
+        if _ok(gap[i]) and gap[i] > 0:
+            parts, tiny = _interval(x + 12, f.y(v), f.y(v + gap[i]), "gap")
+            out += [p.replace("/>", f"><title>{escape(label)}: expected Jensen gap {gap[i]:.1f} nats</title>"
+                              "</line>") for p in parts]
+            widened |= tiny
+        out.append(f'<circle cx="{x:.1f}" cy="{f.y(v):.1f}" r="{MARK_R}" class="mark"><title>{escape(label)}: '
                    f"{fmt(v)}</title></circle>")
-    return _svg(out, width, H, c.name)
+    return _svg(out, width, f.h, c)
 
 
 def lines(c: Chart) -> str:
     """Series over a numeric x (K), each point with its interval, plus a legend."""
     xs = [x for s in c.series for x in s["x"]]
     ys = [v for s in c.series for key in ("y", "lo", "hi") for v in s.get(key, []) if _ok(v)]
-    f = _Frame(min(xs, default=1), max(xs, default=2), min(ys, default=0.0), max(ys, default=1.0),
+    f = _Frame(c, min(xs, default=1), max(xs, default=2), min(ys, default=0.0), max(ys, default=1.0),
                logx=c.logx and min(xs, default=1) > 0)
-    out = f.axes(c, [(x, fmt(x)) for x in sorted(set(xs))])
+    out = f.axes([(x, fmt(x)) for x in sorted(set(xs))])
     colors = ("#1f5fa8", "#c0392b", "#2e8b57", "#8e44ad", "#d68910")
+    widened = False
+    legend_y = f.top + TICK
     for k, s in enumerate(c.series):
         col = colors[k % len(colors)]
+        stroke = f' stroke="{col}"'
         pts = [(x, y) for x, y in zip(s["x"], s["y"], strict=True) if _ok(y)]
         if len(pts) > 1:
             path = " ".join(f"{f.x(x):.1f},{f.y(y):.1f}" for x, y in pts)
@@ -208,14 +336,16 @@ def lines(c: Chart) -> str:
                 continue
             lo, hi = (s.get("lo") or [None] * len(s["x"]))[i], (s.get("hi") or [None] * len(s["x"]))[i]
             if _ok(lo) and _ok(hi):
-                out.append(f'<line x1="{f.x(x):.1f}" y1="{f.y(lo):.1f}" x2="{f.x(x):.1f}" y2="{f.y(hi):.1f}" '
-                           f'stroke="{col}" stroke-width="2"/>')
-            out.append(f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="4" fill="{col}" class="mark">'
+                parts, tiny = _interval(f.x(x), f.y(lo), f.y(hi), "err", stroke)
+                out += parts
+                widened |= tiny
+            out.append(f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="{MARK_R}" fill="{col}" class="mark">'
                        f"<title>{escape(s['name'])}, {fmt(x)}: {fmt(y)}</title></circle>")
         if len(c.series) > 1:
-            out.append(f'<text x="{f.w - RIGHT - 4}" y="{TOP + 12 + 14 * k}" text-anchor="end" fill="{col}" '
-                       f'class="tick">{escape(s["name"])}</text>')
-    return _svg(out, W, H, c.name)
+            name = wrap(s["name"], (f.w - f.left - RIGHT) / 2)
+            out.append(text(f.w - RIGHT - 4, legend_y, name, "tick", anchor="end", extra=f' fill="{col}"'))
+            legend_y += _height(name, TICK)
+    return _svg(out, W, f.h, c)
 
 
 def scatter(c: Chart) -> str:
@@ -223,56 +353,63 @@ def scatter(c: Chart) -> str:
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     if c.diagonal:
         lo, hi = min(xs + ys, default=0), max(xs + ys, default=1)
-        f = _Frame(lo, hi, lo, hi)
+        f = _Frame(c, lo, hi, lo, hi)
     else:
-        f = _Frame(min(xs, default=0), max(xs, default=1), min(ys, default=0), max(ys, default=1))
+        f = _Frame(c, min(xs, default=0), max(xs, default=1), min(ys, default=0), max(ys, default=1))
     xt = ticks(f.x0, f.x1)
-    out = f.axes(c, [(t, fmt(t, _step(xt))) for t in xt])
+    out = f.axes([(t, fmt(t, _step(xt))) for t in xt])
     if c.diagonal and pts:
         lo, hi = min(xs + ys), max(xs + ys)
         out.append(f'<line x1="{f.x(lo):.1f}" y1="{f.y(lo):.1f}" x2="{f.x(hi):.1f}" y2="{f.y(hi):.1f}" class="diag"/>')
     for i, (a, b) in enumerate(pts):
         out.append(f'<circle cx="{f.x(a):.1f}" cy="{f.y(b):.1f}" r="3" class="mark"><title>document {i}: '
                    f"{fmt(a)}, {fmt(b)}</title></circle>")
-    return _svg(out, W, H, c.name)
+    return _svg(out, W, f.h, c)
 
 
 def hbars(c: Chart) -> str:
-    """Horizontal bars, one row per label, in a label column as wide as the longest label."""
-    n = len(c.labels)
-    height = TOP + BOTTOM + 18 * n
+    """Horizontal bars, one row per label; the label column as wide as the longest label up to
+    BAR_LABEL px, longer labels wrapped onto more lines (the row grows)."""
     vals = [v if _ok(v) else None for v in c.y]
     fin = [v for v in vals if v is not None]
     lo, hi = min(fin + [0.0]), max(fin + [0.0])
-    shown = [lab if len(lab) <= LABEL_MAX else lab[: LABEL_MAX - 1] + "…" for lab in c.labels]
-    left = 16 + int(CHAR * max((len(s) for s in shown), default=4))
-    plot_w = 360
-    width = left + plot_w + RIGHT + 10
+    col = min(BAR_LABEL, max((text_width(lab) for lab in c.labels), default=30.0))
+    wrapped = [wrap(lab, col) for lab in c.labels]
+    plot_w = 340.0
+    left = 8 + col
+    width = left + 10 + plot_w + RIGHT
+    title = wrap(c.title, width - 16, TITLE, bold=True)
+    top = 10 + _height(title, TITLE) + 10
+    rows = [max(18.0, _height(w, TICK) + 5) for w in wrapped]
+    body = sum(rows)
+    xtitle = wrap(c.xlabel, plot_w, AXIS)
+    height = top + body + 8 + TICK * LINE + 6 + _height(xtitle, AXIS) + 4
     span = (hi - lo) or 1.0
 
     def x(v: float) -> float:
         return left + 10 + (v - lo) / span * plot_w
 
+    base = top + body
     out = [
-        f'<text x="{width / 2}" y="20" text-anchor="middle" class="title">{_label(c.title, width - 16, 7.6)}</text>',
-        f'<line x1="{x(0):.1f}" y1="{TOP}" x2="{x(0):.1f}" y2="{height - BOTTOM}" class="axis"/>',
-        f'<text x="{left + 10 + plot_w / 2}" y="{height - 12}" text-anchor="middle" class="xtitle">{_label(c.xlabel, plot_w, 7.2)}</text>',
+        text(width / 2, 10 + TITLE, title, "title", size=TITLE),
+        f'<line x1="{x(0):.1f}" y1="{top:.1f}" x2="{x(0):.1f}" y2="{base:.1f}" class="axis"/>',
+        text(left + 10 + plot_w / 2, base + 8 + TICK * LINE + 6 + AXIS, xtitle, "xtitle", size=AXIS),
     ]
     ht = ticks(lo, hi)
     for t in ht:
-        out.append(f'<text x="{x(t):.1f}" y="{height - BOTTOM + 16}" text-anchor="middle" class="tick">'
+        out.append(f'<text x="{x(t):.1f}" y="{base + 8 + TICK:.1f}" text-anchor="middle" class="tick">'
                    f"{fmt(t, _step(ht))}</text>")
-    for i, (label, v) in enumerate(zip(c.labels, vals, strict=True)):
-        y = TOP + 18 * i
-        out.append(f'<text x="{left}" y="{y + 13}" text-anchor="end" class="tick"><title>{escape(label)}</title>'
-                   f"{escape(shown[i])}</text>")
+    y = top
+    for label, v, w, rh in zip(c.labels, vals, wrapped, rows, strict=True):
+        out.append(text(left, y + TICK + 2, w, "tick", anchor="end", tip=label))
         if v is None:
-            out.append(f'<text x="{x(0) + 4:.1f}" y="{y + 13}" class="tick">undefined</text>')
-            continue
-        a, b = sorted((x(0), x(v)))
-        out.append(f'<rect x="{a:.1f}" y="{y + 3}" width="{max(b - a, 1):.1f}" height="13" class="mark">'
-                   f"<title>{escape(label)}: {fmt(v)}</title></rect>")
-    return _svg(out, int(width), height, c.name)
+            out.append(f'<text x="{x(0) + 4:.1f}" y="{y + TICK + 2:.1f}" class="tick">undefined</text>')
+        else:
+            a, b = sorted((x(0), x(v)))
+            out.append(f'<rect x="{a:.1f}" y="{y + 3:.1f}" width="{max(b - a, 2):.1f}" height="{rh - 5:.1f}" '
+                       f'class="mark"><title>{escape(label)}: {fmt(v)}</title></rect>')
+        y += rh
+    return _svg(out, width, height, c)
 
 
 def histogram(c: Chart) -> str:
@@ -284,14 +421,14 @@ def histogram(c: Chart) -> str:
     counts = [0] * c.bins
     for v in fin:
         counts[min(int((v - lo) / width), c.bins - 1)] += 1
-    f = _Frame(lo, hi, 0, max(counts, default=1))
+    f = _Frame(c, lo, hi, 0, max(counts, default=1))
     xt = ticks(lo, hi)
-    out = f.axes(c, [(t, fmt(t, _step(xt))) for t in xt])
+    out = f.axes([(t, fmt(t, _step(xt))) for t in xt])
     for i, n in enumerate(counts):
         x0, x1 = f.x(lo + i * width), f.x(lo + (i + 1) * width)
         out.append(f'<rect x="{x0:.1f}" y="{f.y(n):.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
                    f'height="{max(f.y(0) - f.y(n), 0):.1f}" class="mark"><title>{n}</title></rect>')
-    return _svg(out, W, H, c.name)
+    return _svg(out, W, f.h, c)
 
 
 def render(c: Chart) -> str:

@@ -65,3 +65,14 @@ def whitespace(text: str) -> list[str]:
 
 
 TOKENIZERS: dict[str, Tokenizer] = {"whitespace": whitespace, "default": tokenize}
+
+
+def excerpt(text: str, limit: int = 200) -> str:
+    """`text` as a reader sees an excerpt: whitespace collapsed, cut at the last word boundary within
+    `limit` characters with an ellipsis (a single word longer than `limit` is cut inside it)."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > 0 else cut).rstrip(" ,;:.") + "…"

@@ -1,0 +1,62 @@
+"""How many decimals each metric is shown with: ONE rule for the terminal tables (`evaluate`,
+`select`, `diagnostics`) and the HTML report and its LaTeX and Markdown tables, so a number reads
+the same everywhere.
+
+`metric(key, v)`: a model-level metric by its row key (`per_token`, `coherence.npmi`, ...);
+`score(v)`: a per-topic diagnostic (three significant digits when small, two decimals otherwise,
+whole numbers without decimals)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .display import perplexity_text
+
+MISSING = "-"
+DIGITS = {  # row key (or its prefix before ".") -> decimals
+    "per_token": 4, "per_token_sd": 4, "perplexity": 1, "total": 2, "sd": 2, "jensen_gap": 2,
+    "heldout_perplexity": 2, "seconds": 2,
+    "coherence": 3, "diversity": 3, "exclusivity": 2, "predictive_rank": 1, "auto_model_precision": 2,
+    "stability": 2, "bcubed": 4,
+}
+
+
+ALIASES = {"log-lik/token": "per_token", "pred. rank": "predictive_rank", "auto MP": "auto_model_precision"}
+
+
+def digits(key: str) -> int:
+    """The decimals of the metric `key`, a row key or `select`'s column name ("coherence.npmi" and
+    a coherence measure's name take coherence's); 3 for one not listed."""
+    key = ALIASES.get(key, key)
+    return DIGITS.get(key, DIGITS.get(key.split(".", 1)[0], 3))
+
+
+def _missing(v: Any) -> bool:
+    return v is None or isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
+
+
+def fixed(v: Any, places: int, missing: str = MISSING) -> str:
+    """`v` with `places` decimals; `missing` for None or NaN, "inf" or "-inf" for an infinity."""
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return missing if _missing(v) else f"{v:.{places}f}"
+
+
+def metric(key: str, v: Any, missing: str = MISSING) -> str:
+    """A metric's value as every table shows it (perplexity: scientific from a million on)."""
+    if key in ("perplexity", "heldout_perplexity") and not _missing(v):
+        return perplexity_text(v, digits(key))
+    return fixed(v, digits(key), missing)
+
+
+def score(v: Any, missing: str = "nan") -> str:
+    """A per-topic diagnostic: whole numbers (and magnitudes from 1000) without decimals, 3
+    significant digits below 0.01, else two decimals."""
+    if v is None:
+        return missing
+    if not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if abs(v) >= 1000 or float(v).is_integer():
+        return f"{v:.0f}"
+    return f"{v:.3g}" if abs(v) < 0.01 else f"{v:.2f}"

@@ -1,0 +1,126 @@
+"""The recommendation the report states first: the model (`evaluate`) or number of topics
+(`select`) to use, with its reasons: the held-out evidence, which other metrics agree and which
+disagree (and which are known to favour few or many topics), what the evidence cannot separate,
+and restarts that disagree with the rest (stability). Plain sentences; `render` escapes them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..output import numbers
+from .pertopic import MEASURE_NAMES
+
+# metric -> (label, higher is better, known bias); measured on synthetic corpora with a known K
+# (issue 26): diversity always favoured the fewest topics, exclusivity and predictive rank the most
+EVAL_METRICS = {
+    "diversity": ("diversity", True, "known to favour few topics"),
+    "exclusivity": ("exclusivity", True, "known to favour many topics"),
+    "predictive_rank": ("predictive rank", False, "known to favour many topics"),
+    "auto_model_precision": ("automated intrusion", True, ""),
+}
+SELECT_BIAS = {"diversity": "known to favour few topics", "exclusivity": "known to favour many topics",
+               "pred. rank": "known to favour many topics"}
+HELDOUT = "log-lik/token"
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _best(values: dict[str, Any], higher: bool) -> list[str]:
+    """The names with the best finite value (ties kept)."""
+    ok = {k: v for k, v in values.items() if _finite(v)}
+    if not ok:
+        return []
+    top = max(ok.values()) if higher else min(ok.values())
+    return [k for k, v in ok.items() if v == top]
+
+
+def _flagged(stability: Any) -> list[str]:
+    """"name: reason" of every restart a stability result flags."""
+    out = []
+    for g in stability if isinstance(stability, list) else []:
+        flagged = g.get("flagged") if isinstance(g, dict) else None
+        if isinstance(flagged, dict):
+            out += [f"{name}: {why}" for name, why in flagged.items()]
+    return out
+
+
+def _agreement(agree: list[str], disagree: list[str]) -> list[str]:
+    out = []
+    if agree:
+        out.append("Agree: " + "; ".join(agree) + ".")
+    if disagree:
+        out.append("Disagree: " + "; ".join(disagree) + ".")
+    return out
+
+
+def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
+    """The recommended model of an `evaluate` result (its headline) and the reasons."""
+    rows = [r for r in doc.get("rows", []) if isinstance(r, dict)]
+    groups = doc.get("groups") or []
+    if not groups:
+        return ("No recommendation by held-out likelihood: no model has one", [])
+    best = list(groups[0])
+    pick = best[0]
+    by = {r["model"]: r for r in rows}
+    ks = {r.get("topics") for r in rows}
+    r = by.get(pick, {})
+    scored = sum(len(g) for g in groups)
+    what = "the best held-out likelihood" if scored > 1 else "the only model with a held-out likelihood"
+    head = f"Recommended: {pick}, {what} ({numbers.metric('per_token', r.get('per_token'))} nats per token)"
+    reasons = []
+    if len(best) > 1:
+        reasons.append(f"Could not be separated: {', '.join(best)} (the held-out evidence does not tell them "
+                       "apart; any of them is as good on it).")
+    for c in doc.get("comparisons") or []:
+        if c.get("a") in best and c.get("b") in best:
+            lo, hi = c["per_token_interval"]
+            reasons.append(f"{c['a']} − {c['b']}: {c['per_token']:+.5f} nats per token, 95% "
+                           f"[{lo:+.5f}, {hi:+.5f}]: {c['verdict']}.")
+    agree, disagree = [], []
+    metrics = {**{f"coherence.{m}": (f"{MEASURE_NAMES.get(m, m)} coherence", True, "") for m in
+                  dict.fromkeys(m for r in rows for m in (r.get("coherence") or {}))}, **EVAL_METRICS}
+    for key, (label, higher, bias) in metrics.items():
+        vals = {n: (x.get("coherence") or {}).get(key.split(".", 1)[1]) if key.startswith("coherence.")
+                else x.get(key) for n, x in by.items()}
+        top = _best(vals, higher)
+        if not top:
+            continue
+        if set(top) & set(best):
+            agree.append(label)
+        else:
+            why = f" ({bias})" if bias and len(ks) > 1 else ""
+            disagree.append(f"{label} favours {', '.join(top)}{why}")
+    reasons += _agreement(agree, disagree)
+    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    return head, reasons
+
+
+def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """The recommended K of a `select` result and the reasons (None without a held-out choice)."""
+    choice = doc.get("choice") or {}
+    c = choice.get(HELDOUT)
+    if not isinstance(c, dict) or c.get("k") is None:
+        return None
+    k = c["k"]
+    head = f"Recommended: K = {k}, the best held-out likelihood"
+    reasons = []
+    if "runner_up" in c:
+        if c.get("significant"):
+            reasons.append(f"Significantly better than K = {c['runner_up']} ({c.get('why', '')}).")
+        else:
+            reasons.append(f"Could not be separated from K = {c['runner_up']} ({c.get('why', '')}).")
+    agree, disagree = [], []
+    for m, other in choice.items():
+        if m == HELDOUT or not isinstance(other, dict) or other.get("k") is None:
+            continue
+        if other["k"] == k:
+            agree.append(m)
+        else:
+            bias = SELECT_BIAS.get(m)
+            disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
+    reasons += _agreement(agree, disagree)
+    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    return head, reasons
