@@ -134,20 +134,23 @@ def fold_in(phi: np.ndarray, alpha: np.ndarray, rows: np.ndarray, cols: np.ndarr
     return theta, loglik
 
 
-BIAS = {  # metric -> (direction it tends to err, why)
-    "log-lik/token": ("many", "held-out likelihood keeps rising with K on large corpora and is known to "
-                              "disagree with human judgments of topics (Chang et al. 2009)"),
-    "npmi": ("few", "coherence averages over topics, and few broad topics of frequent words score well"),
+BIAS = {  # metric -> (the direction it is known to err in: "few", "many" or "neither"; why)
+    "log-lik/token": ("many", "held-out likelihood keeps rising with K on large corpora and disagrees with "
+                              "human judgments of topics (Chang et al. 2009)"),
+    "npmi": ("neither", "no consistent direction known (it found the true K on every synthetic corpus of "
+                        "docs/select_experiment.md)"),
     "umass": ("few", "UMass rewards frequent, co-occurring words, which few broad topics have"),
     "diversity": ("few", "the share of unique top words can only fall as topics are added"),
     "exclusivity": ("many", "narrower topics have more exclusive top words"),
     "pred. rank": ("many", "more topics fit each document's words more closely"),
     "auto MP": ("neither", "automated intrusion has no known direction; it is noisy with few topics"),
-    "Arun 2010": ("many", "the divergence tends to fall as K grows (the singular values flatten)"),
-    "Cao Juan 2009": ("many", "topics grow less similar as K grows until they split true topics"),
+    "Arun 2010": ("few", "it chose fewer topics than there were on corpora with a known K "
+                         "(docs/select_experiment.md); on real corpora it often keeps falling as K grows"),
+    "Cao Juan 2009": ("few", "topics that merge true topics of different words are dissimilar, so it chose "
+                             "fewer topics than there were on corpora with a known K"),
     "Deveaud 2014": ("few", "few topics lie far apart, so the mean divergence is largest at small K"),
-    "Griffiths 2004": ("many", "the harmonic mean estimator overestimates the likelihood, more so for "
-                               "large K (Wallach et al. 2009), and the likelihood rises with K"),
+    "Griffiths 2004": ("many", "the harmonic mean estimator overestimates the likelihood, more so for large "
+                               "K (Wallach et al. 2009), and the likelihood rises with K"),
 }
 
 
