@@ -169,3 +169,17 @@ def test_deveaud_2014_takes_zero_probabilities_as_ldatuning_does():
     phi = np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
     v = deveaud_2014(phi)
     assert math.isfinite(v) and v > 100
+
+
+def test_fold_in_in_blocks_equals_one_block_and_keeps_empty_documents_at_the_prior():
+    phi, _, _ = _inputs(6, K=4, V=20, D=5)
+    alpha = np.array([0.1, 0.2, 0.3, 0.4])
+    rng = np.random.default_rng(1)
+    docs = [rng.integers(0, 20, size=n) for n in (5, 0, 12, 3, 0, 8, 1)]
+    rows = np.concatenate([np.full(len(d), i) for i, d in enumerate(docs)])
+    cols = np.concatenate(docs)
+    counts = np.ones(len(cols))
+    whole = fold_in(phi, alpha, rows, cols, counts, len(docs))
+    blocks = fold_in(phi, alpha, rows, cols, counts, len(docs), block=8)  # two entries a block
+    assert np.allclose(whole[0], blocks[0], rtol=1e-12) and np.allclose(whole[1], blocks[1], rtol=1e-12)
+    assert np.allclose(whole[0][[1, 4]], alpha / alpha.sum()) and (whole[1][[1, 4]] == 0).all()

@@ -153,3 +153,18 @@ def test_the_result_carries_the_decision_and_a_stability_list_when_given():
     assert any("decision (best-train): K = 10" in line for line in res.decision_lines())
     res.stability = [{"task": "stability", "topics": 10, "score": 0.9}]
     assert res.to_dict()["stability"][0]["topics"] == 10
+
+
+def test_the_report_reads_the_decision_and_refuses_a_mistyped_one(tmp_path):
+    from tealeaves.errors import InputFileError
+    from tealeaves.report.schema import check_result
+
+    evals = _stuck_case()
+    d = decide([10, 15, 25], evals)
+    per_k = {"log-lik/token": {"mean": [0.0, 0.0, 0.0], "sd": [None, None, None]}}
+    doc = SelectionResult([10, 15, 25], 2, evals, per_k, {}, {}, 0.0, decision=d).to_dict()
+    check_result(doc, "sel.json")
+    doc["decision"]["comparisons"][0]["interval"] = "wide"
+    with pytest.raises(InputFileError, match=r"decision\.comparisons\[0\]\.interval") as e:
+        check_result(doc, "sel.json")
+    assert "\n" not in str(e.value)

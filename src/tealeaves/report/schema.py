@@ -165,7 +165,11 @@ SPECS: dict[str, dict[str, Any]] = {
                  "estimate?": {"stages?": Map(NUM), "total?": NUM, "ratio_ais_up_to?": NUM, "how?": STR}},
     "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
                "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
-                                                 "why?": STR})},
+                                                 "why?": STR, "bias?": STR, "bias_why?": STR}),
+               "decision?": {"rule?": STR, "k?": ANY, "why?": STR, "tied?": [REAL],
+                             "comparisons?": [{"k": REAL, "difference": NUM, "interval": Pair(NUM),
+                                               "separated": ANY}]},
+               "disagreements?": [{"metric": STR, "k": REAL, "known_bias?": STR, "why?": STR}]},
     "text": {"title": STR, "text": STR},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]

@@ -214,8 +214,8 @@ def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, A
     else:
         notes["griffiths_2004"] = ("n/a: the trainer kept no Gibbs samples (only tomotopy's collapsed "
                                    "Gibbs sampler does)")
-    return {"train_per_token": float(loglik.sum() / max(counts.sum(), 1)), "classic": classic,
-            "classic_notes": notes}
+    train_per_token = float(loglik.sum() / counts.sum()) if counts.sum() else None
+    return {"train_per_token": train_per_token, "classic": classic, "classic_notes": notes}
 
 
 def _task(shared: tuple, item: tuple) -> dict[str, Any]:

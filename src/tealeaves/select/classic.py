@@ -111,27 +111,48 @@ def log_p_w_given_z(words: np.ndarray, topics: np.ndarray, num_topics: int, num_
 
 
 def fold_in(phi: np.ndarray, alpha: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray,
-            num_docs: int, iterations: int = 50) -> tuple[np.ndarray, np.ndarray]:
+            num_docs: int, iterations: int = 50, block: int = 2_000_000) -> tuple[np.ndarray, np.ndarray]:
     """Document-topic proportions of fixed topics by expectation-maximisation from uniform:
     theta_d = (E[n_dk] + alpha_k) / (N_d + sum alpha), `iterations` times. The documents come as
-    a sparse count matrix (`rows`, `cols`, `counts`). Returns theta (D x K) and each document's
-    plug-in log-likelihood sum_w n_dw log(theta_d . phi_w)."""
+    a sparse count matrix (`rows` sorted, `cols`, `counts`), worked through in blocks of whole
+    documents of about `block` (entries x topics) numbers. Returns theta (D x K) and each
+    document's plug-in log-likelihood sum_w n_dw log(theta_d . phi_w)."""
     phi = np.asarray(phi, dtype=np.float64)
     alpha = np.asarray(alpha, dtype=np.float64)
     K = phi.shape[0]
     theta = np.full((num_docs, K), 1.0 / K)
-    cols_phi = np.ascontiguousarray(phi[:, cols].T)  # nnz x K
+    loglik = np.zeros(num_docs)
+    starts = np.searchsorted(rows, np.arange(num_docs + 1))  # each document's first entry
+    per_block = max(1, block // K)
+    d0 = 0
+    while d0 < num_docs:
+        d1 = int(np.searchsorted(starts, starts[d0] + per_block, side="right")) - 1
+        d1 = min(num_docs, max(d1, d0 + 1))
+        lo, hi = starts[d0], starts[d1]
+        theta[d0:d1], loglik[d0:d1] = _fold_block(phi, alpha, rows[lo:hi] - d0, cols[lo:hi], counts[lo:hi],
+                                                  d1 - d0, iterations)
+        d0 = d1
+    return theta, loglik
+
+
+def _fold_block(phi: np.ndarray, alpha: np.ndarray, rows: np.ndarray, cols: np.ndarray, counts: np.ndarray,
+                num_docs: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    K = phi.shape[0]
+    theta = np.full((num_docs, K), 1.0 / K)
+    cols_phi = np.ascontiguousarray(phi[:, cols].T)  # entries x K
+    tiny = np.finfo(float).tiny
+    starts = np.searchsorted(rows, np.arange(num_docs + 1))
+    filled = np.flatnonzero(np.diff(starts) > 0)  # documents with entries (rows are sorted)
     for _ in range(iterations):
         mix = theta[rows] * cols_phi
-        p = mix.sum(axis=1)
-        resp = mix * (counts / np.maximum(p, np.finfo(float).tiny))[:, None]
+        mix *= (counts / np.maximum(mix.sum(axis=1), tiny))[:, None]
         nk = np.zeros((num_docs, K))
-        np.add.at(nk, rows, resp)
+        if filled.size:
+            nk[filled] = np.add.reduceat(mix, starts[filled], axis=0)
         theta = nk + alpha
         theta /= theta.sum(axis=1, keepdims=True)
-    p = np.maximum((theta[rows] * cols_phi).sum(axis=1), np.finfo(float).tiny)
-    loglik = np.bincount(rows, weights=counts * np.log(p), minlength=num_docs)
-    return theta, loglik
+    p = np.maximum((theta[rows] * cols_phi).sum(axis=1), tiny)
+    return theta, np.bincount(rows, weights=counts * np.log(p), minlength=num_docs)
 
 
 BIAS = {  # metric -> (the direction it is known to err in: "few", "many" or "neither"; why)
