@@ -168,3 +168,10 @@ def test_the_report_reads_the_decision_and_refuses_a_mistyped_one(tmp_path):
     with pytest.raises(InputFileError, match=r"decision\.comparisons\[0\]\.interval") as e:
         check_result(doc, "sel.json")
     assert "\n" not in str(e.value)
+
+
+def test_the_table_names_which_metrics_are_known_to_favour_few_or_many_topics():
+    per_k = {m: {"mean": [1.0], "sd": [math.nan]} for m in METRICS}
+    lines = SelectionResult([5], 1, [], per_k, {}, {}, 0.0).table().splitlines()
+    assert lines[-2] == "known to favour few topics: umass, diversity, Arun 2010, Cao Juan 2009, Deveaud 2014"
+    assert lines[-1] == "known to favour many topics: log-lik/token, exclusivity, pred. rank, Griffiths 2004"

@@ -301,6 +301,9 @@ class SelectionResult(Display):
         lines = ["  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
                  for cells in [head, *rows]]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        for side in ("few", "many"):
+            names = [m for m in METRICS if BIAS.get(m, ("neither",))[0] == side]
+            lines.append(f"known to favour {side} topics: {', '.join(names)}")
         return "\n".join(lines)
 
     def summary(self) -> str:
