@@ -565,8 +565,35 @@ def _index() -> list[tuple[str, str]]:
     return out
 
 
+def _select() -> list[tuple[str, str]]:
+    """experiments/select_synthetic.py: how often each rule finds K_true, with and without a stuck
+    restart (docs/guide/model_selection.md)."""
+    s = results("experiments/results/select_synthetic.json")["summary"]
+    p = "docs/guide/model_selection.md"
+
+    def hits(method: str, label: str) -> str:
+        x = s[method][label]
+        return f"{x['k_true_or_not_separated']} of {x['runs']}"
+
+    r = results("experiments/results/select_synthetic.json")
+    grid = r["settings"]["grid"]
+    ordinary = {m: v["ordinary"] for m, v in s.items()}
+    largest = all(k == max(grid) for m in ("Griffiths 2004", "pred. rank") for k in ordinary[m]["chosen"])
+    smallest = all(k == min(grid) for k in ordinary["diversity"]["chosen"])
+    fewer = all(ordinary[m]["mean_signed_error"] < 0 for m in ("Arun 2010", "Cao Juan 2009", "Deveaud 2014"))
+    claim = ("Griffiths 2004 and predictive rank always chose the largest K, diversity the smallest, and "
+             "Arun, Cao Juan and Deveaud chose fewer topics than there were")
+    return [(p, claim if largest and smallest and fewer else "(the JSON no longer supports: " + claim + ")"),
+            (p, f"`best-train` found K_true (or did not separate it from its choice) in "
+                f"{hits('rule: best-train', 'ordinary')} ordinary runs and "
+                f"{hits('rule: best-train', 'stuck')} runs with a stuck restart; the mean over restarts in "
+                f"{hits('rule: mean', 'ordinary')} and "
+                f"{hits('rule: mean', 'stuck')}, the rule before in {hits('rule: old', 'ordinary')} and "
+                f"{hits('rule: old', 'stuck')}")]
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index]
+          _linear, _conventions, _dask, _diagnostics, _index, _select]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
@@ -592,6 +619,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/coherence_conventions.json", lambda m, r: m.markdown(r)),
     ("docs/stability_restarts.md", "experiments/stability_restarts.py",
      "experiments/results/stability_restarts.json", lambda m, r: m.markdown(r)),
+    ("docs/select_experiment.md", "experiments/select_synthetic.py",
+     "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
 ]
 
 

@@ -78,8 +78,13 @@ def test_select_trains_evaluates_resumes_and_plots(tmp_path):
     whole = json.loads((tmp_path / "full.json").read_text())
     assert sel["topics"] == [2, 3, 4] and "log-lik/token" in sel["choice"]
     assert sel["per_k"] == whole["per_k"] and sel["choice"] == whole["choice"]  # same answer as unbroken
+    assert sel["decision"] == whole["decision"] and sel["decision"]["k"] in (2, 3, 4)
+    others = [k for k in (2, 3, 4) if k != sel["decision"]["k"]]
+    assert [c["k"] for c in sel["decision"]["comparisons"]] == others  # every K, not only the runner-up
+    assert all(e["row"]["classic"]["griffiths_2004"] is not None for e in sel["evaluations"])
     assert sel["choice"]["log-lik/token"]["k"] in (2, 3, 4)
     assert "favours K =" in r.stdout and "significantly" in r.stdout
+    assert "decision (best-train): K =" in r.stdout
     figs = sorted(os.listdir(tmp_path / "figs"))
     assert any(f.endswith(".png") for f in figs) and any(f.endswith(".svg") for f in figs)
     assert any("select-log-lik-token" in f for f in figs)

@@ -12,7 +12,7 @@ from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
 from ..files import csvout
 from ..files.atomic import atomic_path, immediate
 from ..output.jsonout import write_json
-from ..select import TRAINERS, select
+from ..select import RULES, TRAINERS, select
 from ..util.limits import above, at_least, fraction
 from ..util.stages import Stages
 from .options import add_model_options, dask_option, load_any_arg, text_encoding
@@ -84,6 +84,9 @@ def _add_select(sub: Any) -> None:
     s.add_argument("--measure", default=",".join(DEFAULT_COHERENCE), help="coherence measures")
     s.add_argument("--particles", type=at_least(1), default=None,
                    help="left-to-right particles (default 300, the estimator's own)")
+    s.add_argument("--rule", default="best-train", choices=RULES,
+                   help="how each K's restarts stand for it in the decision: the restart best by training "
+                        "likelihood (default), best by held-out likelihood, or the mean over restarts")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")
@@ -177,7 +180,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      out=args.out, trainer=args.trainer, iterations=args.iterations,
                      coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
-                     encoding=args.encoding, **params)
+                     encoding=args.encoding, rule=args.rule, **params)
     p = res.params
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "

@@ -19,6 +19,9 @@ DIGITS = {  # row key (or its prefix before ".") -> decimals
     "heldout_perplexity": 2, "seconds": 2,
     "coherence": 3, "diversity": 3, "exclusivity": 2, "predictive_rank": 1, "auto_model_precision": 2,
     "stability": 2, "bcubed": 4,
+    # select's classic K-selection metrics (select/classic.py)
+    "classic.arun_2010": 4, "classic.cao_juan_2009": 4, "classic.deveaud_2014": 3,
+    "classic.griffiths_2004": 1,
 }
 
 

@@ -1,8 +1,10 @@
 """Choosing the number of topics (`tl.select`, `tealeaves select`): split the documents
 reproducibly into training and held-out parts, train LDA for every K and restart, evaluate every
 model as `tl.evaluate` does (held-out log-likelihood by the default estimator, coherence over
-the training part, diversity, exclusivity, predictive rank, automated intrusion), and say which K
-each metric favours and whether the difference from the runner-up is significant.
+the training part, diversity, exclusivity, predictive rank, automated intrusion, and the classic
+K-selection metrics of `classic`), say which K each metric favours, whether the difference from
+the runner-up is significant and which way the metric is known to err, and decide by the stated
+rule of `rule`: the chosen K, every other K compared with it, and the Ks not separated from it.
 
 Everything finished is kept in `out/` (the split, each trained model as our `.npz`, each model's
 evaluation as JSON), each file written atomically, so an interrupted run resumes where it
@@ -10,8 +12,9 @@ stopped and nothing finished is recomputed. Models are spread over `workers` loc
 a Dask cluster, as every command's tasks are).
 
 Trainers: `tomotopy` (collapsed Gibbs sampling with asymmetric alpha optimised every 10
-iterations; extra `tomotopy`), `gensim` (online variational Bayes; extra `gensim`), `sklearn`
-(batch variational Bayes; extra `sklearn`)."""
+iterations; log p(w | z) of up to 10 states after the first half of the iterations kept in the
+model's metadata for Griffiths and Steyvers' metric; extra `tomotopy`), `gensim` (online
+variational Bayes; extra `gensim`), `sklearn` (batch variational Bayes; extra `sklearn`)."""
 
 from __future__ import annotations
 
@@ -25,22 +28,33 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Corpus
-from .datasets import load_model, read_corpus
-from .errors import InputFileError, MethodError
-from .evaluate import DEFAULT_COHERENCE, evaluate
-from .files.atomic import write_text
-from .files.records import read_json
-from .heldout import get_method
-from .intrusion.tasks import word_tasks_work
-from .io import save_model
-from .io.common import require
-from .model import TopicModel
-from .output import numbers
-from .output.display import Display
-from .output.jsonout import json_safe
-from .util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
-from .util.parallel import Progress, run_tasks
+from ..corpus import Corpus
+from ..datasets import load_model, read_corpus
+from ..errors import InputFileError, MethodError
+from ..evaluate import DEFAULT_COHERENCE, evaluate
+from ..files.atomic import write_text
+from ..files.records import read_json
+from ..heldout import get_method
+from ..intrusion.tasks import word_tasks_work
+from ..io import save_model
+from ..io.common import require
+from ..model import TopicModel
+from ..output import numbers
+from ..output.display import Display
+from ..output.jsonout import json_safe
+from ..util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
+from ..util.parallel import Progress, run_tasks
+from .classic import (
+    BIAS,
+    CLASSIC,
+    arun_2010,
+    cao_juan_2009,
+    deveaud_2014,
+    fold_in,
+    griffiths_2004,
+    log_p_w_given_z,
+)
+from .rule import RULES, decide, disagreements
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
@@ -52,6 +66,7 @@ METRICS = {  # name in the table -> (row key, higher is better)
     "exclusivity": ("exclusivity", True),
     "pred. rank": ("predictive_rank", False),
     "auto MP": ("auto_model_precision", True),
+    **{name: (f"classic.{key}", higher) for key, (name, higher) in CLASSIC.items()},
 }
 
 
@@ -82,19 +97,28 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
         require("tomotopy", "tomotopy")
         import tomotopy as tp
 
-        from .io.tomotopy import from_tomotopy
+        from ..io.tomotopy import from_tomotopy
 
         mdl = tp.LDAModel(k=topics, alpha=0.1, eta=0.01, seed=seed)
         for d in docs:
             mdl.add_doc(d)
-        mdl.train(iterations, workers=1)
-        return from_tomotopy(mdl, name=name)
+        samples, burn_in, thin = _gibbs_schedule(iterations)
+        mdl.train(burn_in, workers=1)
+        lls = []
+        for _ in range(samples):  # log p(w | z) of states after burn-in, for Griffiths and Steyvers 2004
+            mdl.train(thin, workers=1)
+            words = np.concatenate([np.asarray(d.words, np.int64) for d in mdl.docs])
+            zs = np.concatenate([np.asarray(d.topics, np.int64) for d in mdl.docs])
+            lls.append(log_p_w_given_z(words, zs, topics, len(mdl.vocabs), 0.01))
+        model = from_tomotopy(mdl, name=name)
+        model.metadata["gibbs"] = {"log_p_w_given_z": lls, "burn_in": burn_in, "thin": thin}
+        return model
     if trainer == "gensim":
         require("gensim", "gensim")
         from gensim.corpora import Dictionary
         from gensim.models import LdaModel
 
-        from .io.gensim import from_gensim
+        from ..io.gensim import from_gensim
 
         dictionary = Dictionary(docs)
         bow = [dictionary.doc2bow(d) for d in docs]
@@ -106,7 +130,7 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
         from sklearn.decomposition import LatentDirichletAllocation
         from sklearn.feature_extraction.text import CountVectorizer
 
-        from .io.sklearn import from_sklearn
+        from ..io.sklearn import from_sklearn
 
         vec = CountVectorizer(analyzer=lambda d: d)
         X = vec.fit_transform(docs)
@@ -114,6 +138,15 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
                                         max_iter=max(10, iterations // 10), random_state=seed).fit(X)
         return from_sklearn(lda, vec, name=name)
     raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
+
+
+def _gibbs_schedule(iterations: int) -> tuple[int, int, int]:
+    """Samples, burn-in and thinning of the Gibbs states Griffiths and Steyvers' metric averages
+    over: the first half of the iterations is burn-in, then up to 10 evenly spaced states."""
+    burn_in = iterations // 2
+    samples = min(10, iterations - burn_in)
+    thin = (iterations - burn_in) // samples
+    return samples, iterations - samples * thin, thin
 
 
 def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
@@ -148,20 +181,63 @@ def _model_name(k: int, r: int) -> str:
     return f"K{k}-r{r}"
 
 
+def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """What a model says about its training documents: the training log-likelihood per token
+    (proportions folded in, `classic.fold_in`; the decision rule's `best-train` ranks restarts by
+    it) and the four classic metrics, each None with a note where it does not apply."""
+    index = {w: i for i, w in enumerate(model.vocab or [])}
+    rows, cols = [], []
+    for d, t in enumerate(texts):
+        ids = [index[w] for w in t if w in index]
+        rows.extend([d] * len(ids))
+        cols.extend(ids)
+    rows_a, cols_a = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    key = rows_a * model.num_words + cols_a
+    uniq, counts = np.unique(key, return_counts=True)
+    r, c = uniq // model.num_words, uniq % model.num_words
+    D = len(texts)
+    theta, loglik = fold_in(model.phi, model.alpha, r, c, counts.astype(np.float64), D)
+    lengths = np.bincount(r, weights=counts, minlength=D)
+    classic: dict[str, float | None] = dict.fromkeys(CLASSIC)
+    notes: dict[str, str] = {}
+    if model.num_topics < 2:
+        notes.update(dict.fromkeys(("cao_juan_2009", "deveaud_2014"), "needs at least 2 topics"))
+    else:
+        classic["cao_juan_2009"] = cao_juan_2009(model.phi)
+        classic["deveaud_2014"] = deveaud_2014(model.phi)
+    if model.num_words >= model.num_topics and lengths.sum() > 0:
+        classic["arun_2010"] = arun_2010(model.phi, theta, lengths)
+    else:
+        notes["arun_2010"] = "needs at least as many words as topics and a training token"
+    gibbs = (model.metadata or {}).get("gibbs") or {}
+    if gibbs.get("log_p_w_given_z"):
+        classic["griffiths_2004"] = griffiths_2004(gibbs["log_p_w_given_z"])
+    else:
+        notes["griffiths_2004"] = ("n/a: the trainer kept no Gibbs samples (only tomotopy's collapsed "
+                                   "Gibbs sampler does)")
+    train_per_token = float(loglik.sum() / counts.sum()) if counts.sum() else None
+    return {"train_per_token": train_per_token, "classic": classic, "classic_notes": notes}
+
+
 def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     """Train (unless saved) and evaluate (unless saved) one model; returns its evaluation."""
     train_texts, test_texts, reference, out, opts = shared
     k, r = item
     name = _model_name(k, r)
     eval_path = os.path.join(out, "evals", f"{name}.json") if out else None
+    model_path = os.path.join(out, "models", f"{name}.npz") if out else None
     if eval_path and os.path.exists(eval_path):
         try:
             saved = read_json(eval_path)
-            if isinstance(saved, dict):
-                return saved
         except InputFileError:
-            pass  # unreadable: evaluate again
-    model_path = os.path.join(out, "models", f"{name}.npz") if out else None
+            saved = None  # unreadable: evaluate again
+        if isinstance(saved, dict) and isinstance(saved.get("row"), dict):
+            if "classic" in saved["row"]:
+                return saved
+            if model_path and os.path.exists(model_path):  # saved before the classic metrics: add them
+                saved["row"].update(fit_scores(load_model(model_path, name=name), train_texts))
+                write_text(eval_path, json.dumps(json_safe(saved)))
+                return saved
     model = None
     t0 = time.perf_counter()
     if model_path and os.path.exists(model_path):
@@ -179,7 +255,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     res = evaluate([model], heldout=test_texts, reference=reference, coherence=opts["coherence"],
                    topn=COHERENCE_TOPN, diversity_topn=DIVERSITY_TOPN, compare_models="none",
                    seed=opts["seed"], **opts["heldout_params"])
-    row = res.rows[0]
+    row = {**res.rows[0], **fit_scores(model, train_texts)}
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
                          "doc_tokens": res.heldout[name].doc_tokens.tolist(),
@@ -192,8 +268,11 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
 @dataclass(repr=False)
 class SelectionResult(Display):
     """Every model's evaluation (`evaluations`), per K the mean and sd over restarts of every
-    metric (`per_k`), and for each metric the K it favours and whether that K is significantly
-    better than the runner-up (`choice`)."""
+    metric (`per_k`), for each metric the K it favours, whether that K is significantly better
+    than the runner-up and the direction the metric is known to err in (`choice`), the decision
+    (`decision`: the chosen K by the stated rule, every other K compared with it, the Ks not
+    separated from it; see `rule`), the metrics that favour another K and why (`disagreements`),
+    and, once computed, the stability of each K's restarts (`stability`, one dict per K)."""
 
     topics: list[int]
     restarts: int
@@ -203,13 +282,17 @@ class SelectionResult(Display):
     params: dict[str, Any]
     seconds: float
     figures: list[str] = field(default_factory=list)
+    decision: dict[str, Any] = field(default_factory=dict)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    stability: list[dict[str, Any]] = field(default_factory=list)
 
     def table(self) -> str:
-        head = ["K", *[f"{m}" for m in METRICS]]
+        shown = [m for m in METRICS if m in self.per_k]  # a result saved before a metric existed lacks it
+        head = ["K", *shown]
         rows = []
         for i, k in enumerate(self.topics):
             cells = [str(k)]
-            for m in METRICS:
+            for m in shown:
                 mean, sd = self.per_k[m]["mean"][i], self.per_k[m]["sd"][i]
                 d = numbers.digits(METRICS[m][0])  # the report's rule too
                 cells.append("-" if not math.isfinite(mean) else
@@ -222,27 +305,63 @@ class SelectionResult(Display):
         return "\n".join(lines)
 
     def summary(self) -> str:
-        lines = []
+        lines = self.decision_lines()
         for m, c in self.choice.items():
             if c.get("k") is None or "runner_up" not in c:
                 continue
             sig = "significantly" if c["significant"] else "not significantly"
-            lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: {c['why']})")
+            bias = f"; known to favour {c['bias']} topics" if c.get("bias") in ("few", "many") else ""
+            lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: "
+                         f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
+        for side in ("few", "many"):  # the table's metrics by their known bias
+            names = [m for m in METRICS if m in self.per_k and BIAS.get(m, ("neither",))[0] == side]
+            if names:
+                lines.append(f"known to favour {side} topics: {', '.join(names)}")
         return "\n".join(lines)
 
+    def decision_lines(self) -> list[str]:
+        """The decision first: the chosen K, every comparison, where the metrics disagree."""
+        d = self.decision
+        if not d:
+            return []
+        if d.get("k") is None:
+            return [f"decision ({d['rule']}): {d['why']}"]
+        lines = [f"decision ({d['rule']}): K = {d['k']}: {d['why']}"]
+        for c in d["comparisons"]:
+            lo, hi = c["interval"]
+            verdict = "separated" if c["separated"] else "cannot be separated"
+            lines.append(f"  K = {d['k']} - K = {c['k']}: {c['difference']:+.4f} nats per token, 95% "
+                         f"[{lo:+.4f}, {hi:+.4f}]: {verdict}")
+        for g in self.disagreements:
+            if g["known_bias"] == "neither":
+                known = g["why"]
+            else:
+                known = (f"{'as' if g['expected'] else 'against what'} it is known to do: favour "
+                         f"{g['known_bias']} topics ({g['why']})")
+            lines.append(f"  {g['metric']} favours K = {g['k']} ({g['side']} topics), {known}")
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
-        return json_safe({"task": "select", "topics": self.topics, "restarts": self.restarts,
-                          "per_k": self.per_k, "choice": self.choice, "params": self.params,
-                          "seconds": self.seconds, "figures": self.figures,
-                          "evaluations": [{k: v for k, v in e.items() if k not in ("doc_log_prob",)}
-                                          for e in self.evaluations]})
+        doc = {"task": "select", "topics": self.topics, "restarts": self.restarts,
+               "per_k": self.per_k, "choice": self.choice, "decision": self.decision,
+               "disagreements": self.disagreements, "params": self.params,
+               "seconds": self.seconds, "figures": self.figures,
+               "evaluations": [{k: v for k, v in e.items() if k not in ("doc_log_prob",)}
+                               for e in self.evaluations]}
+        if self.stability:
+            doc["stability"] = self.stability
+        return json_safe(doc)
 
     _name = "SelectionResult"
 
     def _headline(self) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = [("K", ", ".join(map(str, self.topics))), ("restarts", self.restarts)]
+        if self.decision.get("k") is not None:
+            out.append((f"chosen K ({self.decision['rule']})", self.decision["k"]))
+            if self.decision["tied"]:
+                out.append(("not separated from it", ", ".join(map(str, self.decision["tied"]))))
         for m, c in self.choice.items():
             if c.get("k") is not None:
                 out.append((f"{m} favours K", c["k"]))
@@ -294,6 +413,8 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: i
                 significant = False
                 why = "no spread over restarts to test against"
         out[m] = {"k": topics[best], "runner_up": topics[second], "significant": significant, "why": why}
+    for m, c in out.items():
+        c["bias"], c["bias_why"] = BIAS.get(m, ("neither", "no known direction"))
     return out
 
 
@@ -302,10 +423,10 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
            progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
-           **heldout_params: Any) -> SelectionResult:
+           rule: str = "best-train", **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
-    keeps every finished step so an interrupted run resumes; `heldout_params` go to the
-    held-out estimator (for example particles=...)."""
+    keeps every finished step so an interrupted run resumes; `rule` is the decision rule
+    (`rule.RULES`); `heldout_params` go to the held-out estimator (for example particles=...)."""
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in topics})
     if not ks or ks[0] < 1:
@@ -316,6 +437,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         raise MethodError(f"iterations must be an integer >= 1, got {iterations!r}")
     if trainer not in TRAINERS:
         raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
+    if rule not in RULES:
+        raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
     texts = _texts(corpus, tokenizer, encoding)
     out = os.fspath(out) if out is not None else None
     train_idx, test_idx = _split(out, len(texts), holdout, seed)
@@ -337,10 +460,13 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
                            for v in vals],
                     "values": vals}
     choice = _choose(ks, evals, per_k, seed)
+    decision = decide(ks, evals, rule, seed)
     params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
               "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
-              "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params}
-    result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0)
+              "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
+              "rule": rule}
+    result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0,
+                             decision=decision, disagreements=disagreements(decision, choice, BIAS))
     if out:
         write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
     return result
@@ -349,7 +475,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
 def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
     if isinstance(corpus, str | os.PathLike):
         if os.fspath(corpus) == "sotu":
-            from .datasets import sotu
+            from ..datasets import sotu
 
             s = sotu()
             corpus = Corpus.from_word_ids(list(s.train) + list(s.heldout), s.train.vocab, "sotu")
@@ -390,4 +516,4 @@ def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[n
     return train_idx, test_idx
 
 
-__all__ = ["select", "SelectionResult", "split", "train", "TRAINERS", "METRICS"]
+__all__ = ["select", "SelectionResult", "split", "train", "fit_scores", "TRAINERS", "METRICS", "RULES"]

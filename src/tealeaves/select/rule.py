@@ -1,0 +1,135 @@
+"""The decision rule of `select`: which K, and which Ks cannot be separated from it.
+
+Each K is represented on the held-out documents by one vector of per-document log-likelihoods,
+taken from its restarts by the rule:
+
+- `best-train` (the default): the restart with the highest training log-likelihood per token
+  (each training document's topic proportions folded in, `classic.fold_in`); a restart stuck in
+  a poor optimum fits its training documents worse and is passed over, without looking at the
+  held-out documents.
+- `best-heldout`: the restart with the highest held-out log-likelihood (the choice looks at the
+  held-out documents, so its number is optimistic).
+- `mean`: the per-document mean over restarts (the rule before issue 26, which one stuck restart
+  drags down).
+
+The chosen K has the highest held-out log-likelihood per token (the smaller K on a tie). EVERY
+other K is compared with it by a paired bootstrap over held-out documents (the same resampled
+documents for all Ks): the difference (chosen - K) in nats per token and its 95% interval. A K
+whose interval reaches 0 cannot be separated from the chosen one (each interval at 95%, no
+correction for the number of Ks)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import MethodError
+
+RULES = ("best-train", "best-heldout", "mean")
+DRAWS, LEVEL = 4000, 0.95
+
+
+def _finite(v: Any) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) else math.nan
+
+
+def represent(evals: list[dict[str, Any]], rule: str) -> tuple[np.ndarray | None, Any, str]:
+    """One K's held-out per-document log-likelihoods under `rule`, which restart they are ("mean"
+    for the mean), and a note ("" or why a fallback was taken). None when no restart has finite
+    values for every held-out document."""
+    if rule not in RULES:
+        raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
+    ok = [e for e in evals if e.get("doc_log_prob") is not None
+          and np.isfinite(np.asarray(e["doc_log_prob"], dtype=float)).all()]
+    dropped = len(evals) - len(ok)
+    note = f"{dropped} restart(s) without finite held-out values left out" if dropped else ""
+    if not ok:
+        return None, None, note or "no restarts"
+    docs = {len(e["doc_log_prob"]) for e in ok}
+    if len(docs) > 1:
+        raise MethodError(f"the restarts of K = {ok[0]['topics']} scored different numbers of held-out "
+                          f"documents ({sorted(docs)})")
+    if rule == "mean":
+        return np.mean([np.asarray(e["doc_log_prob"], float) for e in ok], axis=0), "mean", note
+    if rule == "best-train":
+        scored = [(_finite(e.get("row", {}).get("train_per_token")), e) for e in ok]
+        if all(math.isnan(s) for s, _ in scored):
+            note = "; ".join(x for x in (note, "no training likelihood: the first restart taken") if x)
+            best = ok[0]
+        else:
+            best = max(scored, key=lambda t: (-math.inf if math.isnan(t[0]) else t[0], -t[1]["restart"]))[1]
+    else:
+        best = max(ok, key=lambda e: (float(np.sum(e["doc_log_prob"])), -e["restart"]))
+    return np.asarray(best["doc_log_prob"], float), best["restart"], note
+
+
+def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-train", seed: int = 0,
+           draws: int = DRAWS) -> dict[str, Any]:
+    """The chosen K under `rule`, every other K compared with it, and the Ks not separated."""
+    reps, used, notes = {}, {}, {}
+    for k in topics:
+        vec, which, note = represent([e for e in evals if e["topics"] == k], rule)
+        if note:
+            notes[str(k)] = note
+        if vec is not None:
+            reps[k], used[str(k)] = vec, which
+    out: dict[str, Any] = {"rule": rule, "metric": "log-lik/token", "level": LEVEL, "restart": used,
+                           "notes": notes, "k": None, "per_token": {}, "comparisons": [], "tied": []}
+    if not reps:
+        out["why"] = "no K has finite held-out log-likelihoods: nothing to choose"
+        return out
+    if len({v.size for v in reps.values()}) > 1:
+        raise MethodError("the Ks scored different numbers of held-out documents")
+    tokens = np.asarray(next(e["doc_tokens"] for e in evals if e["topics"] in reps), dtype=float)
+    total = max(float(tokens.sum()), 1.0)
+    per_token = {k: float(v.sum()) / total for k, v in reps.items()}
+    best = max(reps, key=lambda k: (per_token[k], -k))
+    out["k"], out["per_token"] = best, {str(k): v for k, v in per_token.items()}
+    if len(reps) == 1:
+        out["why"] = f"only K = {best} has held-out values: nothing to compare it with"
+        return out
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1EC7]))
+    idx = rng.integers(0, tokens.size, size=(draws, tokens.size))
+    boot_tokens = np.maximum(tokens[idx].sum(axis=1), 1.0)
+    tail = (1 - LEVEL) / 2 * 100
+    for k in sorted(reps):
+        if k == best:
+            continue
+        diff = reps[best] - reps[k]
+        lo, hi = np.percentile(diff[idx].sum(axis=1) / boot_tokens, [tail, 100 - tail])
+        out["comparisons"].append({"k": k, "difference": float(diff.sum()) / total,
+                                   "interval": [float(lo), float(hi)], "separated": bool(lo > 0)})
+    out["tied"] = [c["k"] for c in out["comparisons"] if not c["separated"]]
+    rep = {"best-train": "the restart best by training likelihood", "best-heldout":
+           "the restart best by held-out likelihood", "mean": "the mean over restarts"}[rule]
+    tied = (f"; K = {', '.join(map(str, out['tied']))} cannot be separated from it" if out["tied"]
+            else "; every other K is worse by its 95% interval")
+    out["why"] = f"K = {best} has the highest held-out log-likelihood per token ({rep} of each K){tied}"
+    return out
+
+
+def disagreements(decision: dict[str, Any], choice: dict[str, dict[str, Any]],
+                  bias: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each metric whose favoured K differs from the decision's, with the direction it is known
+    to err in and why."""
+    k0 = decision.get("k")
+    out = []
+    for m, c in choice.items():
+        k = c.get("k")
+        if k is None or k0 is None or k == k0 or m == decision.get("metric"):
+            continue
+        direction, why = bias.get(m, ("neither", "no known direction"))
+        side = "fewer" if k < k0 else "more"
+        expected = direction == ("few" if k < k0 else "many")
+        out.append({"metric": m, "k": k, "side": side, "known_bias": direction, "expected": expected,
+                    "why": why})
+    return out
+
+
+__all__ = ["RULES", "decide", "represent", "disagreements"]
