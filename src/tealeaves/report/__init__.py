@@ -289,6 +289,8 @@ def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
     return ["<h2>A sample of intrusion tasks</h2>", _table(["kind", "document", "options (as shown)"], rows)]
 
 
+EVAL_EXTRA = {"irbo": "IRBO", "we_pairwise": "WE pairwise", "we_centroid": "WE centroid",
+              "we_irbo": "WE-IRBO"}  # evaluate's diversity and word-vector measures, shown when present
 EVAL_METRICS = [  # row key, label, digits, interval
     ("per_token", "held-out log-likelihood per token", 4, "per_token_sd"),
     ("perplexity", "perplexity", 1, None),
@@ -330,8 +332,9 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
         out.append(f'<p class="note">{_num(sc.get("documents"))} held-out documents, {_num(sc.get("tokens"))} '
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
+    extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
-            "diversity", "exclusivity", "pred. rank", "auto MP"]
+            "diversity", "exclusivity", "pred. rank", "auto MP", *[EVAL_EXTRA[k] for k in extra]]
     out.append(_table(head, [[escape(r["model"]), r["topics"], *_na(r, "heldout", _num(r["per_token"], 4),
                                                               _num(r["per_token_sd"], 4), _num(r["perplexity"], 1)),
                               *[_na(r, "coherence", _num(r["coherence"].get(m), 3))[0] for m in measures],
@@ -339,7 +342,8 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                               *_na(r, "exclusivity", _num(r["exclusivity"], 2)),
                               *_na(r, "predictive", _num(r["predictive_rank"], 1)),
                               *_na(r, "auto MP", _num(r["auto_model_precision"], 2)
-                                   + ("*" if r.get("auto_note") else ""))]
+                                   + ("*" if r.get("auto_note") else "")),
+                              *[_num(r.get(k), 3) for k in extra]]
                              for r in rows]))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
