@@ -130,6 +130,7 @@ def main() -> None:
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
     texts = corpora(folder)
+    load = [os.getloadavg()[0]]
     words = topic_words(tl.datasets.sotu_model("sotu-50-asym"), 10)
     targets = sorted({w for t in words for w in t})
     builds, queries = {}, {}
@@ -145,6 +146,7 @@ def main() -> None:
                          "identical": all(np.array_equal(q["per_topic"][m], s["per_topic"][m], equal_nan=True)
                                           for m in MEASURES),
                          "occurrences": sum(len(index.positions(w)) for w in targets)}
+        load.append(os.getloadavg()[0])
         print(f"{name}: build {builds[name]['seconds']:.1f} s, query {q['seconds']:.2f} s, identical "
               f"{queries[name]['identical']}", flush=True)
     big = builds["real_1gb"]
@@ -161,6 +163,7 @@ def main() -> None:
     }
     result = {"benchmark": "coherence_index", "machine": platform.machine(), "cpus": os.cpu_count(),
               "shared": "2 cores shared with other jobs: wall seconds depend on their load; CPU seconds less",
+              "load_average": load,  # 1-minute load average at the start and after each corpus
               "corpora": {name: {k: v for k, v in info.items() if k != "path"}
                           for name, (_, info) in texts.items()},
               "builds": builds,

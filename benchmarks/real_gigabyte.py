@@ -1,5 +1,5 @@
 """At least 1 GB of real, non-repeated text, assembled offline from Debian packages, for the reference
-index benchmark (`benchmarks/coherence_index.py --gigabyte`).
+index benchmark (`benchmarks/coherence_index.py` builds it if missing).
 
 Setup, once (Debian 12; about 290 MB downloaded, no network needed afterwards):
 

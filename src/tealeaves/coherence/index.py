@@ -63,7 +63,7 @@ CHUNK_CHARS = 4_000_000  # characters of text per build chunk
 MERGE_POSTINGS = 8_000_000  # postings merged at a time
 CHUNK_BYTES_PER_CHAR = 12.0  # a chunk's peak memory per character (token strings, ids, positions)
 WORD_BYTES = 160.0  # memory per distinct word while merging (its string, its place in every chunk)
-BUILD_RATE = 1e7  # characters per second per process (18 MB/s measured: benchmarks/coherence_index.py)
+BUILD_RATE = 1e7  # characters per second per process (19 MB per CPU second: benchmarks/coherence_index.py)
 _TAIL = 16
 _SECTIONS = {"postings": "u1", "vocab": "u1", "vocab_offsets": "<u8", "postings_offsets": "<u8",
              "word_counts": "<u8", "doc_lengths": "<i8", "postings_crc": "<u4"}
@@ -149,19 +149,30 @@ def _doc_of(p, d, starts):
 
 
 @njit(cache=True)
-def _intervals(pos, starts, lengths, window, gensim, a_out, b_out):
+def _docs_of(pos, starts):
+    """The document of each of a word's occurrences `pos` (global, sorted)."""
+    out = np.empty(pos.shape[0], np.int64)
+    d = 0
+    for i in range(pos.shape[0]):
+        d = _doc_of(pos[i], d, starts)
+        out[i] = d
+    return out
+
+
+@njit(cache=True)
+def _intervals(pos, docs, starts, lengths, window, gensim, a_out, b_out):
     """The window starts (global: document start + local start) in which one word is present, as
     disjoint intervals [a, b); its occurrences `pos` (global, sorted; documents begin at
-    `starts`). window 0: whole documents. `gensim`: gensim's flags (a word is unset when any copy
-    leaves); otherwise present if any copy is inside. Returns the number of intervals written."""
+    `starts`) and their documents `docs`. window 0: whole documents. `gensim`: gensim's flags (a
+    word is unset when any copy leaves); otherwise present if any copy is inside. Returns the
+    number of intervals written."""
     m = 0
     i = 0
     r = pos.shape[0]
-    d = 0
     while i < r:
-        d = _doc_of(pos[i], d, starts)
+        d = docs[i]
         j = i
-        while j < r and pos[j] < starts[d + 1]:
+        while j < r and docs[j] == d:
             j += 1
         n = lengths[d]
         base = starts[d]
@@ -416,6 +427,8 @@ class ReferenceIndex:
         self._check()
         self.starts = np.concatenate([[0], np.cumsum(self.arrays["doc_lengths"])]).astype(np.int64)
         self._cache: dict[str, np.ndarray] = {}
+        self._docs: dict[str, np.ndarray] = {}
+        self._units: dict[tuple, int] = {}
         self._counted: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _section(self, sections: Any, name: str, dtype: str, end: int, check: bool) -> np.ndarray:
@@ -489,8 +502,15 @@ class ReferenceIndex:
                 raise _fail(self.path, f"damaged (the postings of {word!r})")
         if len(self._cache) > 4096:
             self._cache.clear()
+            self._docs.clear()
         self._cache[word] = out
         return out
+
+    def documents_of(self, word: str) -> np.ndarray:
+        """The document of each occurrence of `word` (as `positions`)."""
+        if word not in self._docs:
+            self._docs[word] = _docs_of(self.positions(word), self.starts)
+        return self._docs[word]
 
     def units(self, window: int | None, rule: str) -> int:
         L = self.arrays["doc_lengths"]
@@ -498,7 +518,9 @@ class ReferenceIndex:
             return self.tokens - self.documents * (int(window) - 1)
         if window is None:
             return self.documents
-        return int(np.maximum(1, L - min(int(window), 2**62) + 1).sum())
+        if window not in self._units:
+            self._units[window] = int(np.maximum(1, L - min(int(window), 2**62) + 1).sum())
+        return self._units[window]
 
     def counts(self, targets: Sequence[str], window: int | None, rule: str = "exact",
                pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -533,7 +555,8 @@ class ReferenceIndex:
         b = np.empty_like(a)
         off = np.zeros(K + 1, np.int64)
         for k, p in enumerate(pos):
-            m = _intervals(p, self.starts, L, w, rule == "gensim", a[off[k]:], b[off[k]:])
+            m = _intervals(p, self.documents_of(targets[k]), self.starts, L, w, rule == "gensim",
+                           a[off[k]:], b[off[k]:])
             off[k + 1] = off[k] + m
         if pairs is None:
             _sweep_merged(a, b, off, K, single, upper)
