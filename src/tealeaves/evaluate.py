@@ -97,7 +97,7 @@ class EvaluationResult:
         measures = self.params["coherence"]
         extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
         head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
-                "exclusivity", "pred. rank", "auto MP", *[EMBEDDING_COLUMNS[k] for k in extra]]
+                "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP"]
         rows = []
         for r in self.rows:
             na = r.get("not_applicable", {})
@@ -112,9 +112,9 @@ class EvaluationResult:
                          cell("diversity", _f(r["diversity"], 3)),
                          cell("exclusivity", _f(r["exclusivity"], 2)),
                          cell("predictive_rank", _f(r["predictive_rank"], 1)),
+                         *[DASH if r.get(k) is None else _f(r[k], 3) for k in extra],
                          cell("auto_model_precision",
-                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else "")),
-                         *[DASH if r.get(k) is None else _f(r[k], 3) for k in extra]])
+                              _f(r["auto_model_precision"], 2) + ("*" if r.get("auto_note") else ""))])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]

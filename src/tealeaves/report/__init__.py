@@ -334,16 +334,16 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                    f"{escape(str(sc.get('rule', '')))}.</p>")
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
-            "diversity", "exclusivity", "pred. rank", "auto MP", *[EVAL_EXTRA[k] for k in extra]]
+            "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP"]
     out.append(_table(head, [[escape(r["model"]), r["topics"], *_na(r, "heldout", _num(r["per_token"], 4),
                                                               _num(r["per_token_sd"], 4), _num(r["perplexity"], 1)),
                               *[_na(r, "coherence", _num(r["coherence"].get(m), 3))[0] for m in measures],
                               *_na(r, "diversity", _num(r["diversity"], 3)),
                               *_na(r, "exclusivity", _num(r["exclusivity"], 2)),
                               *_na(r, "predictive", _num(r["predictive_rank"], 1)),
+                              *[_num(r.get(k), 3) for k in extra],
                               *_na(r, "auto MP", _num(r["auto_model_precision"], 2)
-                                   + ("*" if r.get("auto_note") else "")),
-                              *[_num(r.get(k), 3) for k in extra]]
+                                   + ("*" if r.get("auto_note") else ""))]
                              for r in rows]))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
