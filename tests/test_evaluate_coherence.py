@@ -141,6 +141,8 @@ def test_cli_absent_unknown_policy(files, capsys):
     code, _, err = _cli(["evaluate", d / "m.npz", "--heldout", d / "held.txt", "--absent", "drop"], capsys)
     _one_line_error(code, err)
     assert "--absent" in err and "'drop'" in err
+    with pytest.raises(MethodError, match="absent must be one of skip, smooth, fail, got 'drop'"):
+        tl.evaluate([d / "m.npz"], heldout=d / "held.txt", reference=d / "ref.txt", absent="drop")
 
 
 @pytest.mark.parametrize("content,expected", [
