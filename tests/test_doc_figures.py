@@ -556,7 +556,8 @@ def _index() -> list[tuple[str, str]]:
         out.append((p, f"| {name} | {q['index_seconds']:.2f} | {q['index_cpu_seconds']:.2f} | "
                        f"{q['streaming_seconds']:.1f} | {q['streaming_cpu_seconds']:.1f} | "
                        f"{q['occurrences']:,} | identical |"))
-    b, wiki = r["builds"]["real_1gb"], r["projection"]["wikipedia"]
+    b, wiki, load = r["builds"]["real_1gb"], r["projection"]["wikipedia"], r["load_average"]
+    out.append((p, f"a 1-minute load average of {min(load):.1f} to {max(load):.1f} during this run"))
     out += [(p, f"{b['index_bytes'] / b['tokens']:.1f} bytes a token"),
             (p, f"English Wikipedia (4.5e9 tokens) in about {wiki['seconds'] / 3600:.1f} hours "
                 f"({wiki['cpu_seconds'] / 3600:.1f} CPU hours) with one worker, an index of about "
