@@ -351,7 +351,9 @@ class _FakeEvaluation:
             {"model": "b", "topics": 3, "heldout_per_token": float("-inf"), "coherence": {"npmi": 0.1},
              "auto_model_precision_ci": None, "auto_note": "+no intruder"}]
     scoring = {"documents": 1, "tokens": 3, "oov_tokens": 0, "rule": "x"}
+    params = {"coherence_fingerprint": {"npmi": {"measure": "npmi"}}}
     diagnostics: dict = {}  # evaluate --diagnostics only
+    stability = None  # evaluate --stability only
 
     def table(self) -> str:
         return "table"
@@ -377,9 +379,11 @@ def test_evaluate_csv_takes_every_column_and_quotes(tmp_path, capsys, monkeypatc
     assert code == 0, err
     with open(tmp_path / "e.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    assert rows == [["model", "topics", "heldout_per_token", "coherence_npmi", "not_applicable", "auto_note"],
-                    ["'=cmd", "2", "-1.25", "-0.5", "", ""],
-                    ["b", "3", "-inf", "0.1", "", "'+no intruder"]]
+    fp = '{"npmi": {"measure": "npmi"}}'
+    assert rows == [["model", "topics", "heldout_per_token", "coherence_npmi", "coherence_fingerprint",
+                     "not_applicable", "auto_note"],
+                    ["'=cmd", "2", "-1.25", "-0.5", fp, "", ""],
+                    ["b", "3", "-inf", "0.1", fp, "", "'+no intruder"]]
     assert (tmp_path / "e.json").exists()
 
 

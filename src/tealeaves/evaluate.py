@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
+from .coherence import ABSENT, DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
 from .compare import CompareResult, compare
 from .corpus import Corpus
@@ -52,6 +52,9 @@ from .util.limits import MAX_HOURS, OPS_RATE, RATE, check_cost, check_float, upd
 from .util.stages import Stages, estimated_stages, stage_lines
 
 DEFAULT_COHERENCE = ("npmi", "umass")
+# row key -> column heading: IRBO for every model with top words, the others with word vectors
+EMBEDDING_COLUMNS = {"irbo": "IRBO", "we_pairwise": "WE pair", "we_centroid": "WE centroid",
+                     "we_irbo": "WE-IRBO"}
 COMPARE_MODES = ("difference", "auto", "ratio-ais", "none")
 STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
 DASH = "—"
@@ -94,8 +97,9 @@ class EvaluationResult:
     def table(self) -> str:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
+        extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
         head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
-                "exclusivity", "pred. rank", "auto MP",
+                "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP",
                 *(["stability"] if self.stability is not None else [])]
         rows = []
         for r in self.rows:
@@ -110,6 +114,7 @@ class EvaluationResult:
                          *[cell("coherence", r["coherence"].get(m)) for m in measures],
                          cell("diversity", r["diversity"]), cell("exclusivity", r["exclusivity"]),
                          cell("predictive_rank", r["predictive_rank"]),
+                         *[DASH if r.get(k) is None else numbers.metric(k, r[k]) for k in extra],
                          cell("auto_model_precision", r["auto_model_precision"])
                          + ("*" if r.get("auto_note") and "auto MP" not in na else ""),
                          *([numbers.metric("stability", r.get("stability"))]
@@ -502,7 +507,8 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
              compare_models: str = "difference", seed: int = 0, workers: int = 1,
              progress: bool | None = False, tokenizer: str = "whitespace", encoding: str = "utf-8",
              max_hours: float | None = None, stages: Stages | None = None, diagnostics: bool = False,
-             stability: bool = False, **params: Any) -> EvaluationResult:
+             stability: bool = False, absent: str | None = None, embeddings: Any = None,
+             embeddings_format: str | None = None, **params: Any) -> EvaluationResult:
     """Evaluate every model on the same held-out documents (`heldout=`; text, token lists or a
     Corpus) and, with `reference` texts, for coherence and automated intrusion. `method`,
     `runs` and `params` go to `tl.heldout` with the same `seed` for every model (so each row
@@ -514,8 +520,16 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     already started (the CLI's, which timed reading the models). `diagnostics`: each LDA's per-topic
     diagnostics on the held-out documents (`tl.diagnostics`, theta inferred). `stability`: the models
     with the same K and words form groups of restarts (`tl.stability`); each row gets its
-    restart's stability (None outside a group)."""
+    restart's stability (None outside a group). `absent`: coherence's
+    policy for top words the reference lacks (`tl.coherence`; None: the measure's own). Every
+    model with top words gets IRBO (`tl.irbo`); `embeddings` (a word-vector file, `Vectors` or a
+    mapping; `embeddings_format` as `read_vectors`) adds word-embedding coherence, pairwise and
+    centroid, and WE-IRBO-Match, the vectors read before any other work."""
     docs = heldout
+    if absent is not None and absent not in ABSENT:
+        raise MethodError(f"absent must be one of {', '.join(ABSENT)}, got {absent!r}")
+    if absent is not None and reference is None:
+        raise MethodError("absent is the policy for top words the reference lacks: give a reference too")
     if compare_models not in COMPARE_MODES:
         raise MethodError(f"compare_models must be one of {', '.join(COMPARE_MODES)}, got {compare_models!r}")
     for m in coherence:
@@ -535,6 +549,8 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         labels = _names(every, names)
         every = [_renamed(m, n) for m, n in zip(every, labels, strict=True)]
         na = {m.name: _not_applicable(m) for m in every}
+        vectors = _vectors([m for m in every if "coherence" not in na[m.name]], embeddings, embeddings_format,
+                           topn)
         loaded = [m for m in every if _has_likelihood(m)]
         if loaded and docs is None:
             raise MethodError("evaluate needs held-out documents (heldout=...)")
@@ -558,11 +574,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     per_topic = {m.name: {"words": _top_words(m, topn), "coherence": {}} for m in worded}  # the report's
     if reference is not None and coherence and worded:
         with clock.stage("coherence", "counting the reference"):
-            targets = sorted({w for m in worded for t in topic_words(m, topn) for w in t})
+            groups = [t for m in worded for t in topic_words(m, topn)]
+            targets = sorted({w for t in groups for w in t})
             for win in {DEFAULT_WINDOWS[ms] for ms in coherence}:
-                counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding)
+                counts[win] = count(reference, targets, window=win, workers=workers, encoding=encoding,
+                                    groups=groups)
             for m in worded:
-                res = {ms: coherence_of(m, reference, measure=ms, topn=topn,
+                res = {ms: coherence_of(m, reference, measure=ms, topn=topn, absent=absent,
                                         counts=counts[DEFAULT_WINDOWS[ms]]) for ms in coherence}
                 coh[m.name] = {ms: r.mean for ms, r in res.items()}
                 per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
@@ -579,13 +597,16 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             preds[m.name] = predictive(m, c, seed=seed, workers=workers, progress=False)
     rows = [_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                  diversity_topn) for m in every]
+    for r, m in zip(rows, every, strict=True):
+        r.update(_word_measures(m, vectors, topn, r))
     groups = rank_groups([r["model"] for r in rows if r["model"] in held],
                          [r["per_token"] for r in rows if r["model"] in held], worse)
     params_out = {"method": method, "runs": runs,
                   "heldout_params": held[loaded[0].name].params if loaded else None,
                   "coherence": list(coherence), "topn": topn, "diversity_topn": diversity_topn,
                   "compare_models": compare_models, "seed": seed, "reference": _describe(reference),
-                  "coherence_fingerprint": fingerprints,
+                  "coherence_fingerprint": fingerprints, "absent": absent,
+                  "embeddings": vectors.info if vectors is not None else None,
                   "max_hours": max_hours}
     timing = clock.to_dict()
     estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],
@@ -703,6 +724,42 @@ def _auto(m: TopicModel | Topics, reference: Any, seed: int, workers: int,
     note = (f"{relaxed} of {m.num_topics} topic(s) had no intruder in the bottom half of their used words; "
             "the least probable of the other topics' top words was used") if relaxed else None
     return a.summary[m.name], note
+
+
+def _vectors(worded: list[TopicModel | Topics], embeddings: Any, format: str | None, topn: int) -> Any:
+    """The word vectors of every top word of the models with words, read once (None: none asked)."""
+    if embeddings is None:
+        return None
+    from .coherence.embeddings import _vectors_for
+
+    return _vectors_for(embeddings, [t for m in worded for t in topic_words(m, topn)], format)
+
+
+def _word_measures(m: TopicModel | Topics, vectors: Any, topn: int, row: dict[str, Any]) -> dict[str, Any]:
+    """IRBO (None where the model has no top words), and with `vectors` word-embedding coherence
+    (pairwise, centroid) and WE-IRBO-Match; a measure the model cannot have is None, its reason
+    added to the row's `not_applicable`."""
+    from .coherence.embeddings import embedding_coherence, we_irbo
+    from .coherence.rbo import irbo
+
+    keys = ["irbo"] + (["we_pairwise", "we_centroid", "we_irbo"] if vectors is not None else [])
+    out: dict[str, Any] = dict.fromkeys(keys + (["we_missing_words"] if vectors is not None else []))
+    if "coherence" in row.get("not_applicable", {}):
+        return out
+    calls = {"irbo": lambda: irbo(m, topn), "we_irbo": lambda: we_irbo(m, vectors, topn).score,
+             "we_pairwise": lambda: embedding_coherence(m, vectors, "pairwise", topn),
+             "we_centroid": lambda: embedding_coherence(m, vectors, "centroid", topn)}
+    for k in keys:
+        try:
+            got = calls[k]()
+        except MethodError as exc:
+            row.setdefault("not_applicable", {})[k] = str(exc)
+            continue
+        if k in ("we_pairwise", "we_centroid"):
+            out["we_missing_words"] = sum(map(len, got.missing))
+            got = got.score
+        out[k] = got
+    return out
 
 
 def _describe(source: Any) -> str | None:

@@ -122,7 +122,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         win, rule = counting(m, args.convention, None if m == "umass" else args.window)
         if (win, rule) not in cache:
             cache[win, rule] = count(reference, targets, window=win, workers=args.workers,
-                                     encoding=args.encoding, rule=rule)
+                                     encoding=args.encoding, rule=rule, groups=words)
         results.append(coherence(words, reference, measure=m, topn=topn, window=win,
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))

@@ -4,9 +4,12 @@ the model-choice commands."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import Any
 
+from ..coherence import ABSENT
+from ..coherence.embeddings import FORMATS
 from ..errors import MethodError
 from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
 from ..files import csvout
@@ -42,6 +45,14 @@ def _add_evaluate(sub: Any) -> None:
                    help="a name for each model, in order (default: the file names)")
     e.add_argument("--measure", default=",".join(DEFAULT_COHERENCE),
                    help="coherence measures, comma-separated (umass, uci, npmi, c_v)")
+    e.add_argument("--absent", default=None, choices=ABSENT,
+                   help="coherence: top words the reference lacks are left out (skip), given the measure's "
+                        "value (smooth) or an error (fail); default: each measure's own (as coherence)")
+    e.add_argument("--embeddings", default=None, metavar="FILE",
+                   help="word vectors (word2vec text or binary, GloVe, fastText .vec): adds word-embedding "
+                        "coherence (pairwise, centroid) and WE-IRBO; IRBO is computed without them")
+    e.add_argument("--embeddings-format", default=None, choices=FORMATS,
+                   help="the vector file's format (default: detected)")
     e.add_argument("--method", default="left-to-right", help="held-out estimator (default left-to-right)")
     e.add_argument("--particles", type=at_least(1), default=None,
                    help="left-to-right particles (default 300, the estimator's own)")
@@ -134,7 +145,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
                    progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
                    max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics,
-                   stability=args.stability, **params)
+                   stability=args.stability, absent=args.absent, embeddings=args.embeddings,
+                   embeddings_format=args.embeddings_format, **params)
     sc = res.scoring
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
@@ -162,8 +174,10 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             def why(r: dict[str, Any]) -> str:
                 return "; ".join(f"{k}: {v}" for k, v in r.get("not_applicable", {}).items())
 
+            prints = json.dumps(res.params.get("coherence_fingerprint") or {}, sort_keys=True)
             frame_rows = [{**{k: v for k, v in r.items() if k not in skip},
                            **{f"coherence_{m}": v for m, v in r["coherence"].items()},
+                           "coherence_fingerprint": prints if r["coherence"] else "",
                            "not_applicable": why(r)} for r in res.rows]
             csvout.write_dicts(fh, frame_rows)
     return 0

@@ -27,7 +27,7 @@ FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "outpu
 DIR_OUTPUTS = ("figures", "out")
 INPUTS = ("model", "docs", "reference", "paths", "model_a", "model_b", "data", "pred", "gold",
           "results", "tasks", "responses", "theta", "texts", "heldout", "models", "corpus", "alpha",
-          "vocab", "db", "key")
+          "vocab", "db", "key", "embeddings")
 
 
 REGULAR_ONLY = ("key", "key_secret")  # outputs with a companion written beside them

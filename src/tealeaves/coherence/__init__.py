@@ -207,9 +207,9 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
     win, rule = counting(measure, convention, window)
     t0 = time.perf_counter()
     targets = sorted({w for t in words for w in t})
-    if (counts is None or counts.window != win or counts.rule != rule
-            or not set(targets) <= set(counts.targets)):
-        counts = count(reference, targets, window=win, workers=workers, encoding=encoding, rule=rule)
+    if counts is None or counts.window != win or counts.rule != rule or not counts.covers(words):
+        counts = count(reference, targets, window=win, workers=workers, encoding=encoding, rule=rule,
+                       groups=words)
     if counts.tokens == 0 or (counts.units == 0 and rule != "context"):
         raise InvalidCorpusError("the reference corpus is empty")
     if counts.units <= 0:

@@ -56,9 +56,19 @@ class Counts:
     tokens: int = 0
     rule: str = "exact"  # how windows were counted: "exact" or "gensim"
     digest: str = ""  # the reference's content hash, taken while counting (`fingerprint`)
+    partial: bool = False  # only the pairs within `count`'s groups counted; the others' joint is -1
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.targets)}
+
+    def covers(self, groups: Sequence[Sequence[str]]) -> bool:
+        """Whether these counts hold every word of `groups` and every pair within a group."""
+        idx = self.index()
+        if not all(w in idx for g in groups for w in g):
+            return False
+        if not self.partial:
+            return True
+        return all(self.joint[idx[u], idx[v]] >= 0 for g in groups for i, u in enumerate(g) for v in g[:i])
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(self.targets, self.single + other.single, self.joint + other.joint,
@@ -308,8 +318,18 @@ def _count_seconds(reference: object) -> float | None:
     return st.st_size / COUNT_BYTES_RATE if stat.S_ISREG(st.st_mode) else None
 
 
-def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: str) -> Counts:
-    """Counts answered by a reference index (`index.py`): the same numbers as counting its text."""
+def group_pairs(targets: Sequence[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """The distinct pairs (i < j, target indices) of two different words within a group."""
+    idx = {w: i for i, w in enumerate(targets)}
+    pairs = {(min(idx[u], idx[v]), max(idx[u], idx[v])) for g in groups for u in g for v in g
+             if u in idx and v in idx and u != v}
+    return np.array(sorted(pairs), np.int64).reshape(-1, 2)
+
+
+def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: str,
+                groups: Sequence[Sequence[str]] | None = None) -> Counts:
+    """Counts answered by a reference index (`index.py`): the same numbers as counting its text;
+    with `groups`, only the pairs within them."""
     if rule not in RULES:
         raise InvalidCorpusError(f"unknown counting rule {rule!r} (known: {', '.join(RULES)})")
     if rule == "context" and window is None:
@@ -317,21 +337,26 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
     if window is not None and (not isinstance(window, int | np.integer) or window < 1):
         raise InvalidCorpusError(f"window must be a positive integer, got {window!r}")
     check_counts_memory(len(targets))
-    single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule)
-    return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule)
+    pairs = None if groups is None or rule == "context" else group_pairs(targets, groups)
+    single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule, pairs)
+    return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule,
+                  partial=pairs is not None)
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
           window: int | None = None, workers: int = 1, chunk_docs: int = CHUNK_DOCS,
-          encoding: str = "utf-8", rule: str = "exact") -> Counts:
+          encoding: str = "utf-8", rule: str = "exact", groups: Sequence[Sequence[str]] | None = None
+          ) -> Counts:
     """Counts of `targets` in `reference`: a `Corpus` (with a vocabulary), a path to a text file
     (one document per line, whitespace tokens, in `encoding`; `sotu:train` names the bundled
     training paragraphs), a reference index (`.tlx`, `index.build_index`: answered from it) or an
     iterable of token lists / strings. `rule`: "exact", "gensim"
-    or "context" (how windows are counted; see the module docstring)."""
+    or "context" (how windows are counted; see the module docstring). `groups` (the topics): the
+    pairs needed are those within a group; an index then counts only those (`Counts.partial`:
+    the other pairs' joint is -1), the text is counted whole either way."""
     targets = tuple(targets)
     if index.is_index(reference):
-        return _from_index(reference, targets, window, rule)
+        return _from_index(reference, targets, window, rule, groups)
     if (bundled := bundled_corpus(reference)) is not None:  # sotu:train, sotu:heldout
         reference = bundled
     check_encoding(encoding)

@@ -9,9 +9,11 @@ each occurrence at position p of a document of n tokens makes its word present i
 starts [p - w + 1, p] (clipped to the n - w + 1 starts; `_intervals`), gensim's flags are
 simulated from the same positions (`_intervals`, gensim=True: set when a copy enters, unset when
 any copy leaves), and the pair counts are the lengths of the overlaps of two words' presence
-intervals (`_sweep_merged`); Palmetto's context windows pair occurrences at most w apart
-(`_context`). Cost: linear in the occurrences of the target words (a word such as
-"the", ~5% of all tokens, costs 5% of the corpus), not in the corpus.
+intervals (`_sweep_merged`, every pair; `_pairs`, only the pairs asked for: those within the
+topics, as `coherence` asks, skipping through the longer of two words' intervals); Palmetto's
+context windows pair occurrences at most w apart (`_context`). Cost: linear in the occurrences of
+the target words (a word such as "the", ~5% of all tokens, costs 5% of the corpus), not in the
+corpus.
 
 Format (version 1, little-endian; docs/guide/coherence.md, "A reference index"):
 `TLXINDEX`, uint32 version, uint32 0, the sections (8-byte aligned), the header (UTF-8 JSON: how
@@ -61,7 +63,7 @@ CHUNK_CHARS = 4_000_000  # characters of text per build chunk
 MERGE_POSTINGS = 8_000_000  # postings merged at a time
 CHUNK_BYTES_PER_CHAR = 12.0  # a chunk's peak memory per character (token strings, ids, positions)
 WORD_BYTES = 160.0  # memory per distinct word while merging (its string, its place in every chunk)
-BUILD_RATE = 1e7  # characters per second per process (18 MB/s measured: benchmarks/coherence_index.py)
+BUILD_RATE = 1e7  # characters per second per process (19 MB per CPU second: benchmarks/coherence_index.py)
 _TAIL = 16
 _SECTIONS = {"postings": "u1", "vocab": "u1", "vocab_offsets": "<u8", "postings_offsets": "<u8",
              "word_counts": "<u8", "doc_lengths": "<i8", "postings_crc": "<u4"}
@@ -147,19 +149,30 @@ def _doc_of(p, d, starts):
 
 
 @njit(cache=True)
-def _intervals(pos, starts, lengths, window, gensim, a_out, b_out):
+def _docs_of(pos, starts):
+    """The document of each of a word's occurrences `pos` (global, sorted)."""
+    out = np.empty(pos.shape[0], np.int64)
+    d = 0
+    for i in range(pos.shape[0]):
+        d = _doc_of(pos[i], d, starts)
+        out[i] = d
+    return out
+
+
+@njit(cache=True)
+def _intervals(pos, docs, starts, lengths, window, gensim, a_out, b_out):
     """The window starts (global: document start + local start) in which one word is present, as
     disjoint intervals [a, b); its occurrences `pos` (global, sorted; documents begin at
-    `starts`). window 0: whole documents. `gensim`: gensim's flags (a word is unset when any copy
-    leaves); otherwise present if any copy is inside. Returns the number of intervals written."""
+    `starts`) and their documents `docs`. window 0: whole documents. `gensim`: gensim's flags (a
+    word is unset when any copy leaves); otherwise present if any copy is inside. Returns the
+    number of intervals written."""
     m = 0
     i = 0
     r = pos.shape[0]
-    d = 0
     while i < r:
-        d = _doc_of(pos[i], d, starts)
+        d = docs[i]
         j = i
-        while j < r and pos[j] < starts[d + 1]:
+        while j < r and docs[j] == d:
             j += 1
         n = lengths[d]
         base = starts[d]
@@ -299,6 +312,55 @@ def _sweep_merged(a, b, off, K, single, joint):
 
 
 @njit(cache=True)
+def _first_end_after(b, lo, hi, t):
+    """The first i in [lo, hi) with b[i] > t (galloping from lo; b sorted), or hi."""
+    step = 1
+    while lo + step < hi and b[lo + step - 1] <= t:
+        lo += step
+        step *= 2
+    hi = min(hi, lo + step)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if b[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _overlap(a, b, s0, s1, l0, l1):
+    """The total length of the overlaps of two words' disjoint sorted intervals a[s0:s1], b[...]
+    (the shorter list) and a[l0:l1] (the longer), skipping ahead in the longer list."""
+    total = 0
+    j = l0
+    for i in range(s0, s1):
+        j = _first_end_after(b, j, l1, a[i])  # the longer's first interval ending after a[i]
+        k = j
+        while k < l1 and a[k] < b[i]:
+            total += min(b[i], b[k]) - max(a[i], a[k])
+            k += 1
+        if k > j:
+            j = k - 1  # the last one may reach into the next interval of the shorter list
+    return total
+
+
+@njit(cache=True)
+def _pairs(a, b, off, first, second, single, joint):
+    """Each word's presence length into `single`, and only the listed pairs' overlaps
+    (first[x] < second[x]) into `joint`: cost linear in the intervals of the pairs' shorter words
+    (times a logarithm), not in all pairs of the words present together."""
+    for k in range(off.shape[0] - 1):
+        for i in range(off[k], off[k + 1]):
+            single[k] += b[i] - a[i]
+    for x in range(first.shape[0]):
+        p, q = first[x], second[x]
+        if off[p + 1] - off[p] > off[q + 1] - off[q]:
+            p, q = q, p
+        joint[first[x], second[x]] = _overlap(a, b, off[p], off[p + 1], off[q], off[q + 1])
+
+
+@njit(cache=True)
 def _context(pos, doc, ids, window, single, joint):
     """Palmetto's context windows over the merged occurrences (sorted by position)."""
     r = pos.shape[0]
@@ -365,6 +427,8 @@ class ReferenceIndex:
         self._check()
         self.starts = np.concatenate([[0], np.cumsum(self.arrays["doc_lengths"])]).astype(np.int64)
         self._cache: dict[str, np.ndarray] = {}
+        self._docs: dict[str, np.ndarray] = {}
+        self._units: dict[tuple, int] = {}
         self._counted: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def _section(self, sections: Any, name: str, dtype: str, end: int, check: bool) -> np.ndarray:
@@ -438,8 +502,15 @@ class ReferenceIndex:
                 raise _fail(self.path, f"damaged (the postings of {word!r})")
         if len(self._cache) > 4096:
             self._cache.clear()
+            self._docs.clear()
         self._cache[word] = out
         return out
+
+    def documents_of(self, word: str) -> np.ndarray:
+        """The document of each occurrence of `word` (as `positions`)."""
+        if word not in self._docs:
+            self._docs[word] = _docs_of(self.positions(word), self.starts)
+        return self._docs[word]
 
     def units(self, window: int | None, rule: str) -> int:
         L = self.arrays["doc_lengths"]
@@ -447,18 +518,24 @@ class ReferenceIndex:
             return self.tokens - self.documents * (int(window) - 1)
         if window is None:
             return self.documents
-        return int(np.maximum(1, L - min(int(window), 2**62) + 1).sum())
+        if window not in self._units:
+            self._units[window] = int(np.maximum(1, L - min(int(window), 2**62) + 1).sum())
+        return self._units[window]
 
-    def counts(self, targets: Sequence[str], window: int | None, rule: str = "exact"
-               ) -> tuple[np.ndarray, np.ndarray, int]:
-        """(single, upper triangle of joint, units) of `targets`, as `counts._kernel(rule)` gives."""
+    def counts(self, targets: Sequence[str], window: int | None, rule: str = "exact",
+               pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """(single, upper triangle of joint, units) of `targets`, as `counts._kernel(rule)` gives.
+        `pairs` (rows i < j of target indices): count only these pairs, the others' joint is -1
+        (every pair is counted under the context rule)."""
         if rule not in self.rules:
             raise MethodError(f"{self.path}: the index answers the counting rules {', '.join(self.rules)}, "
                               f"not {rule!r}")
         K = len(targets)
         single = np.zeros(K, np.int64)
         upper = np.zeros((K, K), np.int64)
-        key = (tuple(targets), window, rule)
+        if rule == "context":
+            pairs = None
+        key = (tuple(targets), window, rule, None if pairs is None else pairs.tobytes())
         if key in self._counted:
             single, upper = self._counted[key]
             return single.copy(), upper.copy(), self.units(window, rule)
@@ -478,9 +555,14 @@ class ReferenceIndex:
         b = np.empty_like(a)
         off = np.zeros(K + 1, np.int64)
         for k, p in enumerate(pos):
-            m = _intervals(p, self.starts, L, w, rule == "gensim", a[off[k]:], b[off[k]:])
+            m = _intervals(p, self.documents_of(targets[k]), self.starts, L, w, rule == "gensim",
+                           a[off[k]:], b[off[k]:])
             off[k + 1] = off[k] + m
-        _sweep_merged(a, b, off, K, single, upper)
+        if pairs is None:
+            _sweep_merged(a, b, off, K, single, upper)
+        else:
+            upper[np.triu_indices(K, 1)] = -1
+            _pairs(a, b, off, pairs[:, 0].copy(), pairs[:, 1].copy(), single, upper)
         if len(self._counted) >= 8:
             self._counted.clear()
         self._counted[key] = (single.copy(), upper.copy())
@@ -786,9 +868,10 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
     return header
 
 
-def count_index(reference: Any, targets: Sequence[str], window: int | None, rule: str
-                ) -> tuple[np.ndarray, np.ndarray, int, int, int]:
-    """(single, upper joint, units, documents, tokens) of `targets` from the index `reference`."""
+def count_index(reference: Any, targets: Sequence[str], window: int | None, rule: str,
+                pairs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """(single, upper joint, units, documents, tokens) of `targets` from the index `reference`
+    (only `pairs`, if given: `ReferenceIndex.counts`)."""
     ix = read_index(reference)
-    single, upper, units = ix.counts(targets, window, rule)
+    single, upper, units = ix.counts(targets, window, rule, pairs)
     return single, upper, units, ix.documents, ix.tokens

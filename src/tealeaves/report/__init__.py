@@ -367,6 +367,8 @@ def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
     return ["<h2>A sample of intrusion tasks</h2>", _tab(["kind", "document", "options (as shown)"], rows)]
 
 
+EVAL_EXTRA = {"irbo": "IRBO", "we_pairwise": "WE pairwise", "we_centroid": "WE centroid",
+              "we_irbo": "WE-IRBO"}  # evaluate's diversity and word-vector measures, shown when present
 EVAL_METRICS = [  # row key, label, interval
     ("per_token", "held-out log-likelihood per token", "per_token_sd"),
     ("perplexity", "perplexity", None),
@@ -402,8 +404,10 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     """The models side by side, every number as the terminal's `evaluate` table shows it."""
     rows = doc["rows"]
     stab = any("stability" in r for r in rows)
+    extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
-            "diversity", "exclusivity", "pred. rank", "auto MP", *(["stability"] if stab else [])]
+            "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
+            *(["stability"] if stab else [])]
     body = [[r["model"], _text(r["topics"]),
              *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
                   _m("perplexity", r["perplexity"])),
@@ -411,6 +415,7 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *_na(r, "diversity", _m("diversity", r["diversity"])),
              *_na(r, "exclusivity", _m("exclusivity", r["exclusivity"])),
              *_na(r, "predictive", _m("predictive_rank", r["predictive_rank"])),
+             *[_m(k, r.get(k)) for k in extra],
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
              *([_m("stability", r.get("stability"))] if stab else [])]
