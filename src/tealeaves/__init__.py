@@ -42,6 +42,8 @@ _NAMES = {
     "Topics": ".topics",
     "TopicModel": ".model",
     "SelectionResult": ".select", "select": ".select",
+    "plan_intrusion": ".intrusion.plan", "IntrusionPlan": ".intrusion.plan",
+    "krippendorff_alpha": ".intrusion.agreement",
 }
 _SUBMODULES = ("datasets", "intrusion", "synthetic")
 
@@ -55,7 +57,7 @@ __all__ = [
     "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
     "save_corpus", "save_model",
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
-    "EmbeddingResult",
+    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha",
     "__version__",
 ]
 
@@ -115,6 +117,8 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .evaluate import EvaluationResult, evaluate
     from .heldout import HeldoutResult, completion, heldout, method_names
+    from .intrusion.agreement import krippendorff_alpha
+    from .intrusion.plan import IntrusionPlan, plan_intrusion
     from .io import save_model
     from .model import TopicModel
     from .select import SelectionResult, select
