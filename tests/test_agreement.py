@@ -367,3 +367,21 @@ def test_cli_plan(tmp_path):
 def test_public_names():
     assert tl.plan_intrusion is plan_intrusion and tl.krippendorff_alpha is krippendorff_alpha
     assert {"plan_intrusion", "IntrusionPlan", "krippendorff_alpha"} <= set(tl.__all__)
+
+
+def test_cli_score_without_resamples_or_permutations(tmp_path):
+    """--bootstrap 0 was an IndexError traceback; it is now "no interval" and says why."""
+    key = _word_key("good", 3) + _word_key("poor", 3)
+    kp = _write(tmp_path / "k.jsonl", key)
+    rp = _write(tmp_path / "r.jsonl", _answers(key, 2, {"good": .9, "poor": .2}))
+    code, out, err = run_cli(["intrusion", "score", kp, rp, "--bootstrap", "0"])
+    assert code == 0 and "n/a (--bootstrap 0)" in out and "nan" not in out.lower(), err
+    one_line_error(["intrusion", "score", kp, rp, "--permutations", "0"], "--permutations")
+    with pytest.raises(MethodError, match="permutations"):
+        score(key, _answers(key, 2, {"good": .9, "poor": .2}), permutations=0)
+
+
+def test_krippendorff_alpha_by_hand():
+    """Items [0, 0, 1] and [2, 2] (a third answered once is left out): coincidences o00 = o01 = o10
+    = 1, o22 = 2; n = 5, n_c = (2, 1, 2); alpha = 1 - (5 - 1) * 2 / (25 - 9) = 0.5."""
+    assert krippendorff_alpha({"item1": [0, 0, 1], "item2": [2, 2], "item3": [1]}) == pytest.approx(0.5)

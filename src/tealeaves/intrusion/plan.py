@@ -120,19 +120,26 @@ def plan_intrusion(p1: float, p2: float, power: float = 0.8, alpha: float = 0.05
     if max_items is not None:
         max_items = check_int("max_items", max_items, 1)
     need = independent_answers(p1, p2, power, alpha)
+    design = (p1, p2, power, alpha, icc, need)
     rows = []
     for m in counts:
-        deff = 1 + (m - 1) * icc
-        n = max(2, math.ceil(need * deff / m))
-        while _power(n, m, p1, p2, alpha, icc) < power:  # the smallest n whose power reaches it
-            n += 1
-        while n > 2 and _power(n - 1, m, p1, p2, alpha, icc) >= power:
-            n -= 1
+        n = _items(m, *design)
         rows.append({"annotators": m, "items": n, "answers": n * m,
                      "power": _power(n, m, p1, p2, alpha, icc),
                      "fits": max_items is None or n <= max_items})
     return IntrusionPlan(p1, p2, power, alpha, icc, math.ceil(need), rows, max_items,
-                         _note(need, icc, max_items))
+                         _note(design, max_items))
+
+
+def _items(m: int, p1: float, p2: float, power: float, alpha: float, icc: float, need: float) -> int:
+    """The smallest number of items per model (at least 2) whose approximate power reaches `power`
+    with m annotators each, searched from the design-effect estimate."""
+    n = max(2, math.ceil(need * (1 + (m - 1) * icc) / m))
+    while _power(n, m, p1, p2, alpha, icc) < power:
+        n += 1
+    while n > 2 and _power(n - 1, m, p1, p2, alpha, icc) >= power:
+        n -= 1
+    return n
 
 
 def intra_item_correlation(correct_by_item: Sequence[Sequence[int]]) -> float | None:
@@ -151,13 +158,22 @@ def intra_item_correlation(correct_by_item: Sequence[Sequence[int]]) -> float | 
     return (between - within) / denominator if denominator > 0 else None
 
 
-def _note(need: float, icc: float, max_items: int | None) -> str:
-    """What no number of annotators can change: the items needed when they are unlimited."""
+def _note(design: tuple[float, ...], max_items: int | None) -> str:
+    """What no number of annotators can change: the items needed when they are unlimited, or, with
+    `max_items`, the fewest annotators per item that reach the power with that many items."""
+    icc, need = design[4], design[5]
     floor = need * icc
     if max_items is None:
         return f"however many annotators, at least {max(2, math.ceil(floor))} items per model are needed"
+    impossible = (f"n/a: with {max_items} items per model no number of annotators reaches the power "
+                  f"(about {math.ceil(floor) + 1} items are needed at icc {icc:g})")
     if floor >= max_items:
-        return (f"n/a: with {max_items} items per model no number of annotators reaches the power "
-                f"(at least {math.ceil(floor) + 1} items are needed at icc {icc})")
-    least = math.ceil(need * (1 - icc) / (max_items - floor))
+        return impossible
+    least = min(MAX_ANNOTATORS, max(1, math.ceil(need * (1 - icc) / (max_items - floor))))
+    while least < MAX_ANNOTATORS and _items(least, *design) > max_items:
+        least += 1
+    while least > 1 and _items(least - 1, *design) <= max_items:
+        least -= 1
+    if _items(least, *design) > max_items:
+        return impossible
     return f"with {max_items} items per model, at least {least} annotators per item are needed"
