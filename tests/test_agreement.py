@@ -385,3 +385,10 @@ def test_krippendorff_alpha_by_hand():
     """Items [0, 0, 1] and [2, 2] (a third answered once is left out): coincidences o00 = o01 = o10
     = 1, o22 = 2; n = 5, n_c = (2, 1, 2); alpha = 1 - (5 - 1) * 2 / (25 - 9) = 0.5."""
     assert krippendorff_alpha({"item1": [0, 0, 1], "item2": [2, 2], "item3": [1]}) == pytest.approx(0.5)
+
+
+def test_a_permutation_test_beyond_the_time_budget_is_refused_before_the_work():
+    with pytest.raises(MethodError, match=r"would take about .*10,000,000 splits x 2,000,000 items"):
+        permutation_test(np.zeros(1_000_000), np.ones(1_000_000), permutations=10_000_000)
+    with pytest.raises(MethodError, match="permutations"):
+        permutation_test([1.0], [2.0], permutations=0)

@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
+from ..util.limits import OPS_RATE, check_int, check_work
 
 EXACT_LIMIT = 100_000
 PERMUTATIONS = 9_999
 MAX_PERMUTATIONS = 10_000_000  # about a minute per comparison of 100 items
-_CHUNK = 2_000
+_CELLS = 2_000_000  # indices per batch of splits (16 MB)
 
 
 def chance_test(correct: Sequence[int], options: Sequence[int]) -> dict[str, Any]:
@@ -56,16 +57,18 @@ def chance_test(correct: Sequence[int], options: Sequence[int]) -> dict[str, Any
             "p_value": p}
 
 
-def _splits(n: int, n_a: int, permutations: int, rng: np.random.Generator | None):
-    """Batches of index arrays (rows: the items given to the first group): every split, or random ones."""
+def _splits(n: int, k: int, permutations: int, rng: np.random.Generator | None):
+    """Batches of index arrays (rows: the k items given to one group): every split, or random
+    ones; a batch holds about _CELLS indices."""
+    rows = max(1, _CELLS // max(n, 1))
     if rng is None:
-        combos = itertools.combinations(range(n), n_a)
-        while batch := list(itertools.islice(combos, _CHUNK)):
-            yield np.array(batch, dtype=np.intp).reshape(len(batch), n_a)
+        combos = itertools.combinations(range(n), k)
+        while batch := list(itertools.islice(combos, rows)):
+            yield np.array(batch, dtype=np.intp).reshape(len(batch), k)
         return
-    for start in range(0, permutations, _CHUNK):
-        size = min(_CHUNK, permutations - start)
-        yield rng.random((size, n)).argsort(axis=1)[:, :n_a]
+    for start in range(0, permutations, rows):
+        size = min(rows, permutations - start)
+        yield np.argpartition(rng.random((size, n)), k - 1, axis=1)[:, :k]
 
 
 def permutation_test(a: Sequence[float], b: Sequence[float], permutations: int = PERMUTATIONS,
@@ -76,17 +79,23 @@ def permutation_test(a: Sequence[float], b: Sequence[float], permutations: int =
         raise MethodError(f"a permutation test needs items in both groups (got {x.size} and {y.size})")
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise MethodError("a permutation test needs finite values")
-    pooled, n_a = np.concatenate([x, y]), x.size
-    total, count = pooled.sum(), pooled.size
-    observed = x.mean() - y.mean()
-    arrangements = math.comb(count, n_a)
-    exact = arrangements <= exact_limit
+    permutations = check_int("permutations", permutations, 1, MAX_PERMUTATIONS)
+    pooled, n_a, count = np.concatenate([x, y]), x.size, x.size + y.size
+    total, observed = pooled.sum(), x.mean() - y.mean()
+    k = min(n_a, count - n_a)  # the smaller group is the one enumerated or drawn
+    log_splits = math.lgamma(count + 1) - math.lgamma(n_a + 1) - math.lgamma(count - n_a + 1)
+    arrangements = math.comb(count, n_a) if log_splits < math.log(exact_limit + 1) + 1 else None
+    exact = arrangements is not None and arrangements <= exact_limit
+    draws = arrangements if exact else permutations
+    check_work(f"a permutation test of {count:,} items", float(draws) * count, OPS_RATE, 8.0 * _CELLS * 3,
+               how=f"{draws:,} splits x {count:,} items")
     rng = None if exact else np.random.default_rng(seed)
     tol = 1e-9 * max(1.0, abs(observed))
     less = greater = drawn = 0
-    for idx in _splits(count, n_a, permutations, rng):
+    for idx in _splits(count, k, permutations, rng):
         s = pooled[idx].sum(axis=1)
-        diff = s / n_a - (total - s) / (count - n_a)
+        s_a = s if k == n_a else total - s
+        diff = s_a / n_a - (total - s_a) / (count - n_a)
         less += int(np.sum(diff <= observed + tol))
         greater += int(np.sum(diff >= observed - tol))
         drawn += idx.shape[0]
@@ -96,10 +105,12 @@ def permutation_test(a: Sequence[float], b: Sequence[float], permutations: int =
         p_less, p_greater = (less + 1) / (drawn + 1), (greater + 1) / (drawn + 1)
     p = min(1.0, 2 * min(p_less, p_greater))
     out = {"difference": float(observed), "p_value": p, "p_greater": p_greater, "p_less": p_less,
-           "items": [int(x.size), int(y.size)], "exact": exact, "arrangements": arrangements}
+           "items": [int(x.size), int(y.size)], "exact": exact}
+    if exact:
+        out["arrangements"] = arrangements
     if not exact:
-        out["permutations"] = drawn
         smaller = min(p_less, p_greater)  # p is twice it: so is its standard error
+        out["permutations"] = drawn
         out["monte_carlo_se"] = min(1.0, 2 * math.sqrt(smaller * (1 - smaller) / drawn))
     return out
 
