@@ -83,7 +83,3 @@ def agreement(choices_by_item: dict[str, list[int]], categories: int | None = No
         out["krippendorff_alpha"] = krippendorff_alpha(choices_by_item, categories)
     return out
 
-
-def shown(value: float | None, note: str | None) -> str:
-    """A coefficient as the terminal shows it: three decimals, or the reason it is undefined."""
-    return (note or "n/a") if value is None else f"{value:.3f}"
