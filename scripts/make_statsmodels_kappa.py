@@ -25,7 +25,8 @@ FLEISS_1971 = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 
 
 def random_table(rng: np.random.Generator, items: int, raters: int, categories: int) -> list:
     prefs = rng.dirichlet(np.ones(categories) * 0.7, size=items)  # items differ: agreement above chance
-    return [np.bincount(rng.choice(categories, size=raters, p=p), minlength=categories).tolist() for p in prefs]
+    return [np.bincount(rng.choice(categories, size=raters, p=p), minlength=categories).tolist()
+            for p in prefs]
 
 
 rng = np.random.default_rng(20261124)
