@@ -29,6 +29,7 @@ from ..util.limits import check_float, check_int
 
 ANNOTATORS = (1, 2, 3, 5, 10, 20)
 MAX_ANNOTATORS = 10_000
+MAX_ANSWERS = 1e9  # independent answers per model beyond which no plan is made
 
 
 @dataclass(repr=False)
@@ -120,6 +121,9 @@ def plan_intrusion(p1: float, p2: float, power: float = 0.8, alpha: float = 0.05
     if max_items is not None:
         max_items = check_int("max_items", max_items, 1)
     need = independent_answers(p1, p2, power, alpha)
+    if need > MAX_ANSWERS:
+        raise MethodError(f"p1 = {p1:.10g} and p2 = {p2:.10g} differ by {abs(p1 - p2):.3g}: about {need:.2g} "
+                          "independent answers per model would be needed; no study is that large")
     design = (p1, p2, power, alpha, icc, need)
     rows = []
     for m in counts:
@@ -133,13 +137,23 @@ def plan_intrusion(p1: float, p2: float, power: float = 0.8, alpha: float = 0.05
 
 def _items(m: int, p1: float, p2: float, power: float, alpha: float, icc: float, need: float) -> int:
     """The smallest number of items per model (at least 2) whose approximate power reaches `power`
-    with m annotators each, searched from the design-effect estimate."""
-    n = max(2, math.ceil(need * (1 + (m - 1) * icc) / m))
-    while _power(n, m, p1, p2, alpha, icc) < power:
-        n += 1
-    while n > 2 and _power(n - 1, m, p1, p2, alpha, icc) >= power:
-        n -= 1
-    return n
+    with m annotators each: bisection between bounds found by doubling from the design-effect
+    estimate (the power rises with n)."""
+    def enough(n: int) -> bool:
+        return _power(n, m, p1, p2, alpha, icc) >= power
+
+    guess = max(2, math.ceil(need * (1 + (m - 1) * icc) / m))
+    lo, hi, step = guess, guess, 1
+    while not enough(hi):
+        lo, hi, step = hi, hi + step, 2 * step
+    while lo > 2 and enough(lo):
+        lo, step = max(2, lo - step), 2 * step
+    if enough(lo):
+        return lo
+    while hi - lo > 1:  # lo is not enough, hi is
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
 
 
 def intra_item_correlation(correct_by_item: Sequence[Sequence[int]]) -> float | None:
@@ -169,11 +183,10 @@ def _note(design: tuple[float, ...], max_items: int | None) -> str:
                   f"(about {math.ceil(floor) + 1} items are needed at icc {icc:g})")
     if floor >= max_items:
         return impossible
-    least = min(MAX_ANNOTATORS, max(1, math.ceil(need * (1 - icc) / (max_items - floor))))
-    while least < MAX_ANNOTATORS and _items(least, *design) > max_items:
-        least += 1
-    while least > 1 and _items(least - 1, *design) <= max_items:
-        least -= 1
-    if _items(least, *design) > max_items:
+    if _items(MAX_ANNOTATORS, *design) > max_items:
         return impossible
-    return f"with {max_items} items per model, at least {least} annotators per item are needed"
+    lo, hi = 0, MAX_ANNOTATORS  # bisection: items needed fall as annotators rise; hi is enough
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _items(mid, *design) <= max_items else (mid, hi)
+    return f"with {max_items} items per model, the fewest annotators per item that reach the power: {hi}"
