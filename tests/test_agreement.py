@@ -394,3 +394,19 @@ def test_a_permutation_test_beyond_the_time_budget_is_refused_before_the_work():
         permutation_test(np.zeros(1_000_000), np.ones(1_000_000), permutations=10_000_000)
     with pytest.raises(MethodError, match="permutations"):
         permutation_test([1.0], [2.0], permutations=0)
+
+
+def test_topic_log_odds_of_minus_infinity_make_the_comparison_n_a():
+    """An intruder topic of proportion 0 (-inf in the key) chosen against: the document's topic log
+    odds is -inf, and the permutation test, which needs finite values, says so instead of failing."""
+    def topic_item(model: str, d: int, log_theta: list[float]) -> dict:
+        return {"item": f"{model}-d{d}", "kind": "topic", "model": model, "document": d, "topic": None,
+                "options": ["a", "b", "c", "d"], "intruder": 3, "attention": False,
+                "option_topics": [0, 1, 2, 3], "option_log_theta": log_theta}
+    key = [topic_item("m1", d, [-1.0, -1.5, -2.0, -float("inf")]) for d in range(3)]
+    key += [topic_item("m2", d, [-1.0, -1.5, -2.0, -5.0]) for d in range(3)]
+    answers = [{"annotator": "a", "item": k["item"], "choice": 0} for k in key]
+    res = score(key, answers, bootstrap=0)
+    assert res.comparisons[0]["topic_log_odds"] == {
+        "note": "n/a, m1's topic log odds include -inf (a proportion of 0 in the key)"}
+    assert any("topic log odds n/a, m1's" in line for line in statistics_lines(res.to_dict()))

@@ -433,6 +433,18 @@ def _chance_tests(summary: dict[str, dict[str, Any]], used: list[tuple[str, str,
             summary[model]["intra_item_correlation"] = icc
 
 
+def _why_not_compared(values: dict[str, dict[int, float]], a: str, b: str, unit: str) -> str | None:
+    """Why models a and b cannot be compared on these per-item values, or None."""
+    lacking = [m for m in (a, b) if not values.get(m)]
+    if lacking:
+        return (f"n/a, neither model has {unit}-intrusion items" if len(lacking) == 2
+                else f"n/a, {lacking[0]} has no {unit}-intrusion items")
+    for m in (a, b):  # a key's log proportion of -inf (a proportion of 0): no mean to compare
+        if not np.isfinite(list(values[m].values())).all():
+            return f"n/a, {m}'s topic log odds include -inf (a proportion of 0 in the key)"
+    return None
+
+
 def compare_models(model_precision: dict[str, dict[int, float]], log_odds: dict[str, dict[int, float]],
                    permutations: int = PERMUTATIONS, seed: int = 0) -> list[dict[str, Any]]:
     """Every two models: permutation tests of their mean model precision (topics the unit) and mean
@@ -444,10 +456,9 @@ def compare_models(model_precision: dict[str, dict[int, float]], log_odds: dict[
             row: dict[str, Any] = {"models": [a, b]}
             for key, values, unit in (("model_precision", model_precision, "word"),
                                       ("topic_log_odds", log_odds, "topic")):
-                lacking = [m for m in (a, b) if not values.get(m)]
-                if lacking:
-                    row[key] = {"note": f"n/a, neither model has {unit}-intrusion items" if len(lacking) == 2
-                                else f"n/a, {lacking[0]} has no {unit}-intrusion items"}
+                why = _why_not_compared(values, a, b, unit)
+                if why:
+                    row[key] = {"note": why}
                 else:
                     row[key] = permutation_test(list(values[a].values()), list(values[b].values()),
                                                 permutations=permutations, seed=seed)
