@@ -615,7 +615,7 @@ def test_scores_never_print_nan_without_a_reason(tmp_path):
     code, out, _ = _run(["intrusion", "score", key, responses])
     assert code == 0 and "nan" not in out.lower(), out
     assert "n/a (<2 docs)" in out
-    assert "Fleiss' kappa n/a (no item was answered by two or more annotators)" in out
+    assert "agreement (topic intrusion): n/a, needs two raters on at least one item" in out
 
 
 def test_kappa_when_everyone_agrees_on_one_position(tmp_path, tasks):
@@ -625,7 +625,7 @@ def test_kappa_when_everyone_agrees_on_one_position(tmp_path, tasks):
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in answers))
     code, out, _ = _run(["intrusion", "score", tmp_path / "k1.jsonl", tmp_path / "r.jsonl"])
     assert code == 0 and "nan" not in out.lower(), out
-    assert "n/a (<2 topics)" in out and "Fleiss' kappa n/a (every answer chose the same position" in out
+    assert "n/a (<2 topics)" in out and "(word intrusion): n/a, every answer chose the same position" in out
 
 
 def test_empty_inputs_are_errors(tmp_path, tasks):

@@ -43,6 +43,8 @@ _NAMES = {
     "TopicModel": ".model",
     "SelectionResult": ".select", "select": ".select",
     "StabilityResult": ".diagnostics.stability", "stability": ".diagnostics.stability",
+    "plan_intrusion": ".intrusion.plan", "IntrusionPlan": ".intrusion.plan",
+    "krippendorff_alpha": ".intrusion.agreement",
 }
 _SUBMODULES = ("datasets", "intrusion", "synthetic")
 
@@ -58,6 +60,7 @@ __all__ = [
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
     "StabilityResult", "stability",
+    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha",
     "__version__",
 ]
 
@@ -118,6 +121,8 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .evaluate import EvaluationResult, evaluate
     from .heldout import HeldoutResult, completion, heldout, method_names
+    from .intrusion.agreement import krippendorff_alpha
+    from .intrusion.plan import IntrusionPlan, plan_intrusion
     from .io import save_model
     from .model import TopicModel
     from .select import SelectionResult, select

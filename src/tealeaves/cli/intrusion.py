@@ -14,9 +14,13 @@ import numpy as np
 from .. import intrusion
 from ..datasets import read_corpus
 from ..errors import InputFileError, MethodError
+from ..files import csvout
+from ..files.atomic import atomic_path
 from ..files.records import check_proportions, read_npy
 from ..files.textfile import read_lines
 from ..intrusion.auto import MEASURES as AUTO_MEASURES
+from ..intrusion.exact import EXACT_LIMIT, MAX_PERMUTATIONS, PERMUTATIONS
+from ..intrusion.plan import ANNOTATORS, MAX_ANNOTATORS
 from ..output.jsonout import write_json
 from ..util.limits import at_least, fraction
 from .options import (
@@ -36,6 +40,7 @@ EXAMPLES = {
     "intrusion score": "tealeaves intrusion score key.jsonl responses.csv --plot scores.png "
     "--json scores.json",
     "intrusion auto": "tealeaves intrusion auto key.jsonl reference.txt --responses responses.csv",
+    "intrusion plan": "tealeaves intrusion plan 0.6 0.75 --icc 0.2 --max-items 50",
     "predictive": "tealeaves predictive model.npz heldout.txt --json predictive.json",
     "annotate serve": "tealeaves annotate serve --tasks tasks.jsonl --key key.jsonl --db annotations.sqlite "
     "--port 8000",
@@ -107,9 +112,30 @@ def _add_intrusion(sub: Any) -> None:
     s.add_argument("--max-attention-failures", type=at_least(0), default=0)
     s.add_argument("--bootstrap", type=at_least(0), default=2000)
     s.add_argument("--seed", type=at_least(0), default=0)
+    s.add_argument("--permutations", type=at_least(1, MAX_PERMUTATIONS), default=PERMUTATIONS,
+                   help="random splits per comparison of two models when all splits are too many "
+                        f"(more than {EXACT_LIMIT:,}) to enumerate")
     s.add_argument("--plot", default=None, help="write figures 3, 4, 6 (needs the plot extra)")
     s.add_argument("--json", default=None)
+    s.add_argument("--csv", default=None, help="write one row per model, kind of item (agreement) and "
+                   "comparison of two models, as CSV")
     s.set_defaults(func=_cmd_score)
+
+    pl = _parser(isub, "plan", "items and annotators per model to tell two model precisions apart",
+                 "intrusion plan")
+    pl.add_argument("p1", type=float, help="expected model precision of one model (between 0 and 1)")
+    pl.add_argument("p2", type=float, help="... and of the other")
+    pl.add_argument("--power", type=float, default=0.8)
+    pl.add_argument("--alpha", type=float, default=0.05, help="two-sided level of the test")
+    pl.add_argument("--icc", type=float, default=0.1,
+                    help="intra-item correlation of right/wrong answers (0: independent; `intrusion "
+                         "score` of a pilot study estimates it)")
+    pl.add_argument("--annotators", type=at_least(1, MAX_ANNOTATORS), nargs="+", default=list(ANNOTATORS),
+                    help="numbers of annotators per item to plan for")
+    pl.add_argument("--max-items", type=at_least(1), default=None,
+                    help="items available per model (word intrusion: its number of topics)")
+    pl.add_argument("--json", default=None)
+    pl.set_defaults(func=_cmd_plan)
 
     a = _parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
     a.add_argument(
@@ -279,13 +305,13 @@ def _num(s: dict[str, Any], k: str) -> str:
     return f"{s[k]:9.3f}" if k in s else f"{'-':>9}"
 
 
-def _ci(s: dict[str, Any], k: str, unit: str) -> str:
-    """A bootstrap interval, or why there is none (fewer than two topics or documents)."""
+def _ci(s: dict[str, Any], k: str, unit: str, resamples: int) -> str:
+    """A bootstrap interval, or why there is none (fewer than two topics or documents, no resamples)."""
     if k not in s:
         return f"{'-':>17}"
     lo, hi = s[k]
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{'n/a (<2 ' + unit + ')':>17}"
+        return f"{'n/a (<2 ' + unit + ')' if resamples else 'n/a (--bootstrap 0)':>17}"
     return f"[{lo:6.3f}, {hi:6.3f}]"
 
 
@@ -296,6 +322,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         max_attention_failures=args.max_attention_failures,
         bootstrap=args.bootstrap,
         seed=args.seed,
+        permutations=args.permutations,
     )
     print(
         f"{res.responses_used} responses used; excluded by attention checks: "
@@ -304,18 +331,37 @@ def _cmd_score(args: argparse.Namespace) -> int:
     head = ("model", "precision", "95% CI", "topics", "log odds", "95% CI", "docs")
     print("{:<20} {:>9} {:>17} {:>6} {:>9} {:>17} {:>5}".format(*head))
     for m, s in res.summary.items():
-        mp_ci, tlo_ci = _ci(s, "model_precision_ci", "topics"), _ci(s, "topic_log_odds_ci", "docs")
+        mp_ci = _ci(s, "model_precision_ci", "topics", args.bootstrap)
+        tlo_ci = _ci(s, "topic_log_odds_ci", "docs", args.bootstrap)
         mp = f"{_num(s, 'model_precision')} {mp_ci} {s.get('topics', '-'):>6}"
         tlo = f"{_num(s, 'topic_log_odds')} {tlo_ci} {s.get('documents', '-'):>5}"
         print(f"{m:<20} {mp} {tlo}")
-    for kind, kappa in res.agreement.items():
-        shown = f"n/a ({res.agreement_notes[kind]})" if kind in res.agreement_notes else f"{kappa:.3f}"
-        print(f"agreement ({kind} intrusion): Fleiss' kappa {shown}")
+    for line in intrusion.statistics_lines(res.to_dict()):
+        print(line)
     if args.json:
         write_json(args.json, {"command": _name(args), **res.to_dict()})
+    if args.csv:
+        with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+            csvout.write_dicts(fh, res.rows())
     if args.plot:
         panels = intrusion.plot_scores(res, args.plot)
         print(f"plot ({len(panels)} panels) -> {args.plot}")
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    res = intrusion.plan_intrusion(args.p1, args.p2, power=args.power, alpha=args.alpha, icc=args.icc,
+                                   annotators=args.annotators, max_items=args.max_items)
+    print(f"to tell model precision {res.p1:g} from {res.p2:g} with power {res.power:g} (two-sided, alpha "
+          f"{res.alpha:g}), intra-item correlation {res.icc:g}: {res.independent_answers} independent "
+          "answers per model")
+    print("{:>10} {:>16} {:>17} {:>7}".format("annotators", "items per model", "answers per model", "power"))
+    for r in res.rows:
+        more = "" if r["fits"] else f"  (more than the {res.max_items} items available)"
+        print(f"{r['annotators']:>10} {r['items']:>16} {r['answers']:>17} {r['power']:>7.3f}{more}")
+    print(res.note)
+    if args.json:
+        write_json(args.json, {"command": _name(args), **res.to_dict()})
     return 0
 
 

@@ -5,7 +5,8 @@
   j* the true intruder topic and j_s the subject's choice (0 when they agree, negative otherwise).
 Aggregates per model with percentile bootstrap intervals over items; annotators who fail more
 than `max_attention_failures` attention checks are left out (and reported); agreement between
-annotators is Fleiss' kappa (with varying numbers of raters per item).
+annotators is Fleiss' kappa and Krippendorff's alpha (`agreement.py`); each model is tested against
+chance and every two models against each other (`exact.py`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BadValueError, InputFileError, MethodError
+from ..errors import BadValueError, InputFileError, MethodError, shorten
 from ..errors import shown as quoted
 from ..files import csvout
 from ..files.records import (
@@ -36,6 +37,9 @@ from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..util.limits import check_bootstrap, check_int
 from ..util.text import check_distinct_options
+from .agreement import agreement as agreement_of
+from .exact import MAX_PERMUTATIONS, PERMUTATIONS, chance_test, method_text, permutation_test
+from .plan import intra_item_correlation
 
 
 def read_responses(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -61,10 +65,10 @@ class IntrusionScores(Display):
     topic_log_odds: dict[str, dict[int, float]]  # model -> document -> TLO
     summary: dict[str, dict[str, Any]]  # model -> aggregates with intervals
     excluded_annotators: list[str]
-    agreement: dict[str, float]
+    agreement: dict[str, dict[str, Any]]  # kind -> Fleiss' kappa, Krippendorff's alpha, items, note
     responses_used: int
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
-    agreement_notes: dict[str, str] = field(default_factory=dict)  # kind -> why its kappa is n/a
+    comparisons: list[dict[str, Any]] = field(default_factory=list)  # every two models: exact tests
 
     _name = "IntrusionScores"
 
@@ -80,6 +84,48 @@ class IntrusionScores(Display):
         return "row", {"model": [r[0] for r in rows], "topic": [r[1] for r in rows],
                        "model_precision": [r[2] for r in rows]}
 
+    def comparison(self, a: str, b: str) -> dict[str, Any]:
+        """The tests of model `a` against model `b` (differences are a's minus b's)."""
+        for name in (a, b):
+            if name not in self.summary:
+                raise MethodError(f"unknown model {name!r} (the scores have {', '.join(self.summary)})")
+        if a == b:
+            raise MethodError(f"compare two different models, not {a!r} with itself")
+        for c in self.comparisons:
+            if c["models"] == [a, b]:
+                return c
+            if c["models"] == [b, a]:
+                return {"models": [a, b], **{k: _flipped(t) for k, t in c.items() if k != "models"}}
+        raise MethodError(f"no comparison of {a!r} and {b!r}")  # every two models are compared
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The CSV rows: one per model (scores, intervals, tests against chance), per kind of item
+        (agreement) and per two models and measure (comparison); an undefined value is empty and
+        its row's `note` says why."""
+        out: list[dict[str, Any]] = []
+        for m, s in self.summary.items():
+            row: dict[str, Any] = {"row": "model", "model": m}
+            for key in ("model_precision", "topic_log_odds"):
+                lo, hi = s.get(f"{key}_ci", (None, None))
+                row |= {key: s.get(key), f"{key}_ci_low": _finite(lo), f"{key}_ci_high": _finite(hi)}
+            row |= {"topics": s.get("topics"), "documents": s.get("documents"),
+                    "intra_item_correlation": s.get("intra_item_correlation")}
+            for kind, key in CHANCE_KEYS.items():
+                test = s.get(key, {})
+                row |= {f"{kind}_right": test.get("right"), f"{kind}_answers": test.get("answers"),
+                        f"{kind}_chance": test.get("chance"), f"{kind}_p_vs_chance": test.get("p_value")}
+            out.append(row)
+        for kind, a in self.agreement.items():
+            out.append({"row": "agreement", "kind": kind, **{k: a.get(k) for k in AGREEMENT_COLUMNS}})
+        for c in self.comparisons:
+            for measure in ("model_precision", "topic_log_odds"):
+                t = c[measure]
+                out.append({"row": "comparison", "model": c["models"][0], "other": c["models"][1],
+                            "measure": measure, "difference": t.get("difference"),
+                            "p_value": t.get("p_value"),
+                            "method": method_text(t) if "p_value" in t else None, "note": t.get("note")})
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return json_safe(
             {
@@ -93,44 +139,37 @@ class IntrusionScores(Display):
                 },
                 "excluded_annotators": self.excluded_annotators,
                 "agreement": self.agreement,
-                "agreement_notes": self.agreement_notes,
+                "comparisons": self.comparisons,
                 "responses_used": self.responses_used,
                 "item_choices": self.item_choices,
             }
         )
 
 
+def _flipped(test: dict[str, Any]) -> dict[str, Any]:
+    """A comparison of a with b as one of b with a."""
+    out = dict(test)
+    if "difference" in test:
+        out |= {"difference": -test["difference"], "p_less": test["p_greater"], "p_greater": test["p_less"],
+                "items": test["items"][::-1]}
+    return out
+
+
+AGREEMENT_COLUMNS = ("fleiss_kappa", "krippendorff_alpha", "items", "answers", "note")
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and np.isfinite(value) else None
+
+
 def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile bootstrap 95% interval of the mean of `values` (nan for fewer than 2)."""
-    if values.size < 2:
+    """Percentile bootstrap 95% interval of the mean of `values` (nan for fewer than 2, or for no
+    resamples)."""
+    if values.size < 2 or resamples == 0:
         return float("nan"), float("nan")
     means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return float(lo), float(hi)
-
-
-def kappa_note(choices_by_item: dict[str, list[int]]) -> str:
-    """Why Fleiss' kappa is not defined for these answers (when `fleiss_kappa` gives nan)."""
-    rated = [ch for ch in choices_by_item.values() if len(ch) >= 2]
-    if not rated:
-        return "no item was answered by two or more annotators"
-    return "every answer chose the same position (chance agreement is 1)"
-
-
-def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int) -> float:
-    """Fleiss' kappa over items rated by at least two annotators (raters may vary per item)."""
-    P, counts = [], np.zeros(categories)
-    for ch in choices_by_item.values():
-        if len(ch) < 2:
-            continue
-        n = np.bincount(ch, minlength=categories)
-        P.append((n @ n - len(ch)) / (len(ch) * (len(ch) - 1)))
-        counts += n
-    if not P or counts.sum() == 0:
-        return float("nan")
-    p = counts / counts.sum()
-    pe = float(p @ p)
-    return (float(np.mean(P)) - pe) / (1 - pe) if pe < 1 else float("nan")
 
 
 KEY_FIELDS = ("item", "kind", "model", "options", "intruder")
@@ -295,8 +334,11 @@ def score(
     max_attention_failures: int = 0,
     bootstrap: int = 2000,
     seed: int = 0,
+    permutations: int = PERMUTATIONS,
 ) -> IntrusionScores:
-    """Model precision, topic log odds and their per-model aggregates from a key and responses."""
+    """Model precision, topic log odds and their per-model aggregates from a key and responses;
+    agreement between annotators, each model against chance and every two models compared (exact
+    or permutation tests with `permutations` random splits where enumeration is too long)."""
     if isinstance(key, str | os.PathLike):
         key = read_key(key)
     typed = not (isinstance(responses, str | os.PathLike) and os.fspath(responses).endswith(".csv"))
@@ -307,6 +349,7 @@ def score(
     items = check_key(key)
     # per model, resamples x (topics or documents) index and value arrays: at most the key's items
     bootstrap = check_int("bootstrap", bootstrap, 0)
+    permutations = check_int("permutations", permutations, 1, MAX_PERMUTATIONS)
     check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     seen: set[tuple[str, str]] = set()
     clean = []
@@ -362,10 +405,143 @@ def score(
             s["topic_log_odds_ci"] = bootstrap_ci(v, bootstrap, rng)
             s["documents"] = int(v.size)
         summary[m] = s
-    agreement = {
-        kind: fleiss_kappa(ch, max(len(items[i]["options"]) for i in ch)) for kind, ch in by_item.items()
-    }
-    notes = {kind: kappa_note(ch) for kind, ch in by_item.items() if np.isnan(agreement[kind])}
+    agreement = {kind: agreement_of(ch, max(len(items[i]["options"]) for i in ch))
+                 for kind, ch in by_item.items()}
+    _chance_tests(summary, used, items)
+    comparisons = compare_models(model_precision, log_odds, permutations, seed)
     choices = {item: ch for kind in by_item.values() for item, ch in kind.items()}
     return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices,
-                           notes)
+                           comparisons)
+
+
+CHANCE_KEYS = {"word": "model_precision_vs_chance", "topic": "topic_intrusion_vs_chance"}
+
+
+def _chance_tests(summary: dict[str, dict[str, Any]], used: list[tuple[str, str, int]],
+                  items: dict[str, dict[str, Any]]) -> None:
+    """Per model and kind, the exact test of its answers against guessing (`exact.chance_test`)."""
+    answers: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    by_item: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for _, item, choice in used:
+        k = items[item]
+        answers[k["model"], k["kind"]].append((int(choice == k["intruder"]), len(k["options"])))
+        by_item[k["model"], k["kind"]][item].append(int(choice == k["intruder"]))
+    for (model, kind), pairs in answers.items():
+        summary[model][CHANCE_KEYS[kind]] = chance_test(*zip(*pairs, strict=True))
+        if kind == "word":  # what `plan_intrusion` needs from a pilot study
+            icc = intra_item_correlation(list(by_item[model, kind].values()))
+            summary[model]["intra_item_correlation"] = icc
+
+
+def _why_not_compared(values: dict[str, dict[int, float]], a: str, b: str, unit: str) -> str | None:
+    """Why models a and b cannot be compared on these per-item values, or None."""
+    lacking = [m for m in (a, b) if not values.get(m)]
+    if lacking:
+        return (f"n/a, neither model has {unit}-intrusion items" if len(lacking) == 2
+                else f"n/a, {lacking[0]} has no {unit}-intrusion items")
+    for m in (a, b):  # a key's log proportion of -inf (a proportion of 0): no mean to compare
+        if not np.isfinite(list(values[m].values())).all():
+            return f"n/a, {m}'s topic log odds include -inf (a proportion of 0 in the key)"
+    return None
+
+
+def compare_models(model_precision: dict[str, dict[int, float]], log_odds: dict[str, dict[int, float]],
+                   permutations: int = PERMUTATIONS, seed: int = 0) -> list[dict[str, Any]]:
+    """Every two models: permutation tests of their mean model precision (topics the unit) and mean
+    topic log odds (documents the unit), or why a test is n/a (`exact.permutation_test`)."""
+    names = sorted(set(model_precision) | set(log_odds))
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            row: dict[str, Any] = {"models": [a, b]}
+            for key, values, unit in (("model_precision", model_precision, "word"),
+                                      ("topic_log_odds", log_odds, "topic")):
+                why = _why_not_compared(values, a, b, unit)
+                if why:
+                    row[key] = {"note": why}
+                else:
+                    row[key] = permutation_test(list(values[a].values()), list(values[b].values()),
+                                                permutations=permutations, seed=seed)
+            out.append(row)
+    return out
+
+
+def _p(p: float) -> str:
+    return f"p = {p:.2g}"
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+        raise InputFileError(f"field {where}: expected a finite number, got {shorten(repr(value), 40)}")
+    return float(value)
+
+
+def _record(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputFileError(f"field {where}: expected an object")
+    return value
+
+
+def _chance_line(model: str, s: dict[str, Any]) -> str:
+    parts = []
+    for kind, key in CHANCE_KEYS.items():
+        if key in s:
+            t = _record(s[key], f"summary.{model}.{key}")
+            n = {k: _number(t.get(k), f"summary.{model}.{key}.{k}")
+                 for k in ("right", "answers", "chance", "p_value")}
+            parts.append(f"{kind} items {n['right']:.0f}/{n['answers']:.0f} right "
+                         f"(chance {n['chance']:.3f}), {_p(n['p_value'])}")
+    if s.get("intra_item_correlation") is not None:
+        icc = _number(s["intra_item_correlation"], f"summary.{model}.intra_item_correlation")
+        parts.append(f"intra-item correlation {icc:.3f} (intrusion plan --icc)")
+    return f"{model} against guessing (exact, one-sided): {'; '.join(parts)}"
+
+
+def _agreement_line(kind: str, a: Any) -> str:
+    a = _record(a, f"agreement.{kind}")
+    if a.get("note"):
+        return f"agreement ({kind} intrusion): {a['note']}"
+    where = f"agreement.{kind}"
+    items, answers = (_number(a.get(k), f"{where}.{k}") for k in ("items", "answers"))
+    kappa, alpha = (_number(a.get(k), f"{where}.{k}") for k in ("fleiss_kappa", "krippendorff_alpha"))
+    return (f"agreement ({kind} intrusion, {items:.0f} items answered twice or more, {answers:.0f} answers): "
+            f"Fleiss' kappa {kappa:.3f}, Krippendorff's alpha {alpha:.3f}")
+
+
+def _comparison_line(i: int, c: Any) -> str:
+    c = _record(c, f"comparisons[{i}]")
+    models = c.get("models")
+    if not (isinstance(models, list) and len(models) == 2 and all(isinstance(m, str) for m in models)):
+        raise InputFileError(f"field comparisons[{i}].models: expected two model names")
+    parts = []
+    for measure, label in (("model_precision", "model precision"), ("topic_log_odds", "topic log odds")):
+        t = _record(c.get(measure), f"comparisons[{i}].{measure}")
+        if t.get("note"):
+            parts.append(f"{label} {t['note']}")
+            continue
+        where = f"comparisons[{i}].{measure}"
+        diff, p = (_number(t.get(k), f"{where}.{k}") for k in ("difference", "p_value"))
+        try:
+            how = method_text(t)
+        except (KeyError, TypeError, ValueError):
+            raise InputFileError(f"field {where}: does not say how its p-value was computed") from None
+        parts.append(f"{label} {diff:+.3f}, {_p(p)} ({how})")
+    return f"{models[0]} - {models[1]} (permutation test over items, two-sided): {'; '.join(parts)}"
+
+
+def statistics_lines(doc: dict[str, Any]) -> list[str]:
+    """What `intrusion score` prints and the report shows after its table, from the score's JSON
+    (`IntrusionScores.to_dict`): each model against guessing, agreement per kind of item, every two
+    models compared. A field of the wrong shape (a forged file) is a one-line InputFileError; a
+    file written before these statistics existed (agreement a number) gives no line for them."""
+    lines = []
+    for model, s in _record(doc.get("summary", {}), "summary").items():
+        if any(key in _record(s, f"summary.{model}") for key in CHANCE_KEYS.values()):
+            lines.append(_chance_line(model, s))
+    for kind, a in _record(doc.get("agreement", {}), "agreement").items():
+        if not isinstance(a, int | float | type(None)):  # older files hold Fleiss' kappa alone
+            lines.append(_agreement_line(kind, a))
+    comparisons = doc.get("comparisons", [])
+    if not isinstance(comparisons, list):
+        raise InputFileError("field comparisons: expected a list")
+    return lines + [_comparison_line(i, c) for i, c in enumerate(comparisons)]

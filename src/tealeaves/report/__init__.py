@@ -329,6 +329,9 @@ def _intrusion(doc: dict[str, Any]) -> list[Part]:
                      s.get("topic_log_odds"), f"{_num(ti[0])} … {_num(ti[1])}", s.get("documents", "–")])
     out.append(_table(["model", "model precision", "95% CI", "topics", "topic log odds", "95% CI", "documents"],
                       rows))
+    from ..intrusion.scoring import statistics_lines  # agreement, tests against chance, comparisons
+
+    out.extend(f'<p class="note">{escape(line)}</p>' for line in statistics_lines(doc))
     for m, per in doc.get("model_precision", {}).items():
         out.append(Chart("hbars", f"Model precision per topic: {m}", "fraction who found the intruder", "",
                          name=f"model-precision-{m}", labels=[f"topic {k}" for k in per], y=list(per.values())))

@@ -1,0 +1,85 @@
+"""Agreement between annotators on intrusion items: Fleiss' kappa and Krippendorff's alpha (nominal).
+
+Both read the same data, item -> the positions its annotators chose. Items may have any number of
+answers (missing answers are simply absent); an item with a single answer carries no information
+about agreement and is left out of both. Where a coefficient is undefined the result is None with a
+one-line reason (`agreement`), never nan.
+
+Krippendorff's alpha (Krippendorff 2011, "Computing Krippendorff's alpha-reliability", section C):
+from the coincidence matrix o_ck = sum over items of n_uc n_uk / (m_u - 1) (c = k: n_uc (n_uc - 1)),
+alpha = 1 - (n - 1) sum_{c != k} o_ck / sum_{c != k} n_c n_k. The values are the chosen positions,
+as in Fleiss' kappa (R's oolong codes each answer right/wrong instead, which counts two annotators
+who chose different wrong options as agreeing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+NEEDS_TWO = "n/a, needs two raters on at least one item"
+ONE_VALUE = "n/a, every answer chose the same position (no disagreement is possible by chance)"
+
+
+def _counts(choices_by_item: dict[str, list[int]], categories: int) -> np.ndarray:
+    """Items x categories counts of the items answered at least twice."""
+    rows = [np.bincount(ch, minlength=categories) for ch in choices_by_item.values() if len(ch) >= 2]
+    return np.array(rows, dtype=float).reshape(len(rows), categories)
+
+
+def _categories(choices_by_item: dict[str, list[int]]) -> int:
+    return 1 + max((max(ch) for ch in choices_by_item.values() if ch), default=0)
+
+
+def why_undefined(choices_by_item: dict[str, list[int]]) -> str | None:
+    """The one-line reason agreement is undefined for these answers, or None when it is defined."""
+    counts = _counts(choices_by_item, _categories(choices_by_item))
+    if counts.shape[0] == 0:
+        return NEEDS_TWO
+    if np.count_nonzero(counts.sum(axis=0)) < 2:
+        return ONE_VALUE
+    return None
+
+
+def fleiss_kappa(choices_by_item: dict[str, list[int]], categories: int | None = None) -> float:
+    """Fleiss' kappa over items answered at least twice (the number of raters may vary per item:
+    each item's observed agreement is over its own pairs); nan where undefined (see `agreement`)."""
+    counts = _counts(choices_by_item, categories or _categories(choices_by_item))
+    if counts.shape[0] == 0:
+        return float("nan")
+    m = counts.sum(axis=1)
+    observed = float(np.mean(((counts * counts).sum(axis=1) - m) / (m * (m - 1))))
+    p = counts.sum(axis=0) / counts.sum()
+    chance = float(p @ p)
+    return (observed - chance) / (1 - chance) if chance < 1 else float("nan")
+
+
+def krippendorff_alpha(choices_by_item: dict[str, list[int]], categories: int | None = None) -> float:
+    """Krippendorff's alpha for nominal values over items answered at least twice (any number of
+    answers per item); nan where undefined (see `agreement`)."""
+    counts = _counts(choices_by_item, categories or _categories(choices_by_item))
+    if counts.shape[0] == 0:
+        return float("nan")
+    m = counts.sum(axis=1)
+    coincidences = (counts.T / (m - 1)) @ counts  # o_ck, diagonal still including n_uc * n_uc
+    coincidences[np.diag_indices_from(coincidences)] -= (counts.T / (m - 1)).sum(axis=1)
+    n_c = coincidences.sum(axis=1)
+    n = n_c.sum()
+    disagree = coincidences.sum() - np.trace(coincidences)
+    expected = n * n - n_c @ n_c  # sum over c != k of n_c n_k
+    return float(1 - (n - 1) * disagree / expected) if expected > 0 else float("nan")
+
+
+def agreement(choices_by_item: dict[str, list[int]], categories: int | None = None) -> dict[str, Any]:
+    """Both coefficients and the items and answers they use; a coefficient that is undefined is None
+    and `note` says why in one line."""
+    note = why_undefined(choices_by_item)
+    used = [ch for ch in choices_by_item.values() if len(ch) >= 2]
+    out: dict[str, Any] = {"fleiss_kappa": None, "krippendorff_alpha": None, "items": len(used),
+                           "answers": sum(len(ch) for ch in used), "note": note}
+    if note is None:
+        out["fleiss_kappa"] = fleiss_kappa(choices_by_item, categories)
+        out["krippendorff_alpha"] = krippendorff_alpha(choices_by_item, categories)
+    return out
+
