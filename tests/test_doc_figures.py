@@ -590,6 +590,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      lambda m, r: m.markdown(r)),
     ("docs/coherence_conventions.md", "experiments/coherence_conventions.py",
      "experiments/results/coherence_conventions.json", lambda m, r: m.markdown(r)),
+    ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
+     lambda m, r: m.markdown(r)),
 ]
 
 
