@@ -78,6 +78,8 @@ def test_systematic_resampling_would_bias_it_so_it_is_not_reported():
     res = tl.heldout(model, docs, particles=8, runs=2, bootstrap=0)
     assert np.isnan(res.doc_rel_var).all() and res.variance_estimate is None
     assert res.to_dict()["documents"]["rel_var"] == [None]
+    one = tl.heldout(model, docs, particles=8, bootstrap=0)
+    assert "runs >= 2, or with resampling=multinomial for an estimate from one run" in one.note
 
 
 def test_per_document_and_total_figures():

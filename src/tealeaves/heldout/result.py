@@ -169,6 +169,9 @@ class HeldoutResult(PerDocumentTotals, Display):
             gap = 0.5 * float(np.nansum(sd**2)) / self.runs
             text += (f"; run-to-run sd per document median {float(np.nanmedian(sd)):.3f}, max "
                      f"{float(np.nanmax(sd)):.3f} nats: expected gap of the total about {gap:.2f} nats")
+        elif self.params.get("resampling") == "systematic":  # a particle filter: V needs multinomial
+            text += ("; run it with runs >= 2, or with resampling=multinomial for an estimate from one "
+                     "run (Lee-Whiteley), to see the size of that gap")
         else:
             text += "; run it with runs >= 2 to see the size of that gap"
         return text
