@@ -86,8 +86,8 @@ register(MethodSpec(
                                 "cyclic scan: cost at most R N K)", minimum=0,
                                 only_for=("variant", ("smc",))),
             "resampling": Param("systematic", str, "smc, smc-full: systematic (lower variance) or "
-                                "multinomial (each run then carries the Lee-Whiteley estimate of its "
-                                "relative variance)", choices=RESAMPLING, minimum=None,
+                                "multinomial (heldout: each run then carries the Lee-Whiteley estimate "
+                                "of its relative variance)", choices=RESAMPLING, minimum=None,
                                 only_for=("variant", ("smc", "smc-full")))},
     cost=cost,
     tasks=("heldout", "completion"),

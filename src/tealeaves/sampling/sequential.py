@@ -82,8 +82,8 @@ def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False):
 
 @njit(cache=True)
 def lee_whiteley(S, eve, generations):
-    """Lee & Whiteley (2018, Biometrika 105(3), eq. (9) with phi = G_n): the relative variance of
-    the particle estimate of the normalising constant, from one run,
+    """Lee & Whiteley (2018, Biometrika 105(3); their V_n^N(phi) with phi = G_n): the relative
+    variance of the particle estimate of the normalising constant, from one run,
 
         V = 1 - (R / (R - 1))^(n+1) sum_{i, j: E_i != E_j} G_i G_j / (sum_i G_i)^2,
 
@@ -91,7 +91,7 @@ def lee_whiteley(S, eve, generations):
     the first generation's R independent draws each descends from; carried through resampling,
     not changed by the Gibbs moves) and n + 1 = `generations` (positions with weights after the
     first draw). Z-hat^2 V is unbiased for Var(Z-hat) with multinomial resampling at every step
-    (their theorem 1), so V is the relative variance up to the factor Z-hat^2 / Z^2. The pair sum
+    (their main result), so V is the relative variance up to the factor Z-hat^2 / Z^2. The pair sum
     is (sum G)^2 - sum_e (sum_{E_i = e} G_i)^2, O(R)."""
     R = S.shape[0]
     if generations <= 0:
