@@ -622,6 +622,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/stability_restarts.json", lambda m, r: m.markdown(r)),
     ("docs/select_experiment.md", "experiments/select_synthetic.py",
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
+    ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
+     lambda m, r: m.markdown(r)),
 ]
 
 

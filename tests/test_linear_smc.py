@@ -114,7 +114,7 @@ def test_cli_rejuvenate(tmp_path, capsys):
     assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--particles", "4",
                  "--rejuvenate", "3", "--seed", "2", "--json", str(out), "--quiet"]) == 0
     got = json.loads(out.read_text())["results"][0]
-    assert got["params"] == {"particles": 4, "variant": "smc", "rejuvenate": 3}
+    assert got["params"] == {"particles": 4, "variant": "smc", "rejuvenate": 3, "resampling": "systematic"}
     api = tl.heldout(model, docs, particles=4, rejuvenate=3, seed=2)
     assert got["total"] == pytest.approx(api.total, rel=1e-12)
     capsys.readouterr()
@@ -134,5 +134,6 @@ def test_rejuvenate_only_with_smc(variant):
     with pytest.raises(MethodError, match=f"'rejuvenate' applies only with variant smc, not '{variant}'"):
         tl.heldout(model, docs, variant=variant, rejuvenate=4)
     res = tl.heldout(model, docs, variant=variant, particles=2)
-    assert res.params == {"particles": 2, "variant": variant}
+    extra = {"resampling": "systematic"} if variant == "smc-full" else {}
+    assert res.params == {"particles": 2, "variant": variant, **extra}
     assert res.label == f"left-to-right(particles=2, variant={variant})"

@@ -145,7 +145,7 @@ def test_heldout_on_the_example_matches_the_old_layout(method):
     shared = (np.ascontiguousarray(np.array(model.phi, order="C").T), np.array(model.alpha), spec.name,
               "heldout", spec.resolve({}, "heldout"), 2)
     seqs = np.random.SeedSequence(3).spawn(len(docs))
-    old = np.array([_doc_task(shared, (docs[d], 0, seqs[d])) for d in range(len(docs))]).T
+    old = np.array([_doc_task(shared, (docs[d], 0, seqs[d]))[0] for d in range(len(docs))]).T
     np.testing.assert_array_equal(res.run_log_prob, old)
 
 

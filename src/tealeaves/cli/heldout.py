@@ -46,7 +46,7 @@ EXAMPLES = {
 # CLI option -> method parameter (parameter names follow table 1 of Wallach et al. 2009)
 METHOD_OPTIONS = {
     "particles": int, "variant": str, "rejuvenate": int, "temperatures": int, "samples": int, "burn_in": int,
-    "iterations": int, "chain_length": int, "schedule": str, "max_states": int,
+    "iterations": int, "chain_length": int, "schedule": str, "max_states": int, "resampling": str,
 }
 
 

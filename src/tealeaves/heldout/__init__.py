@@ -163,9 +163,11 @@ def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSe
 
 
 def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
+    """One document's runs: (2, runs), its log estimates and their relative variance estimates V
+    (`MethodSpec.call`; NaN for methods without one, 0 for a document with nothing to score)."""
     phi_wt, alpha, name, task, params, runs = shared
     words, n_obs, seq = item
-    out = np.zeros(runs)
+    out = np.zeros((2, runs))
     if words.size == n_obs:
         return out
     spec = get_method(name, task)
@@ -173,7 +175,7 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
     rng = np.random.default_rng(child(seq, 0))  # numpy draws (Dirichlet)
     state = new_state(child(seq, 1))  # the kernels' generator
     for r in range(runs):
-        out[r] = spec.fn(doc, n_obs, rng, state, **params)
+        out[:, r] = spec.call(doc, n_obs, rng, state, params)
     return out
 
 
@@ -238,15 +240,19 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     where = {"seconds": one_worker, "what": f"{task} by {spec.name}"}
     if target_sd is None:
         rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs, **where)
+        variances = [r[1] for r in rows]
+        rows = [r[0] for r in rows]
         cost = planned
     else:
         outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar, costs,
                              **where)
         rows = [o[0] for o in outcomes]
+        variances = [o[5] for o in outcomes]
         cost = float(sum(o[3] for o in outcomes))
         extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)
     seconds = time.perf_counter() - t0
     run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
+    run_rel_var = np.array(variances, dtype=np.float64).reshape(len(items), int(runs)).T
     doc_tokens = np.array([w.size - n for w, n, _ in items], dtype=np.int64)
     result = HeldoutResult(
         method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
@@ -255,6 +261,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         model=model.name, task=task, site_updates=cost,
         sd=bootstrap_sd(run_log_prob, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
         extra=extra, unbiased=spec.is_unbiased(resolved) and task == "heldout",
+        run_rel_var=run_rel_var if task == "heldout" and spec.variance else None,
     )
     if check:
         def estimate(sub: Corpus, method: str, runs: int, **p: Any) -> HeldoutResult:

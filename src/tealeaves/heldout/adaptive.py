@@ -22,15 +22,15 @@ MIN_RUNS = 4
 MAX_DOUBLINGS = 12
 
 
-def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool, float, float]:
+def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool, float, float, np.ndarray]:
     """One document: (log estimates at the final budget, that budget, converged, site updates
-    spent, seconds)."""
+    spent, seconds, the runs' relative variance estimates V as in `MethodSpec.call`)."""
     phi_wt, alpha, name, task, params, runs, target_sd = shared
     words, n_obs, seq = item
     t0 = time.perf_counter()
     scored = words.size - n_obs
     if scored == 0:
-        return np.zeros(runs), int(params[get_method(name, task).budget]), True, 0.0, 0.0
+        return np.zeros(runs), int(params[get_method(name, task).budget]), True, 0.0, 0.0, np.zeros(runs)
     spec = get_method(name, task)
     doc = prepare_doc(phi_wt, alpha, words)
     budget = int(params[spec.budget])
@@ -40,18 +40,19 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool
         p = {**params, spec.budget: budget}
         rng = np.random.default_rng(child(seq, 2 * level))
         state = new_state(child(seq, 2 * level + 1))
-        vals = np.array([spec.fn(doc, n_obs, rng, state, **p) for _ in range(runs)])
+        both = np.array([spec.call(doc, n_obs, rng, state, p) for _ in range(runs)])
+        vals, rel_var = both[:, 0], both[:, 1]
         spent += runs * spec.cost(int(words.size), p)
         sd = float(vals.std(ddof=1))
         mean = float(np.log(np.mean(np.exp(vals - vals.max()))) + vals.max())
         se = sd / math.sqrt(runs)
         agree = previous is not None and abs(mean - previous[0]) <= 2 * math.hypot(se, previous[1])
         if sd / scored <= target_sd and agree:
-            return vals, budget, True, spent, time.perf_counter() - t0
+            return vals, budget, True, spent, time.perf_counter() - t0, rel_var
         previous = (mean, se)
         if level < MAX_DOUBLINGS:
             budget *= 2
-    return vals, budget, False, spent, time.perf_counter() - t0
+    return vals, budget, False, spent, time.perf_counter() - t0, rel_var
 
 
 def summarise(outcomes: list[tuple], target_sd: float, budget_name: str) -> dict[str, Any]:

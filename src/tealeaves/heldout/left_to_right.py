@@ -18,6 +18,10 @@ Variants (`variant=`):
   implementation). With one particle it is sequential importance sampling and unbiased; with
   more it is neither.
 
+`resampling` (smc, smc-full): `systematic` (default; the lower variance) or `multinomial`, with
+which each run also carries V, the Lee & Whiteley (2018) estimate of Var(P-hat) / P^2 from the
+particles' genealogy (`sequential.lee_whiteley`; docs/lee_whiteley.md measures it).
+
 Cost in Gibbs site updates: R N(N-1)/2 (smc-full, algorithm-3), at most R N K (smc), R N
 (extend-only). The draws are exact Gibbs draws from eq. (7) over sparse counts
 (`sampling.sparse`). R and K were chosen by measurement on real text (docs/linear_smc.md,
@@ -25,22 +29,33 @@ docs/choosing_an_estimator.md)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..sampling import PreparedDoc, sequential
 from .spec import MethodSpec, Param, register
 
 VARIANTS = ("smc", "smc-full", "algorithm-3", "extend-only")
+RESAMPLING = ("systematic", "multinomial")
 
 
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
-        particles: int, variant: str, rejuvenate: int = -1) -> float:
+        particles: int, variant: str, rejuvenate: int = -1,
+        resampling: str = "systematic") -> tuple[float, float]:
+    """(log estimate, V): V is the Lee-Whiteley estimate of Var(P-hat) / P^2 from the run's
+    genealogy (`sequential.lee_whiteley`), unbiased (times P-hat^2 / P^2) with multinomial
+    resampling; NaN with systematic resampling (there it is badly biased: tests/test_lee_whiteley.py),
+    for completion and for the variants that are not particle filters."""
     args = (doc.rows, doc.cum, float(doc.alpha.sum()), particles, n_obs, state)
     if variant in ("smc", "smc-full"):
-        est = sequential.smc(*args, rejuvenate if variant == "smc" else -1)
+        multinomial = resampling == "multinomial"
+        est, v = sequential.smc(*args, rejuvenate if variant == "smc" else -1, multinomial)
+        v = v if multinomial and n_obs == 0 else math.nan
     else:
         est = (sequential.algorithm3 if variant == "algorithm-3" else sequential.extend_only)(*args)
-    return est + float(doc.scales[n_obs:].sum())
+        v = math.nan
+    return est + float(doc.scales[n_obs:].sum()), v
 
 
 def cost(N: int, p: dict) -> float:
@@ -69,9 +84,14 @@ register(MethodSpec(
             "rejuvenate": Param(128, int, "smc: Gibbs site updates per particle and position K (a pass "
                                 "over all earlier positions while there are at most K, then K of a "
                                 "cyclic scan: cost at most R N K)", minimum=0,
-                                only_for=("variant", ("smc",)))},
+                                only_for=("variant", ("smc",))),
+            "resampling": Param("systematic", str, "smc, smc-full: systematic (lower variance) or "
+                                "multinomial (heldout: each run then carries the Lee-Whiteley estimate "
+                                "of its relative variance)", choices=RESAMPLING, minimum=None,
+                                only_for=("variant", ("smc", "smc-full")))},
     cost=cost,
     tasks=("heldout", "completion"),
+    variance=True,
     # completion: a ratio of two unbiased estimates, consistent but not unbiased
     unbiased=lambda p: p["variant"] in ("smc", "smc-full")
     or (p["variant"] == "extend-only" and p["particles"] == 1),

@@ -108,6 +108,8 @@ class HeldoutResult(PerDocumentTotals, Display):
     extra: dict[str, Any] = field(default_factory=dict)
     unbiased: bool = False  # the estimate of P(w) (not of its log) is unbiased
     compile_seconds: float = 0.0  # compiling or loading the kernels, before (not in) `seconds`
+    # (runs, D): each run's single-run estimate V of Var(P-hat) / P^2 (Lee & Whiteley 2018), or None
+    run_rel_var: np.ndarray | None = None
 
     @property
     def runs(self) -> int:
@@ -119,6 +121,31 @@ class HeldoutResult(PerDocumentTotals, Display):
         if self.runs < 2:
             return np.full(self.run_log_prob.shape[1], np.nan)
         return self.run_log_prob.std(axis=0, ddof=1)
+
+    @property
+    def doc_rel_var(self) -> np.ndarray:
+        """Each document's estimated relative variance Var(P-bar) / P^2 of its estimate P-bar (the
+        mean over runs): sum_r P_r^2 V_r / (sum_r P_r)^2 (NaN where a run has no estimate V)."""
+        if self.run_rel_var is None:
+            return np.full(self.run_log_prob.shape[1], np.nan)
+        w = np.exp(self.run_log_prob - self.run_log_prob.max(axis=0, initial=-np.inf))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (w**2 * self.run_rel_var).sum(axis=0) / w.sum(axis=0) ** 2
+
+    @property
+    def variance_estimate(self) -> dict[str, Any] | None:
+        """From the runs' Lee-Whiteley estimates V, when every document has one: the sd of the total
+        (sqrt of sum_d V_d, the delta method: Var(log P-hat) ~ V for small V), the expected Jensen
+        gap of the total (sum_d V_d / 2: by how much its log is low on average) and the documents
+        whose runs all ended with one lineage (V = 1 exactly: no information; too many tokens for
+        the particles)."""
+        v = self.doc_rel_var
+        if v.size == 0 or not np.isfinite(v).all() or self.run_rel_var is None:
+            return None
+        total = float(v.sum())
+        return {"kind": "lee-whiteley", "sd_total": math.sqrt(max(total, 0.0)), "jensen_gap": total / 2,
+                "doc_rel_var_max": float(v.max()),
+                "coalesced_documents": int((self.run_rel_var == 1.0).all(axis=0).sum())}
 
     @property
     def check(self) -> dict[str, Any] | None:
@@ -142,10 +169,20 @@ class HeldoutResult(PerDocumentTotals, Display):
         sd = self.doc_sd
         text = ("unbiased for P(w), so its log is low on average by about half its variance "
                 "(Jensen)")
-        if self.runs >= 2 and sd.size:
+        ve = self.variance_estimate
+        if ve is not None:
+            text += (f"; from this run's particle genealogy (Lee-Whiteley) the sd of the total is about "
+                     f"{ve['sd_total']:.2f} nats, its expected gap {ve['jensen_gap']:.2f} nats")
+            if ve["coalesced_documents"]:
+                text += (f" (not to be trusted: on {ve['coalesced_documents']} documents every particle "
+                         "descends from one first particle, too many tokens for the particles)")
+        elif self.runs >= 2 and sd.size:
             gap = jensen_gap(sd, self.runs)
             text += (f"; run-to-run sd per document median {float(np.nanmedian(sd)):.3f}, max "
                      f"{float(np.nanmax(sd)):.3f} nats: expected gap of the total about {gap:.2f} nats")
+        elif self.params.get("resampling") == "systematic":  # a particle filter: V needs multinomial
+            text += ("; run it with runs >= 2, or with resampling=multinomial for an estimate from one "
+                     "run (Lee-Whiteley), to see the size of that gap")
         else:
             text += "; run it with runs >= 2 to see the size of that gap"
         return text
@@ -163,7 +200,10 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def label(self) -> str:
-        shown = {k: v for k, v in self.params.items() if k != "max_states"}
+        """method(parameters); `resampling` only when not the default systematic (so the labels of
+        earlier results stay as they were)."""
+        shown = {k: v for k, v in self.params.items()
+                 if k != "max_states" and (k, v) != ("resampling", "systematic")}
         inner = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"{self.method}({inner})" if inner else self.method
 
@@ -181,6 +221,7 @@ class HeldoutResult(PerDocumentTotals, Display):
             "seconds": self.seconds,
             "compile_seconds": self.compile_seconds,
             "unbiased": self.unbiased,
+            "variance_estimate": self.variance_estimate,
             "note": self.note,
         }
 
@@ -200,6 +241,7 @@ class HeldoutResult(PerDocumentTotals, Display):
                 "log_prob": [json_float(v) for v in self.doc_log_prob],
                 "tokens": [int(v) for v in self.doc_tokens],
                 "sd": [json_float(v) for v in self.doc_sd],
+                "rel_var": [json_float(v) for v in self.doc_rel_var],
                 "run_log_prob": [[json_float(v) for v in row] for row in self.run_log_prob],
             },
         }
@@ -213,6 +255,7 @@ class HeldoutResult(PerDocumentTotals, Display):
                 ("tokens", self.tokens), ("per token", self.per_token), ("perplexity", self.perplexity)]
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
-        cols: dict[str, Any] = {"log_prob": self.doc_log_prob, "tokens": self.doc_tokens, "sd": self.doc_sd}
+        cols: dict[str, Any] = {"log_prob": self.doc_log_prob, "tokens": self.doc_tokens, "sd": self.doc_sd,
+                                "rel_var": self.doc_rel_var}
         cols.update({f"run_{r}": self.run_log_prob[r] for r in range(self.runs)})
         return "document", cols

@@ -4,11 +4,14 @@ and cost (`MethodSpec`, `Param`); `register` adds it to the registry (`registry.
 Every estimator is a function `fn(doc, n_obs, rng, state, **params) -> float` returning one
 run's estimate of log P(w2 | w1) for a prepared document whose first `n_obs` positions are
 observed (n_obs = 0: log P(w)). `rng` is a numpy Generator and `state` the kernels' generator
-state, both private to the document.
+state, both private to the document. A method with `variance=True` returns (that estimate, V):
+V estimates the relative variance Var(P-hat) / P^2 from the same run (NaN when it has none);
+`MethodSpec.call` gives both for every method.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +70,12 @@ class MethodSpec:
     budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
     # why these parameters are known to give a badly biased estimate, or None (a warning)
     caution: Callable[[dict[str, Any]], str | None] | None = None
+    variance: bool = False  # fn returns (log estimate, relative variance estimate V)
+
+    def call(self, doc: Any, n_obs: int, rng: Any, state: Any, params: dict[str, Any]) -> tuple[float, float]:
+        """One run: (log estimate, V), V NaN for a method without a single-run variance estimate."""
+        out = self.fn(doc, n_obs, rng, state, **params)
+        return (float(out[0]), float(out[1])) if self.variance else (float(out), math.nan)
 
     def is_unbiased(self, params: dict[str, Any]) -> bool:
         return self.unbiased(params) if callable(self.unbiased) else self.unbiased

@@ -30,16 +30,20 @@ from .sparse import copy_chain, count_mass, new_chains, update
 
 
 @njit(cache=True, fastmath=FM)
-def smc(rows, cum, A, particles, start, state, rejuvenate):
-    """The particle filter. After extending, every particle is rejuvenated by Gibbs updates of
-    z_<=n: a pass over all of z_<n while n <= K = `rejuvenate` (always if K < 0: R N(N-1)/2 site
-    updates per document); beyond, the next K positions of a cyclic scan over 0..n, which resumes
-    where the previous position's left off (at most R N K site updates per document)."""
+def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False):
+    """The particle filter: (log estimate, V) with V the Lee-Whiteley estimate of the relative
+    variance Var(P-hat) / P^2 (NaN when start > 0). After extending, every particle is rejuvenated
+    by Gibbs updates of z_<=n: a pass over all of z_<n while n <= K = `rejuvenate` (always if
+    K < 0: R N(N-1)/2 site updates per document); beyond, the next K positions of a cyclic scan over
+    0..n, which resumes where the previous position's left off (at most R N K site updates per
+    document). Resampling is systematic, or multinomial with `multinomial` (the case in which V is
+    proven unbiased)."""
     N, T = rows.shape
     R = particles
     Z, CNT, USED, POS, NU, buf = new_chains(R, T, N)
     S = np.empty(R)
     kids = np.zeros(R, np.int64)
+    eve = np.arange(R)  # each particle's ancestor among the R independent draws of z_0
     unused = np.zeros(N)
     out = 0.0
     c = 0  # the cyclic scan's next position
@@ -52,8 +56,13 @@ def smc(rows, cum, A, particles, start, state, rejuvenate):
             out += math.log(total / (R * (n + A)))
         if n == N - 1:
             break
-        _systematic(S, total, kids, state)
-        _replace_dead(kids, Z, CNT, USED, POS, NU, n)
+        if multinomial:
+            _multinomial(S, total, kids, state)
+        else:
+            _systematic(S, total, kids, state)
+        _replace_dead(kids, Z, CNT, USED, POS, NU, n, eve)
+        if n == 0:  # z_<0 is empty, every particle the same: the genealogy starts with z_0
+            eve[:] = np.arange(R)
         # every particle: extend by z_n, then rejuvenate
         update(rows, cum, Z, CNT, USED, POS, NU, n, n + 1, False, n, unused, buf, state)
         if rejuvenate < 0 or n <= rejuvenate:  # a Gibbs pass over z_<n
@@ -67,7 +76,62 @@ def smc(rows, cum, A, particles, start, state, rejuvenate):
                 update(rows, cum, Z, CNT, USED, POS, NU, c, hi, False, N, unused, buf, state)
                 left -= hi - c
                 c = hi
-    return out
+    v = lee_whiteley(S, eve, N - 1) if start == 0 else np.nan
+    return out, v
+
+
+@njit(cache=True)
+def lee_whiteley(S, eve, generations):
+    """Lee & Whiteley (2018, Biometrika 105(3); their V_n^N(phi) with phi = G_n): the relative
+    variance of the particle estimate of the normalising constant, from one run,
+
+        V = 1 - (R / (R - 1))^(n+1) sum_{i, j: E_i != E_j} G_i G_j / (sum_i G_i)^2,
+
+    where G_i = S[i] are the last position's weights, E_i the particles' Eve indices (which of
+    the first generation's R independent draws each descends from; carried through resampling,
+    not changed by the Gibbs moves) and n + 1 = `generations` (positions with weights after the
+    first draw). Z-hat^2 V is unbiased for Var(Z-hat) with multinomial resampling at every step
+    (their main result), so V is the relative variance up to the factor Z-hat^2 / Z^2. The pair sum
+    is (sum G)^2 - sum_e (sum_{E_i = e} G_i)^2, O(R)."""
+    R = S.shape[0]
+    if generations <= 0:
+        return 0.0
+    per_eve = np.zeros(R)
+    total = 0.0
+    for i in range(R):
+        per_eve[eve[i]] += S[i]
+        total += S[i]
+    same = 0.0
+    for e in range(R):
+        same += (per_eve[e] / total) ** 2
+    if R == 1:  # one lineage: V is undefined; all pairs share the Eve
+        return np.nan
+    return 1.0 - math.exp(generations * math.log(R / (R - 1.0))) * (1.0 - same)
+
+
+@njit(inline="always")
+def _multinomial(S, total, kids, state):
+    """Offspring counts of multinomial resampling: R independent draws from S / total (sorted
+    uniforms located in the running sums of S)."""
+    R = S.shape[0]
+    u = np.empty(R)
+    for k in range(R):
+        u[k] = uniform(state) * total
+    u.sort()
+    k = 0
+    c = 0.0
+    for r in range(R):
+        c += S[r]
+        m = 0
+        while k < R and u[k] < c:
+            k += 1
+            m += 1
+        kids[r] = m
+    if k < R:  # rounding: the remaining points go to the last particle with mass
+        r = R - 1
+        while S[r] == 0.0:
+            r -= 1
+        kids[r] += R - k
 
 
 @njit(inline="always")
@@ -95,9 +159,9 @@ def _systematic(S, total, kids, state):
 
 
 @njit(inline="always")
-def _replace_dead(kids, Z, CNT, USED, POS, NU, n):
+def _replace_dead(kids, Z, CNT, USED, POS, NU, n, eve):
     """Particles with k >= 1 offspring keep their slot and fill k - 1 slots of particles with
-    none (copies of z_<n, the counts and the used list)."""
+    none (copies of z_<n, the counts, the used list and the Eve index)."""
     R = kids.shape[0]
     dead = 0
     for a in range(R):
@@ -106,6 +170,7 @@ def _replace_dead(kids, Z, CNT, USED, POS, NU, n):
                 dead += 1
             kids[dead] = 1  # filled: never chosen again
             copy_chain(Z, CNT, USED, POS, NU, a, dead, n)
+            eve[dead] = eve[a]
 
 
 @njit(cache=True, fastmath=FM)
@@ -137,4 +202,4 @@ def _log_factors(mass, particles, A, start):
     return out
 
 
-__all__ = ["smc", "algorithm3", "extend_only"]
+__all__ = ["smc", "lee_whiteley", "algorithm3", "extend_only"]
