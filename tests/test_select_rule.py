@@ -175,3 +175,39 @@ def test_the_summary_names_which_metrics_are_known_to_favour_few_or_many_topics(
     lines = SelectionResult([5], 1, [], per_k, {}, {}, 0.0).summary().splitlines()
     assert lines[-2] == "known to favour few topics: umass, diversity, Arun 2010, Cao Juan 2009, Deveaud 2014"
     assert lines[-1] == "known to favour many topics: log-lik/token, exclusivity, pred. rank, Griffiths 2004"
+
+
+def test_each_ks_restarts_get_their_stability_from_their_top_words():
+    """select keeps each restart's top words; a K with two restarts that hold the same topics in
+    another order is perfectly stable, a K whose restarts share no topic is flagged, and a K with one
+    restart (or restarts saved without top words) has no stability."""
+    from tealeaves.select import restart_stability
+
+    a = [[f"w{t}_{i}" for i in range(10)] for t in range(4)]
+    other = [[f"v{t}_{i}" for i in range(10)] for t in range(4)]
+    evals = [{"model": "K4-r0", "topics": 4, "topic_words": a},
+             {"model": "K4-r1", "topics": 4, "topic_words": a[::-1]},
+             {"model": "K6-r0", "topics": 6, "topic_words": a + other[:2]},
+             {"model": "K6-r1", "topics": 6, "topic_words": other + a[:2]},
+             {"model": "K8-r0", "topics": 8, "topic_words": a + other},
+             {"model": "K8-r1", "topics": 8}]
+    got = {s["topics"]: s for s in restart_stability(evals)}
+    assert set(got) == {4, 6}
+    assert got[4]["score"] == 1.0 and got[4]["flagged"] == {}
+    # K = 6: 4 of the 6 topics recur exactly (a[0], a[1], other[0], other[1]); 2 share no word
+    assert got[6]["score"] == pytest.approx(4 / 6)
+    assert set(got[6]["flagged"]) == {"K6-r0", "K6-r1"}
+
+
+def test_the_report_recommends_the_decision_rules_k():
+    """The report's recommendation follows select's stated rule, not the mean over restarts."""
+    from tealeaves.report import recommend
+
+    doc = {"choice": {"log-lik/token": {"k": 15, "runner_up": 10, "significant": True, "why": "mean"}},
+           "decision": {"rule": "best-train", "k": 10, "why": "K = 10 is best",
+                        "comparisons": [{"k": 15, "difference": 0.0004, "interval": [-0.002, 0.0028],
+                                         "separated": False}]}}
+    head, reasons = recommend.select(doc)
+    assert head == "Recommended: K = 10, by the best-train rule"
+    assert ("K = 15: not separated, -0.00040 nats per token against K = 10, 95% interval "
+            "[-0.00280, +0.00200].") in reasons

@@ -102,12 +102,23 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
     """The recommended K of a `select` result and the reasons (None without a held-out choice)."""
     choice = doc.get("choice") or {}
     c = choice.get(HELDOUT)
-    if not isinstance(c, dict) or c.get("k") is None:
+    d = doc.get("decision")
+    if isinstance(d, dict) and d.get("k") is not None:  # select's stated decision rule
+        k = d["k"]
+        head = f"Recommended: K = {k}, by the {d.get('rule', '')} rule"
+        reasons = [f"{d.get('why', '')}."] if d.get("why") else []
+        for cmp in d.get("comparisons") or []:
+            lo, hi = cmp["interval"]
+            verdict = "worse" if cmp.get("separated") else "not separated"
+            reasons.append(f"K = {cmp['k']}: {verdict}, {-cmp['difference']:+.5f} nats per token against "
+                           f"K = {k}, 95% interval [{-hi:+.5f}, {-lo:+.5f}].")
+    elif isinstance(c, dict) and c.get("k") is not None:  # a result saved before the decision rule
+        k = c["k"]
+        head = f"Recommended: K = {k}, the best held-out likelihood"
+        reasons = []
+    else:
         return None
-    k = c["k"]
-    head = f"Recommended: K = {k}, the best held-out likelihood"
-    reasons = []
-    if "runner_up" in c:
+    if isinstance(c, dict) and "runner_up" in c and not (isinstance(d, dict) and d.get("k") is not None):
         if c.get("significant"):
             reasons.append(f"Significantly better than K = {c['runner_up']} ({c.get('why', '')}).")
         else:
@@ -119,7 +130,8 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
         if other["k"] == k:
             agree.append(m)
         else:
-            bias = SELECT_BIAS.get(m)
+            bias = (f"known to favour {other['bias']} topics" if other.get("bias") in ("few", "many")
+                    else SELECT_BIAS.get(m))
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]

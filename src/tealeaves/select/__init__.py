@@ -28,8 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from ..coherence import topic_words
 from ..corpus import Corpus
 from ..datasets import load_model, read_corpus
+from ..diagnostics.stability import stability
 from ..errors import InputFileError, MethodError
 from ..evaluate import DEFAULT_COHERENCE, evaluate
 from ..files.atomic import write_text
@@ -42,6 +44,7 @@ from ..model import TopicModel
 from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_safe
+from ..topics import as_topics
 from ..util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
 from ..util.parallel import Progress, run_tasks
 from .classic import (
@@ -58,6 +61,7 @@ from .rule import RULES, decide, disagreements
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
+STABILITY_TOPN = 10  # the top words each restart keeps for the stability of its K
 METRICS = {  # name in the table -> (row key, higher is better)
     "log-lik/token": ("per_token", True),
     "npmi": ("coherence.npmi", True),
@@ -232,12 +236,16 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
         except InputFileError:
             saved = None  # unreadable: evaluate again
         if isinstance(saved, dict) and isinstance(saved.get("row"), dict):
-            if "classic" in saved["row"]:
+            if "classic" in saved["row"] and "topic_words" in saved:
                 return saved
-            if model_path and os.path.exists(model_path):  # saved before the classic metrics: add them
-                saved["row"].update(fit_scores(load_model(model_path, name=name), train_texts))
+            if model_path and os.path.exists(model_path):  # saved before these were kept: add them
+                model = load_model(model_path, name=name)
+                saved["row"].update(fit_scores(model, train_texts))
+                saved["topic_words"] = topic_words(model, STABILITY_TOPN)
                 write_text(eval_path, json.dumps(json_safe(saved)))
                 return saved
+            if "classic" in saved["row"]:
+                return saved  # no model file to take the top words from: no stability for it
     model = None
     t0 = time.perf_counter()
     if model_path and os.path.exists(model_path):
@@ -259,6 +267,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
                          "doc_tokens": res.heldout[name].doc_tokens.tolist(),
+                         "topic_words": topic_words(model, STABILITY_TOPN),
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
         write_text(eval_path, json.dumps(out_doc))
@@ -315,6 +324,10 @@ class SelectionResult(Display):
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
+        for s in self.stability:  # each K's restarts (tl.stability)
+            flagged = "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
+            lines.append(f"K = {s['topics']}: restarts' stability {s['score']:.2f} ({s['distance']}, top "
+                         f"{s['topn']} words)" + (f"; flagged: {flagged}" if flagged else ""))
         for side in ("few", "many"):  # the table's metrics by their known bias
             names = [m for m in METRICS if m in self.per_k and BIAS.get(m, ("neither",))[0] == side]
             if names:
@@ -418,6 +431,19 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: i
     return out
 
 
+def restart_stability(evals: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For every K with at least two restarts, `tl.stability` of its restarts from their top
+    STABILITY_TOPN words (average Jaccard after Hungarian matching; the trained models are not kept
+    in memory), as dicts. Restarts whose evaluation was saved without top words are left out."""
+    out = []
+    for k in sorted({e["topics"] for e in evals}):
+        group = [as_topics(e["topic_words"], e["model"]) for e in evals
+                 if e["topics"] == k and e.get("topic_words")]
+        if len(group) >= 2:
+            out.append(stability(group, topn=STABILITY_TOPN).to_dict())
+    return out
+
+
 def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            topics: Sequence[int] = (5, 10, 20, 50, 100), restarts: int = 3, holdout: float = 0.2,
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
@@ -466,7 +492,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
               "rule": rule}
     result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0,
-                             decision=decision, disagreements=disagreements(decision, choice, BIAS))
+                             decision=decision, disagreements=disagreements(decision, choice, BIAS),
+                             stability=restart_stability(evals))
     if out:
         write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
     return result
