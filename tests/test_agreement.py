@@ -410,3 +410,16 @@ def test_topic_log_odds_of_minus_infinity_make_the_comparison_n_a():
     assert res.comparisons[0]["topic_log_odds"] == {
         "note": "n/a, m1's topic log odds include -inf (a proportion of 0 in the key)"}
     assert any("topic log odds n/a, m1's" in line for line in statistics_lines(res.to_dict()))
+
+
+def test_model_precision_bars_are_labelled_with_the_topics_words():
+    """The report labels each topic's model-precision bar with the words the annotators saw (the
+    options less the intruder), not "topic k"."""
+    from tealeaves.report import charts
+
+    key = _word_key("m", 3)
+    res = score(key, _answers(key, 3, {"m": 0.8}), bootstrap=0)
+    doc = res.to_dict()
+    assert doc["topic_words"]["m"]["1"] == ["w1x0", "w1x2", "w1x3", "w1x4", "w1x5"]  # intruder 1 left out
+    bars = next(c for c in charts([doc]) if c.name == "model-precision-m")
+    assert bars.labels == [f"{t}: " + " ".join(f"w{t}x{j}" for j in range(6) if j != t) for t in range(3)]

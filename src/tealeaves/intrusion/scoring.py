@@ -69,6 +69,7 @@ class IntrusionScores(Display):
     responses_used: int
     item_choices: dict[str, list[int]]  # item -> positions chosen (responses used)
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # every two models: exact tests
+    topic_words: dict[str, dict[int, list[str]]] = field(default_factory=dict)  # model -> topic -> its words
 
     _name = "IntrusionScores"
 
@@ -142,6 +143,7 @@ class IntrusionScores(Display):
                 "comparisons": self.comparisons,
                 "responses_used": self.responses_used,
                 "item_choices": self.item_choices,
+                "topic_words": {m: {str(k): v for k, v in d.items()} for m, d in self.topic_words.items()},
             }
         )
 
@@ -378,6 +380,11 @@ def score(
     mp: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     tlo: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     by_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    words: dict[str, dict[int, list[str]]] = defaultdict(dict)  # a word task's options less its intruder
+    for k in items.values():
+        if k["kind"] == "word" and not k["attention"]:
+            shown = [w for j, w in enumerate(k["options"]) if j != k["intruder"]]
+            words[k["model"]].setdefault(k["topic"], shown)
     for _, item, choice in used:
         k = items[item]
         by_item[k["kind"]][item].append(choice)
@@ -411,7 +418,7 @@ def score(
     comparisons = compare_models(model_precision, log_odds, permutations, seed)
     choices = {item: ch for kind in by_item.values() for item, ch in kind.items()}
     return IntrusionScores(model_precision, log_odds, summary, excluded, agreement, len(used), choices,
-                           comparisons)
+                           comparisons, {m: words[m] for m in model_precision})
 
 
 CHANCE_KEYS = {"word": "model_precision_vs_chance", "topic": "topic_intrusion_vs_chance"}

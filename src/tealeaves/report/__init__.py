@@ -332,9 +332,12 @@ def _intrusion(doc: dict[str, Any]) -> list[Part]:
     from ..intrusion.scoring import statistics_lines  # agreement, tests against chance, comparisons
 
     out.extend(f'<p class="note">{escape(line)}</p>' for line in statistics_lines(doc))
+    words = doc.get("topic_words") or {}
     for m, per in doc.get("model_precision", {}).items():
+        named = words.get(m) or {}  # the topic's words as the annotators saw them (older files: none)
+        labels = [f"{k}: {' '.join(named[k])}" if named.get(k) else f"topic {k}" for k in per]
         out.append(Chart("hbars", f"Model precision per topic: {m}", "fraction who found the intruder", "",
-                         name=f"model-precision-{m}", labels=[f"topic {k}" for k in per], y=list(per.values())))
+                         name=f"model-precision-{m}", labels=labels, y=list(per.values())))
     for m, per in doc.get("topic_log_odds", {}).items():
         out.append(Chart("hist", f"Topic log odds of documents: {m}", "topic log odds", "documents",
                          name=f"topic-log-odds-{m}", y=list(per.values())))
