@@ -340,7 +340,7 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
     pairs = None if groups is None or rule == "context" else group_pairs(targets, groups)
     single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule, pairs)
     return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule,
-                  partial=pairs is not None)
+                  index.read_index(reference).content, partial=pairs is not None)
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],

@@ -11,7 +11,8 @@ or an iterable's documents as they stream past (`StreamHash`: each document's te
 by one space for a token list, followed by a newline, UTF-8), a `Corpus` from its stored arrays
 (`corpus_digest`: vocabulary, offsets, word ids). So the same text read twice hashes alike and a
 changed byte does not; the same text given as a file and as a `Corpus` hashes differently
-(`hash_of` says which).
+(`hash_of` says which). A reference index (.tlx) carries the hash its build took of its corpus
+the same way (header `corpus.content`), so a number from an index and one from its text compare.
 """
 
 from __future__ import annotations
@@ -70,10 +71,14 @@ def corpus_digest(corpus: Any) -> str:
 
 
 def _stored(reference: Any) -> bool:
-    """Whether the reference is a Corpus (or a bundled name for one): tokens as stored, arrays hashed."""
+    """Whether the reference is a Corpus (or a bundled name for one, or an index of one): tokens
+    as stored, arrays hashed."""
     from ..corpus import Corpus
     from ..datasets import bundled_corpus
+    from .index import is_index, read_index
 
+    if is_index(reference):
+        return read_index(reference).content_of == "arrays"
     return isinstance(reference, Corpus) or bundled_corpus(reference) is not None
 
 
