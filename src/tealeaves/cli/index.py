@@ -69,12 +69,14 @@ def _cmd_info(args: argparse.Namespace) -> int:
     def get(d: Any, key: str) -> str:
         return str(d.get(key, "not recorded"))
 
-    content = (f"{r.content[7:]} (of its {'arrays (a Corpus)' if r.content_of == 'arrays' else 'text, UTF-8'}, "
+    of = "arrays (a Corpus)" if r.content_of == "arrays" else "text, UTF-8"
+    content = (f"{r.content[7:]} (of its {of}, "
                "as a coherence fingerprint takes it)" if r.content else
                "not recorded (built by an older tealeaves: rebuild it to compare results with its text)")
     rows = [("format", f"{get(h, 'format')}, version {get(h, 'version')}"),
             ("built by", f"tealeaves {get(h, 'tealeaves')}"), ("created", get(h, "created")),
-            ("corpus", get(c, "name")), ("bytes", f"{c['bytes']:,}" if isinstance(c.get("bytes"), int) else get(c, "bytes")),
+            ("corpus", get(c, "name")),
+            ("bytes", f"{c['bytes']:,}" if isinstance(c.get("bytes"), int) else get(c, "bytes")),
             ("sha256", content), ("chunk hash", f"{get(c, 'sha256')} (SHA-256 of its chunks' SHA-256s)"),
             ("documents", f"{r.documents:,}"), ("tokens", f"{r.tokens:,}"),
             ("vocabulary", f"{r.vocab_size:,}"), ("tokenizer", get(h, "tokenizer")),

@@ -754,7 +754,8 @@ def _load_chunk(work: str, i: int, digest: str | None = None, check: bool = True
         text = out.pop("words")
         if check and _chunk_check(np.fromfile(posf, "<u4"), text, out["counts"], out["lengths"]) != recorded:
             return None
-        out["words"] = text.tobytes().decode("utf-8", "surrogatepass").split("\n") if len(out["counts"]) else []
+        words = text.tobytes().decode("utf-8", "surrogatepass")
+        out["words"] = words.split("\n") if len(out["counts"]) else []
         out["pos"] = posf
         size = os.path.getsize(posf)
     except Exception:  # noqa: BLE001 - any damage: the chunk is counted again
@@ -843,7 +844,8 @@ def build_index(corpus: Any, output: str | os.PathLike, workers: int = 1, encodi
         raise InputFileError(f"{work}: a chunk file vanished while indexing")
     created = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
     info = {"name": name, "bytes": sum(s for _, s in meta), "sha256": total.hexdigest(),
-            "content": content or "sha256:" + whole.hexdigest(), "content_of": "arrays" if content else "text",
+            "content": content or "sha256:" + whole.hexdigest(),
+            "content_of": "arrays" if content else "text",
             "documents": sum(len(c["lengths"]) for c in chunks),
             "tokens": sum(int(c["counts"].sum()) for c in chunks), "chunk_chars": chunk_chars}
     header = _merge(chunks, output, info, created)
