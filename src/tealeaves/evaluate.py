@@ -37,6 +37,7 @@ import numpy as np
 
 from .coherence import ABSENT, DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
+from .coherence.index import is_index, read_index
 from .compare import CompareResult, compare
 from .corpus import Corpus
 from .datasets import load_topics, read_corpus
@@ -340,6 +341,9 @@ def reference_tokens(reference: Any) -> tuple[float, str]:
     """The reference's number of tokens, or an estimate from a file's size, and how it was got."""
     if isinstance(reference, Corpus):
         return float(reference.num_tokens), f"{reference.num_tokens:,} tokens"
+    if is_index(reference):  # a .tlx: its header counts the tokens (its bytes are not text)
+        n = read_index(reference).tokens
+        return float(n), f"{n:,} tokens (its index header)"
     if isinstance(reference, str | os.PathLike):
         try:
             size = os.path.getsize(reference)

@@ -64,17 +64,28 @@ def _cmd_info(args: argparse.Namespace) -> int:
     from ..coherence.index import ReferenceIndex
 
     r = ReferenceIndex(args.reference)
-    h = r.header
-    c = h["corpus"]
-    rows = [("format", f"{h['format']}, version {h['version']}"), ("built by", f"tealeaves {h['tealeaves']}"),
-            ("created", h["created"]), ("corpus", c["name"]), ("bytes", f"{c['bytes']:,}"),
-            ("sha256", c["sha256"]), ("documents", f"{c['documents']:,}"), ("tokens", f"{c['tokens']:,}"),
-            ("vocabulary", f"{h['vocabulary']:,}"), ("tokenizer", h["tokenizer"]),
-            ("lowercase", str(h["lowercase"]).lower()), ("rules", ", ".join(h["rules"])),
-            ("windows", h["windows"])]
+    h, c = r.header, r.header["corpus"]
+
+    def get(d: Any, key: str) -> str:
+        return str(d.get(key, "not recorded"))
+
+    of = "arrays (a Corpus)" if r.content_of == "arrays" else "text, UTF-8"
+    content = (f"{r.content[7:]} (of its {of}, "
+               "as a coherence fingerprint takes it)" if r.content else
+               "not recorded (built by an older tealeaves: rebuild it to compare results with its text)")
+    rows = [("format", f"{get(h, 'format')}, version {get(h, 'version')}"),
+            ("built by", f"tealeaves {get(h, 'tealeaves')}"), ("created", get(h, "created")),
+            ("corpus", get(c, "name")),
+            ("bytes", f"{c['bytes']:,}" if isinstance(c.get("bytes"), int) else get(c, "bytes")),
+            ("sha256", content), ("chunk hash", f"{get(c, 'sha256')} (SHA-256 of its chunks' SHA-256s)"),
+            ("documents", f"{r.documents:,}"), ("tokens", f"{r.tokens:,}"),
+            ("vocabulary", f"{r.vocab_size:,}"), ("tokenizer", get(h, "tokenizer")),
+            ("lowercase", get(h, "lowercase").lower()), ("rules", ", ".join(map(str, r.rules))),
+            ("windows", get(h, "windows"))]
     if args.verify:
         r.verify()
-        rows.append(("check", "postings verified (CRC-32)"))
+        rows.append(("check", "postings verified: CRC-32, and every word's positions increasing, inside "
+                              "the corpus, as many as its count, none held by two words"))
     for k, v in rows:
         print(f"{k:<11} {v}")
     return 0

@@ -57,6 +57,7 @@ class Counts:
     rule: str = "exact"  # how windows were counted: "exact" or "gensim"
     digest: str = ""  # the reference's content hash, taken while counting (`fingerprint`)
     partial: bool = False  # only the pairs within `count`'s groups counted; the others' joint is -1
+    digest_of: str = ""  # an index's: what `digest` hashes ("text" or "arrays"; `fingerprint`)
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.targets)}
@@ -340,7 +341,8 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
     pairs = None if groups is None or rule == "context" else group_pairs(targets, groups)
     single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule, pairs)
     return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule,
-                  partial=pairs is not None)
+                  index.read_index(reference).content, partial=pairs is not None,
+                  digest_of=index.read_index(reference).content_of)
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],

@@ -11,7 +11,8 @@ or an iterable's documents as they stream past (`StreamHash`: each document's te
 by one space for a token list, followed by a newline, UTF-8), a `Corpus` from its stored arrays
 (`corpus_digest`: vocabulary, offsets, word ids). So the same text read twice hashes alike and a
 changed byte does not; the same text given as a file and as a `Corpus` hashes differently
-(`hash_of` says which).
+(`hash_of` says which). A reference index (.tlx) carries the hash its build took of its corpus
+the same way (header `corpus.content`), so a number from an index and one from its text compare.
 """
 
 from __future__ import annotations
@@ -69,11 +70,14 @@ def corpus_digest(corpus: Any) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _stored(reference: Any) -> bool:
-    """Whether the reference is a Corpus (or a bundled name for one): tokens as stored, arrays hashed."""
+def _stored(reference: Any, counts: Any = None) -> bool:
+    """Whether the reference is a Corpus (or a bundled name for one, or an index of one, as its
+    `counts.digest_of` says): tokens as stored, arrays hashed."""
     from ..corpus import Corpus
     from ..datasets import bundled_corpus
 
+    if getattr(counts, "digest_of", ""):
+        return counts.digest_of == "arrays"
     return isinstance(reference, Corpus) or bundled_corpus(reference) is not None
 
 
@@ -84,9 +88,9 @@ def reference_name(reference: Any) -> str:
     return f"<{type(reference).__name__}>"
 
 
-def tokenizer(reference: Any) -> str:
+def tokenizer(reference: Any, counts: Any = None) -> str:
     """How the reference's text became tokens."""
-    if _stored(reference):
+    if _stored(reference, counts):
         return "as stored in the corpus"
     if isinstance(reference, str | os.PathLike):
         return "whitespace (str.split)"
@@ -96,7 +100,7 @@ def tokenizer(reference: Any) -> str:
 def describe_reference(reference: Any, counts: Any) -> dict[str, Any]:
     """The reference part of a fingerprint: name, hash (and what was hashed), documents, tokens."""
     digest = getattr(counts, "digest", "") or None
-    kind = "arrays" if _stored(reference) else "text"
+    kind = "arrays" if _stored(reference, counts) else "text"
     return {"name": reference_name(reference), "hash": digest, "hash_of": kind if digest else None,
             "documents": int(counts.documents), "tokens": int(counts.tokens)}
 
@@ -121,7 +125,7 @@ def fingerprint_of(measure: str, convention: str, window: int | None, rule: str,
             "window": window, "segmentation": SEGMENTATION[seg], "epsilon": eps, "gamma": gamma,
             "min_frequency": minimum, "options": dict(sorted(options.items())), "topn": topn,
             "absent": absent, "reference": describe_reference(reference, counts),
-            "tokenizer": tokenizer(reference)}
+            "tokenizer": tokenizer(reference, counts)}
 
 
 def _get(fp: Mapping[str, Any], key: str) -> Any:

@@ -51,9 +51,11 @@ from ..corpus import Corpus
 from ..datasets import bundled_corpus
 from ..errors import InputFileError, MethodError
 from ..files.atomic import atomic_path
-from ..files.textfile import check_encoding, read_lines
+from ..files.records import parse_json
+from ..files.textfile import check_encoding, check_regular, read_lines
 from ..util.limits import check_cost, memory_bytes
 from ..util.parallel import stream_tasks
+from .fingerprint import corpus_digest
 
 MAGIC = b"TLXINDEX"
 VERSION = 1
@@ -121,6 +123,23 @@ def _decode(buf, count, limit):
         out[o] = prev
         o += 1
     return out, i == n
+
+
+@njit(cache=True)
+def _sound(buf, offsets, counts, limit):
+    """The first word whose postings are unsound (`_decode`), or whose positions another word
+    also holds (every position must belong to exactly one word), else -1."""
+    seen = np.zeros(limit // 8 + 1, np.uint8)
+    for g in range(counts.shape[0]):
+        pos, ok = _decode(buf[offsets[g] : offsets[g + 1]], counts[g], limit)
+        if not ok:
+            return g
+        for p in pos:
+            bit = np.uint8(1 << (p & 7))
+            if seen[p >> 3] & bit:
+                return g
+            seen[p >> 3] |= bit
+    return -1
 
 
 # ---------------------------------------------------------------- counting from positions
@@ -389,6 +408,7 @@ class ReferenceIndex:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
         p = self.path
+        check_regular(p, "a reference index")  # memory-mapped: a pipe or device would block or fail
         try:
             size = os.path.getsize(p)
             with open(p, "rb") as fh:
@@ -414,7 +434,12 @@ class ReferenceIndex:
         except OSError as exc:
             raise InputFileError(f"{p}: cannot read the reference index ({exc.strerror or exc})") from None
         try:
-            self.header = json.loads(raw.decode("utf-8"))
+            self.header = parse_json(raw.decode("utf-8"), "header")
+        except InputFileError as exc:
+            raise _fail(p, f"damaged {exc}") from None
+        except UnicodeError:
+            raise _fail(p, "damaged header (not UTF-8)") from None
+        try:
             sections = self.header["sections"]
             self.documents = int(self.header["corpus"]["documents"])
             self.tokens = int(self.header["corpus"]["tokens"])
@@ -461,10 +486,28 @@ class ReferenceIndex:
             raise _fail(self.path, "damaged (tokens do not add up)")
 
     def verify(self) -> None:
-        """Check the postings' CRC-32 too (reads the whole file)."""
+        """Check the postings (reads them all): their CRC-32, and that they decode to what an index
+        holds: each word's positions increasing, inside the corpus, as many as its count, and every
+        position held by exactly one word."""
         off, length, _, crc = self.header["sections"]["postings"]
         if zlib.crc32(self.data[int(off) : int(off) + int(length)]) != int(crc):
             raise _fail(self.path, "damaged (section 'postings' fails its CRC-32)")
+        a = self.arrays
+        bad = _sound(np.asarray(a["postings"]), a["postings_offsets"].astype(np.int64),
+                     a["word_counts"].astype(np.int64), self.tokens)
+        if bad >= 0:
+            raise _fail(self.path, f"damaged (the postings of {self.word(bad)!r} do not fit the others)")
+
+    @property
+    def content(self) -> str:
+        """The SHA-256 of the corpus as coherence hashes it (`fingerprint`), '' if not recorded."""
+        value = self.header["corpus"].get("content") if isinstance(self.header["corpus"], dict) else None
+        return value if isinstance(value, str) and value.startswith("sha256:") else ""
+
+    @property
+    def content_of(self) -> str:
+        """What `content` hashes: 'text' or 'arrays' (a Corpus's, `fingerprint.corpus_digest`)."""
+        return "arrays" if self.header["corpus"].get("content_of") == "arrays" else "text"
 
     @property
     def vocab_size(self) -> int:
@@ -605,8 +648,9 @@ def read_index(path: str | os.PathLike | ReferenceIndex) -> ReferenceIndex:
 
 # ---------------------------------------------------------------- building
 
-def _source(corpus: Any, encoding: str) -> tuple[str, Iterator[str | list[str]]]:
-    """The corpus's name and its documents (lines of text, or token lists of a bundled corpus)."""
+def _source(corpus: Any, encoding: str) -> tuple[str, Iterator[str | list[str]], str]:
+    """The corpus's name, its documents (lines of text, or token lists of a bundled corpus) and,
+    for a Corpus, its content hash as coherence takes it (`fingerprint.corpus_digest`), else ''."""
     bundled = bundled_corpus(corpus)
     if bundled is not None:
         corpus_obj, name = bundled, str(corpus)
@@ -616,16 +660,19 @@ def _source(corpus: Any, encoding: str) -> tuple[str, Iterator[str | list[str]]]
         if corpus_obj.vocab is None:
             raise MethodError("a Corpus needs a vocabulary to be indexed")
         vocab = corpus_obj.vocab
-        return name or "corpus", ([vocab[i] for i in doc] for doc in corpus_obj)
+        return name or "corpus", ([vocab[i] for i in doc] for doc in corpus_obj), corpus_digest(corpus_obj)
     if isinstance(corpus_obj, str | os.PathLike):
         check_encoding(encoding)
-        return os.path.basename(os.fspath(corpus_obj)), (line for _, line in read_lines(corpus_obj, encoding))
-    return "documents", (d if isinstance(d, str) else list(d) for d in corpus_obj)
+        lines = (line for _, line in read_lines(corpus_obj, encoding))
+        return os.path.basename(os.fspath(corpus_obj)), lines, ""
+    return "documents", (d if isinstance(d, str) else list(d) for d in corpus_obj), ""
 
 
-def _chunks(docs: Iterable[str | list[str]], chunk_chars: int) -> Iterator[tuple[list, str, int]]:
+def _chunks(docs: Iterable[str | list[str]], chunk_chars: int, whole: Any = None
+            ) -> Iterator[tuple[list, str, int]]:
     """Chunks of documents of about `chunk_chars` characters: (documents, SHA-256 of their text,
-    UTF-8 bytes); the text of a token list is its tokens joined by spaces, one line."""
+    UTF-8 bytes); the text of a token list is its tokens joined by spaces, one line (as
+    `fingerprint.StreamHash`, which `whole`, a hashlib object, takes of all the text)."""
     chunk: list = []
     h = hashlib.sha256()
     chars = nbytes = 0
@@ -633,6 +680,8 @@ def _chunks(docs: Iterable[str | list[str]], chunk_chars: int) -> Iterator[tuple
         text = d if isinstance(d, str) else " ".join(d) + "\n"
         b = text.encode("utf-8", "surrogatepass")
         h.update(b)
+        if whole is not None:
+            whole.update(b)
         nbytes += len(b)
         chars += len(text)
         chunk.append(d)
@@ -665,32 +714,48 @@ def _chunk_files(work: str, i: int) -> tuple[str, str]:
     return os.path.join(work, f"chunk-{i:06d}.npz"), os.path.join(work, f"chunk-{i:06d}.pos")
 
 
+def _chunk_check(pos: np.ndarray, words: np.ndarray, counts: np.ndarray, lengths: np.ndarray) -> str:
+    """SHA-256 of a chunk's contents: its positions, words, counts and document lengths."""
+    h = hashlib.sha256()
+    for arr, dtype in ((pos, "<u4"), (words, np.uint8), (counts, "<i8"), (lengths, "<i8")):
+        h.update(f"{arr.size}\n".encode())
+        h.update(np.ascontiguousarray(arr, dtype=dtype).tobytes())
+    return h.hexdigest()
+
+
 def _save_chunk(work: str, result: tuple, digest: str, nbytes: int) -> None:
     """A chunk's files, each written under a temporary name then renamed; the .npz (its words,
-    counts, lengths and text hash) last, so a chunk with its .npz is complete."""
+    counts, lengths, text hash and the SHA-256 of all these and the positions) last, so a chunk
+    with its .npz is complete, and one whose files changed since is told (`_load_chunk`)."""
     i, words, counts, pos, lengths = result
     meta, posf = _chunk_files(work, i)
-    pos.astype("<u4").tofile(posf + ".tmp")
+    pos = pos.astype("<u4")
+    pos.tofile(posf + ".tmp")
     os.replace(posf + ".tmp", posf)
-    blob = "\n".join(words).encode("utf-8", "surrogatepass")
+    blob = np.frombuffer("\n".join(words).encode("utf-8", "surrogatepass"), np.uint8)
     with open(meta + ".tmp", "wb") as fh:
-        np.savez(fh, words=np.frombuffer(blob, np.uint8), counts=counts, lengths=lengths,
-                 digest=np.array(digest), nbytes=np.array(nbytes), version=np.array(VERSION))
+        np.savez(fh, words=blob, counts=counts, lengths=lengths, digest=np.array(digest),
+                 nbytes=np.array(nbytes), version=np.array(VERSION),
+                 check=np.array(_chunk_check(pos, blob, counts, lengths)))
     os.replace(meta + ".tmp", meta)
 
 
-def _load_chunk(work: str, i: int, digest: str | None = None) -> dict | None:
-    """A chunk's saved postings (its positions file's name), or None if missing, damaged or of
-    other text (`digest`)."""
+def _load_chunk(work: str, i: int, digest: str | None = None, check: bool = True) -> dict | None:
+    """A chunk's saved postings (its positions file's name), or None if missing, of other text
+    (`digest`) or, with `check`, damaged: its files no longer give the SHA-256 recorded with them."""
     meta, posf = _chunk_files(work, i)
     try:
-        with np.load(meta) as z:
+        with np.load(meta, allow_pickle=False) as z:
             if int(z["version"]) != VERSION or (digest is not None and str(z["digest"]) != digest):
                 return None
-            out = {k: z[k] for k in ("counts", "lengths")}
+            out = {k: z[k] for k in ("counts", "lengths", "words")}
             out["nbytes"] = int(z["nbytes"])
-            text = z["words"].tobytes().decode("utf-8", "surrogatepass")
-        out["words"] = text.split("\n") if len(out["counts"]) else []
+            recorded = str(z["check"])
+        text = out.pop("words")
+        if check and _chunk_check(np.fromfile(posf, "<u4"), text, out["counts"], out["lengths"]) != recorded:
+            return None
+        words = text.tobytes().decode("utf-8", "surrogatepass")
+        out["words"] = words.split("\n") if len(out["counts"]) else []
         out["pos"] = posf
         size = os.path.getsize(posf)
     except Exception:  # noqa: BLE001 - any damage: the chunk is counted again
@@ -750,14 +815,15 @@ def build_index(corpus: Any, output: str | os.PathLike, workers: int = 1, encodi
         raise MethodError(f"indexing needs about {est['memory'] / 2**30:.1f} GiB ({how}); "
                           f"--max-memory is {max_memory:g} GB")
     check_cost("indexing the reference", est["memory"], how=how)
-    name, docs = _source(corpus, encoding)
+    name, docs, content = _source(corpus, encoding)
     work = output + ".work"
     os.makedirs(work, exist_ok=True)
     total = hashlib.sha256()
+    whole = hashlib.sha256()
     meta: list[tuple[str, int]] = []
 
     def todo() -> Iterator[tuple[int, list]]:
-        for i, (chunk, digest, size) in enumerate(_chunks(docs, chunk_chars)):
+        for i, (chunk, digest, size) in enumerate(_chunks(docs, chunk_chars, whole)):
             total.update(digest.encode())
             meta.append((digest, size))
             if _load_chunk(work, i, digest) is None:
@@ -773,11 +839,13 @@ def build_index(corpus: Any, output: str | os.PathLike, workers: int = 1, encodi
         with contextlib.suppress(OSError):
             os.rmdir(work)  # only if no chunk was finished: those are kept for the next run
         raise
-    chunks = [_load_chunk(work, i, d) for i, (d, _) in enumerate(meta)]
+    chunks = [_load_chunk(work, i, d, check=False) for i, (d, _) in enumerate(meta)]  # checked above
     if any(c is None for c in chunks):
         raise InputFileError(f"{work}: a chunk file vanished while indexing")
     created = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
     info = {"name": name, "bytes": sum(s for _, s in meta), "sha256": total.hexdigest(),
+            "content": content or "sha256:" + whole.hexdigest(),
+            "content_of": "arrays" if content else "text",
             "documents": sum(len(c["lengths"]) for c in chunks),
             "tokens": sum(int(c["counts"].sum()) for c in chunks), "chunk_chars": chunk_chars}
     header = _merge(chunks, output, info, created)
@@ -856,11 +924,14 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
             fh.write(raw)
         header = {"format": "tealeaves reference index", "version": VERSION, "tealeaves": __version__,
                   "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created)),
-                  "corpus": {k: info[k] for k in ("name", "bytes", "sha256", "documents", "tokens")},
+                  "corpus": {k: info[k] for k in ("name", "bytes", "sha256", "content", "content_of",
+                                                  "documents", "tokens")},
                   "tokenizer": "whitespace (str.split), as coherence reads a reference", "lowercase": False,
                   "vocabulary": V, "rules": list(RULES), "windows": "any (positions stored)",
-                  "hash": "SHA-256 of the chunks' SHA-256 hex digests, each of the UTF-8 text of "
-                          f"{info['chunk_chars']:,}-character chunks of whole documents",
+                  "hash": "corpus.sha256: SHA-256 of the chunks' SHA-256 hex digests, each of the UTF-8 "
+                          f"text of {info['chunk_chars']:,}-character chunks of whole documents; "
+                          "corpus.content: the SHA-256 a coherence fingerprint takes of the same "
+                          "reference (of its text, UTF-8; of a Corpus's arrays)",
                   "sections": sections}
         hoff = fh.tell()
         fh.write(json.dumps(header, indent=1).encode("utf-8"))

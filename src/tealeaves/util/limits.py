@@ -112,7 +112,8 @@ def check_cost(what: str, nbytes: float = 0.0, seconds: float = 0.0, max_hours: 
     limit = MAX_HOURS if max_hours is None else check_float("max_hours", max_hours, 0, low_open=True)
     hours = float(seconds) / 3600
     if not hours <= limit:
-        raise MethodError(f"{what} would take about {_hours(hours)}{detail}, more than max_hours={limit:g}; "
+        took, allowed = _durations(hours, limit)
+        raise MethodError(f"{what} would take about {took}{detail}, more than max_hours={limit:g}{allowed}; "
                           "ask for less, or raise max_hours (CLI --max-hours, where the command has it)")
 
 
@@ -171,6 +172,19 @@ def _gib(nbytes: float) -> str:
 
 def _hours(hours: float) -> str:
     return f"{hours:,.1f} hours" if hours < 1e6 else f"{hours:.3g} hours"
+
+
+def _durations(hours: float, limit: float) -> tuple[str, str]:
+    """An estimate and, when it is under 0.1 hours, the limit in the same unit (seconds or minutes),
+    with as many digits as it takes for the two to read differently: (estimate, ' (limit)' or '')."""
+    if not hours < 0.1:
+        return _hours(hours), ""
+    unit, scale = ("seconds", 3600.0) if hours * 3600 < 60 else ("minutes", 60.0)
+    for digits in range(2, 17):
+        a, b = f"{hours * scale:.{digits}g}", f"{limit * scale:.{digits}g}"
+        if a != b:
+            break
+    return f"{a} {unit}", f" ({b} {unit})"
 
 
 def check_array_file(path: str | os.PathLike) -> None:

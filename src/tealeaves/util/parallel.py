@@ -24,21 +24,23 @@ each job ran and why. Once connected (a larger job, or `min_seconds=0`), every j
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import heapq
 import importlib.util
 import os
+import re
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from typing import Any
 
 import numpy as np
 
-from ..errors import MethodError
+from ..errors import MethodError, shorten
 from .limits import check_float, check_memory
 
 _SHARED: Any = None
@@ -46,6 +48,8 @@ _SESSION: _DaskSession | None = None  # the use_dask block we are in (connected 
 DASK_ENV = "TEALEAVES_DASK"
 DASK_MIN_SECONDS = 10.0  # smaller jobs (estimated seconds) run here: docs/performance.md measures it
 WORKER_WAIT = 20.0  # seconds to wait for a Dask cluster's first worker
+CONNECT_TIMEOUT = 20.0  # seconds to reach a Dask scheduler and hear it answer
+DASK_SCHEMES = ("tcp", "tls", "ucx")
 WORKER_BYTES = 100 * 2**20  # a worker process: Python, numpy, numba and its copy of the shared data
 BATCHES_PER_WORKER = 6  # enough to balance the load, few enough that per-task overhead is negligible
 ITEM_OVERHEAD = 0.01  # per-item cost not in the estimators' model, as a fraction of the mean
@@ -136,14 +140,71 @@ class _DaskSession:
         return remote
 
 
+def check_address(address: str) -> str:
+    """`address` if it is a Dask scheduler address ([tcp|tls|ucx://]HOST:PORT, PORT 1-65535), else a
+    one-line MethodError saying what is wrong."""
+    text = address.strip()
+    scheme, rest = text.split("://", 1) if "://" in text else ("tcp", text)
+    form = "give tcp://HOST:PORT, tls://HOST:PORT or ucx://HOST:PORT"
+    if scheme.lower() not in DASK_SCHEMES:
+        raise MethodError(f"{address!r} is not a Dask scheduler address: scheme {scheme!r} ({form})")
+    m = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})", rest)
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        raise MethodError(f"{address!r} is not a Dask scheduler address: no host and port 1-65535 ({form})")
+    return text
+
+
+def _identify(address: str, args: dict) -> Any:
+    """The scheduler's answer to 'identity' (in a thread of its own: its own event loop)."""
+    from distributed.comm import connect
+
+    async def ask() -> Any:
+        comm = await connect(address, timeout=CONNECT_TIMEOUT, **args)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT + 1))
+
+
+def _probe(address: str) -> None:
+    """A one-line MethodError unless a Dask scheduler answers at `address` within CONNECT_TIMEOUT
+    seconds (checked before any Client is made: a failed Client waits at exit)."""
+    from distributed.security import Security
+
+    args = Security().get_connection_args("client")
+    if address.lower().startswith("tls://") and args.get("ssl_context") is None:
+        raise MethodError(f"cannot reach the Dask scheduler at {address!r}: tls:// needs TLS credentials "
+                          "(distributed.comm.tls in Dask's configuration) or a connected Client")
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            reply = pool.submit(_identify, address, args).result()
+        except TimeoutError:
+            raise MethodError(f"cannot reach the Dask scheduler at {address!r} (no answer within "
+                              f"{CONNECT_TIMEOUT:g} s)") from None
+        except OSError as exc:
+            raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({shorten(exc, 160)}; "
+                              f"tried for up to {CONNECT_TIMEOUT:g} s)") from None
+        except (Exception, MemoryError):  # noqa: BLE001 - whatever a stranger's bytes make of the decoder
+            reply = None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise MethodError(f"cannot reach the Dask scheduler at {address!r} (it does not speak Dask's "
+                          "protocol, or is not a scheduler)")
+
+
 def _connect(address: Any) -> Any:
     """A `distributed.Client` for the scheduler at `address`, with at least one worker."""
     from distributed import Client
 
+    if isinstance(address, str):
+        address = check_address(address)
+        _probe(address)
     try:
-        client = Client(address, timeout="20s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({exc})") from None
+        client = Client(address, timeout=f"{CONNECT_TIMEOUT:g}s", set_as_default=False)
+    except (Exception, MemoryError) as exc:  # noqa: BLE001 - one line, whatever failed
+        raise MethodError(f"cannot reach the Dask scheduler at {address!r} ({shorten(exc, 160)})") from None
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT)
     except TimeoutError:
@@ -165,6 +226,8 @@ def use_dask(address: Any, min_seconds: float | None = None) -> Iterator[_DaskSe
     given = "distributed" in sys.modules and isinstance(address, sys.modules["distributed"].Client)
     if not given and importlib.util.find_spec("distributed") is None:
         raise MethodError('Dask needs its extra: pip install "tealeaves[dask]"')
+    if isinstance(address, str):
+        check_address(address)  # a malformed address is refused at once, not when a job goes there
     session = _DaskSession(address, min_s, address if given else None)
     if min_s == 0:
         session.connect()
