@@ -58,6 +58,17 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                         "must match it (also the check for an ids corpus's vocabulary)")
 
 
+def name_list(text: str, flag: str, what: str) -> list[str]:
+    """A comma-separated list of names (`--measure a,b`): each given once, at least one."""
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise MethodError(f"{flag} names no {what}")
+    twice = sorted({m for m in names if names.count(m) > 1})
+    if twice:
+        raise MethodError(f"{flag} names {twice[0]!r} twice; give each {what} once")
+    return names
+
+
 def _time_slice(text: str) -> int | str:
     if text == "all":
         return text
