@@ -77,6 +77,13 @@ def sotu_model(name: str = "sotu-20-asym") -> TopicModel:
         return _io.load_model(p, name=name)
 
 
+def bundled_model(source: Any) -> bool:
+    """Whether `source` names a bundled model (`sotu:...`; a file of that name comes first): what
+    every reader of a model name asks before looking at a file."""
+    return (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
+            and not os.path.exists(source))
+
+
 def bundled_corpus(name: Any) -> Corpus | None:
     """The part of the bundled corpus `name` names (`sotu:train`, `sotu:heldout`), or None for any
     other name or object."""
@@ -147,8 +154,7 @@ def load_topics(
     is an error naming what the file is. tomotopy's zoo, BERTopic and OCTIS: see
     docs/guide/other_models.md (`metadata`: for a tomotopy DMRModel, the metadata value whose
     Dirichlet prior scores held-out documents)."""
-    if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
-            and not os.path.exists(source)):
+    if not bundled_model(source):
         return _io.load_topics(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
                                name=name, allow_pickle=allow_pickle, timeout=timeout, doc_topic=doc_topic,
                                weights=weights, time_slice=time_slice, metadata=metadata)
@@ -184,8 +190,7 @@ def load_model(
     line) gives any model saved without its words a vocabulary; a model that has one must match it.
     The bundled models: `sotu:sotu-20-asym`, `sotu:sotu-20-sym`, `sotu:sotu-50-asym` (a file of that
     name comes first)."""
-    if not (isinstance(source, str | os.PathLike) and os.fspath(source).startswith("sotu:")
-            and not os.path.exists(source)):
+    if not bundled_model(source):
         return _io.load_model(source, format=format, normalize=normalize, vocab=vocab, alpha=alpha,
                               name=name, allow_pickle=allow_pickle, timeout=timeout, time_slice=time_slice)
     path = os.fspath(source)

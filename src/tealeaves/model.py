@@ -58,7 +58,7 @@ class TopicModel:
         copy: bool = True,
     ) -> None:
         phi_arr = phi.array if isinstance(phi, CheckedPhi) else _check_phi(phi, normalize, copy)
-        alpha_arr = _check_alpha(alpha, phi_arr.shape[0])
+        alpha_arr = check_alpha(alpha, phi_arr.shape[0])
         vocab_t = _check_vocab(vocab, phi_arr.shape[1])
         if beta is not None:
             beta = float(beta)
@@ -267,7 +267,9 @@ def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) ->
     return dest
 
 
-def _check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
+def check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
+    """A Dirichlet prior over topics: one finite value > 0 per topic, whose sum is finite too
+    (every use of alpha divides by its sum), or a one-line InvalidModelError."""
     if np.iscomplexobj(alpha):
         raise InvalidModelError("alpha has complex values")
     _numbers(alpha, "alpha")
@@ -286,6 +288,10 @@ def _check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     if (arr <= 0).any():
         t = int(np.argmax(arr <= 0))
         raise InvalidModelError(f"alpha[{t}] = {arr[t]:.6g} must be > 0")
+    with np.errstate(over="ignore"):
+        total = arr.sum()
+    if not np.isfinite(total):
+        raise InvalidModelError(f"alpha's values sum beyond the largest number (largest {arr.max():.6g})")
     return arr
 
 

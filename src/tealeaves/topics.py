@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidModelError, MethodError, shown
-from .model import TopicModel
+from .model import TopicModel, check_alpha
 from .util.limits import check_int
 
 WEIGHTS_KINDS = ("distributions", "nonnegative", "signed")
@@ -274,9 +274,14 @@ def check_topics(t: Topics) -> None:
         if arr is not None and (arr.shape != shape or not np.isfinite(arr).all()):
             raise InvalidModelError(f"{who}: {label} must be finite with shape {shape}, got {arr.shape}")
     if t.doc_topic is not None:
-        _check_doc_topic(who, t.doc_topic, T)
-    if t.prior == "dirichlet" and (t.alpha is None or (t.alpha <= 0).any()):
+        check_doc_topic(who, t.doc_topic, T)
+    if t.prior == "dirichlet" and t.alpha is None:
         raise InvalidModelError(f"{who}: a Dirichlet prior needs positive alpha")
+    if t.prior == "dirichlet" or t.alpha is not None:
+        try:
+            check_alpha(t.alpha, T)
+        except InvalidModelError as exc:
+            raise InvalidModelError(f"{who}: {exc}") from None
     if t.prior == "logistic-normal" and (t.mean is None or t.cov is None):
         raise InvalidModelError(f"{who}: a logistic-normal prior needs mean and cov")
     if t.cov is not None:
@@ -346,7 +351,7 @@ def _numbers(t: Topics, label: str, value: Any) -> np.ndarray:
     return arr
 
 
-def _check_doc_topic(who: str, doc_topic: np.ndarray, T: int) -> None:
+def check_doc_topic(who: str, doc_topic: np.ndarray, T: int) -> None:
     """D x T rows of proportions: finite, non-negative, each summing to 1 (within rounding)."""
     if doc_topic.ndim != 2 or doc_topic.shape[1] != T:
         raise InvalidModelError(f"{who}: document-topic matrix must be D x {T}, got {doc_topic.shape}")

@@ -18,6 +18,7 @@ from .options import (
     add_model_options,
     dask_option,
     load_topics_arg,
+    name_list,
     sub_parser,
     text_encoding,
 )
@@ -92,11 +93,8 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 def _cmd_coherence(args: argparse.Namespace) -> int:
     from ..coherence import CONVENTION_MEASURES, GENSIM_TOPN, coherence, count, counting, topic_words
 
-    names = [m.strip() for m in args.measure.split(",") if m.strip()]
+    names = name_list(args.measure, "--measure", "measure")
     known = CONVENTION_MEASURES[args.convention]
-    twice = sorted({m for m in names if names.count(m) > 1})
-    if twice:
-        raise MethodError(f"--measure names {twice[0]!r} twice; give each measure once")
     for m in names:
         if m not in known:
             hint = "; it is Palmetto's: --convention palmetto" if m in CONVENTION_MEASURES["palmetto"] else ""

@@ -43,13 +43,14 @@ PARSERS = {"diagnostics": _add_diagnostics}
 
 
 def _cmd_diagnostics(args: argparse.Namespace) -> int:
-    from ..datasets import read_corpus
+    from ..datasets import bundled_model, read_corpus
     from ..diagnostics import THRESHOLDS, diagnostics
     from ..io import sniff_format
     from .options import check_scorable
 
     fmt = args.model_format
-    state = fmt in (None, "mallet-state", "mallet") and sniff_format(args.model) == "mallet-state"
+    state = (fmt in (None, "mallet-state", "mallet") and not bundled_model(args.model)
+             and sniff_format(args.model) == "mallet-state")
     if args.corpus is None and state:
         result = diagnostics(args.model, topn=args.topn)
     elif args.corpus is None:

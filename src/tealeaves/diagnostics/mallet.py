@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..util.limits import check_work
+
 SCORES = ("tokens", "document_entropy", "word-length", "coherence", "uniform_dist", "corpus_dist",
           "eff_num_words", "token-doc-diff", "rank_1_docs", "allocation_ratio", "allocation_count",
           "exclusivity")
@@ -81,9 +83,25 @@ def top_words(topic_word: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return top, lengths
 
 
-def accumulate(docs: Callable[[], Iterator[Doc]], num_topics: int, num_words: int, n: int) -> Stats:
-    """`Stats` from each document's part (`docs()` yields them); the co-document counts need the top
-    words, so a second pass over the documents follows the first."""
+CODOC_COPIES = 4  # K x N x N arrays held at once: the counts, a document's product, the scores' terms
+
+
+def check_size(num_topics: int, num_docs: int, n: int) -> None:
+    """Refuse, before any work, co-document counts of `n` top words (K x N x N, added to once per
+    document) that need more than half the memory or take too long (`limits.check_work`)."""
+    cells = float(num_topics) * n * n
+    check_work(f"diagnostics of {num_topics:,} topics' top {n:,} words", cells * max(num_docs, 1),
+               nbytes=CODOC_COPIES * 8.0 * cells,
+               how=f"{CODOC_COPIES} arrays of {num_topics:,} x {n:,} x {n:,} co-document counts, "
+                   f"added to for each of {num_docs:,} documents")
+
+
+def accumulate(docs: Callable[[], Iterator[Doc]], num_topics: int, num_words: int, n: int,
+               num_docs: int) -> Stats:
+    """`Stats` from each document's part (`docs()` yields them, `num_docs` of them); the co-document
+    counts need the top words, so a second pass over the documents follows the first. Their size is
+    checked first (`check_size`)."""
+    check_size(num_topics, num_docs, n)
     K = num_topics
     tw = np.zeros((K, num_words))
     wc, df = np.zeros(num_words), np.zeros(num_words)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputFileError
+from ..errors import InputFileError, InvalidModelError, shown
 from ..files.records import check_proportions, strict_float, strict_floats, strict_int
 from ..files.textfile import read_lines
-from ..model import TopicModel
+from ..model import TopicModel, check_alpha
 from ..util.limits import check_memory
 from .common import build_model
 
@@ -99,6 +99,7 @@ def _parse_state(path: str, keep_docs: bool) -> StateTokens:
     `keep_docs`."""
     alpha = beta = None
     types: dict[int, str] = {}
+    indices: dict[str, int] = {}  # each word's type index: one word, one index
     doc_ids, word_ids, topic_ids = array("q"), array("q"), array("i")
     last = (-1, -1, 0)  # document, position and line of the previous token
     for i, line in _lines(path):
@@ -106,7 +107,7 @@ def _parse_state(path: str, keep_docs: bool) -> StateTokens:
             continue
         if line.startswith("#"):
             if line.startswith("#alpha :"):
-                alpha = _floats(line[len("#alpha :") :], path, i, "#alpha values")
+                alpha = _alpha(_floats(line[len("#alpha :") :], path, i, "#alpha values"), path, i)
             elif line.startswith("#beta :"):
                 b = _floats(line[len("#beta :") :], path, i, "#beta")
                 if b.size != 1 or not b[0] > 0:
@@ -126,6 +127,9 @@ def _parse_state(path: str, keep_docs: bool) -> StateTokens:
             raise InputFileError(
                 f"{path}:{i}: type {typeindex} is {f[-2]!r} here but {types[typeindex]!r} before"
             )
+        if indices.setdefault(f[-2], typeindex) != typeindex:
+            raise InputFileError(f"{path}:{i}: the word {shown(f[-2], 60)} is type {typeindex} here but "
+                                 f"type {indices[f[-2]]} before; the vocabulary names a word twice")
         if keep_docs:
             doc_ids.append(last[0])
         word_ids.append(typeindex)
@@ -146,6 +150,14 @@ def _parse_state(path: str, keep_docs: bool) -> StateTokens:
                              f"(types {missing[:5]} never occur, so their words are unknown)")
     docs = np.frombuffer(doc_ids, dtype=np.int64) if keep_docs else np.zeros(0, dtype=np.int64)
     return StateTokens(docs, words, topics, [types[w] for w in range(V)], alpha, beta)
+
+
+def _alpha(values: np.ndarray, path: str, i: int) -> np.ndarray:
+    """#alpha's values checked as every model's alpha is (`model.check_alpha`)."""
+    try:
+        return check_alpha(values, values.size)
+    except InvalidModelError as exc:
+        raise InputFileError(f"{path}:{i}: #alpha: {exc}") from None
 
 
 def _in_order(f: list[str], path: str, i: int, last: tuple[int, int, int]) -> tuple[int, int, int]:

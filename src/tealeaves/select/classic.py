@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import MethodError
+from ..util import vectors as vmath
 
 CLASSIC = {  # key -> (name in the table, higher is better)
     "arun_2010": ("Arun 2010", False),
@@ -66,7 +67,7 @@ def arun_2010(phi: np.ndarray, theta: np.ndarray, lengths: Sequence[float]) -> f
 def cao_juan_2009(phi: np.ndarray) -> float:
     """Mean cosine similarity over the K (K - 1) / 2 pairs of topics."""
     phi = _phi(phi)
-    unit = phi / np.linalg.norm(phi, axis=1, keepdims=True)
+    unit = vmath.unit_rows(phi)
     cos = unit @ unit.T
     i, j = np.triu_indices(phi.shape[0], 1)
     return float(cos[i, j].mean())
