@@ -480,6 +480,8 @@ def _dask() -> list[tuple[str, str]]:
     p = "docs/performance.md"
     parts = [(f"held-out, {s['length']} tokens", s) for s in r["sizes"]]
     parts.append((f"coherence counting, {r['coherence']['documents']:,} documents", r["coherence"]))
+    parts += [(label, r[key]) for key, label in (("evaluate", "`evaluate`, 2 models, 400 documents"),
+                                                   ("select", "`select`, K = 5, 10, 15 × 2 restarts"))]
     out = []
 
     def x(row: dict) -> str:
