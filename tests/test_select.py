@@ -99,3 +99,17 @@ def test_select_refuses_an_out_directory_of_another_run(tmp_path):
     with pytest.raises(tl.MethodError, match="another corpus, holdout or seed"):
         tl.select(texts, topics=[2], restarts=1, holdout=0.3, out=tmp_path, iterations=5, seed=1,
                   progress=False)
+
+
+def test_select_refuses_an_out_directory_made_with_other_settings(tmp_path):
+    """A resumed run reuses saved models and evaluations: other training or evaluation settings would
+    mix two runs under the new settings' name, so they are refused, naming what differs."""
+    c = datasets.sotu().train.subset(range(40))
+    texts = [[c.vocab[i] for i in d] for d in c]
+    kw = dict(topics=[2], restarts=1, holdout=0.3, out=tmp_path, particles=5, coherence=("umass",),
+              progress=False)
+    tl.select(texts, iterations=5, **kw)
+    with pytest.raises(tl.MethodError, match=r"other settings: iterations 5 \(now 7\)") as e:
+        tl.select(texts, iterations=7, **kw)
+    assert "\n" not in str(e.value)
+    assert tl.select(texts, iterations=5, **kw).decision["k"] == 2  # the same settings resume

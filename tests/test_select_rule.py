@@ -127,7 +127,7 @@ def test_bad_decision_inputs_are_one_line_errors(evals, rule, match):
 def test_an_all_nan_metric_favours_no_k():
     """A metric no model has (Griffiths 2004 without Gibbs samples): no K, no comparison."""
     per_k = {m: {"mean": [math.nan, math.nan], "sd": [math.nan, math.nan]} for m in METRICS}
-    choice = _choose([5, 8], [], per_k, 0)
+    choice = _choose([5, 8], [], per_k, {"rule": "best-train", "k": None, "comparisons": []})
     assert set(choice) == set(METRICS)
     assert all(c["k"] is None and c["significant"] is False for c in choice.values())
     assert choice["Griffiths 2004"]["bias"] == "many"
@@ -211,3 +211,20 @@ def test_the_report_recommends_the_decision_rules_k():
     assert head == "Recommended: K = 10, by the best-train rule"
     assert ("K = 15: not separated, -0.00040 nats per token against K = 10, 95% interval "
             "[-0.00280, +0.00200].") in reasons
+
+
+def test_the_heldout_choice_is_the_decision_rules():
+    """The held-out metric's 'favours K' line (terminal, JSON `choice`, report) says what the decision
+    rule chose (K = 10: the mean over restarts would say 15), its runner-up the closest K."""
+    evals = _stuck_case()
+    d = decide([10, 15, 25], evals, "best-train")
+    per_k = {m: {"mean": [math.nan] * 3, "sd": [math.nan] * 3} for m in METRICS}
+    c = _choose([10, 15, 25], evals, per_k, d)["log-lik/token"]
+    assert c["k"] == 10 and c["runner_up"] == 15 and c["significant"] is True
+
+
+def test_terminal_and_report_show_every_metric_with_the_same_decimals():
+    """The terminal finds a metric's decimals by its row key, the report by its name: both agree."""
+    from tealeaves.output import numbers
+
+    assert {m: numbers.digits(m) for m in METRICS} == {m: numbers.digits(k) for m, (k, _) in METRICS.items()}

@@ -25,7 +25,10 @@ DIGITS = {  # row key (or its prefix before ".") -> decimals
 }
 
 
-ALIASES = {"log-lik/token": "per_token", "pred. rank": "predictive_rank", "auto MP": "auto_model_precision"}
+ALIASES = {"log-lik/token": "per_token", "pred. rank": "predictive_rank", "auto MP": "auto_model_precision",
+           # select's names of the classic K-selection metrics (select/classic.py CLASSIC)
+           "Arun 2010": "classic.arun_2010", "Cao Juan 2009": "classic.cao_juan_2009",
+           "Deveaud 2014": "classic.deveaud_2014", "Griffiths 2004": "classic.griffiths_2004"}
 
 
 def digits(key: str) -> int:

@@ -121,9 +121,13 @@ def _unnull(check: dict[str, Any]) -> dict[str, Any]:
 
 def jensen_gap(r: dict[str, Any]) -> float | None:
     """The expected Jensen gap of a held-out result's total (nats): an unbiased estimator's log falls
-    below log P(w) by about that much (`heldout.result.jensen_gap`); None when it does not apply."""
+    below log P(w) by about that much, as its note says (Lee-Whiteley's when the run has it, else from
+    the runs' sd: `heldout.result.jensen_gap`); None when it does not apply."""
     from ..heldout.result import jensen_gap as gap
 
+    ve = r.get("variance_estimate")  # the note's own figure when the run has one (Lee-Whiteley)
+    if isinstance(ve, dict) and isinstance(ve.get("jensen_gap"), int | float) and math.isfinite(ve["jensen_gap"]):
+        return float(ve["jensen_gap"])
     sd = (r.get("documents") or {}).get("sd")
     if not r.get("unbiased") or not isinstance(sd, list) or not isinstance(r.get("runs"), int):
         return None

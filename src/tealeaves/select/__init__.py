@@ -217,8 +217,9 @@ def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, A
     if gibbs.get("log_p_w_given_z"):
         classic["griffiths_2004"] = griffiths_2004(gibbs["log_p_w_given_z"])
     else:
-        notes["griffiths_2004"] = ("n/a: the trainer kept no Gibbs samples (only tomotopy's collapsed "
-                                   "Gibbs sampler does)")
+        notes["griffiths_2004"] = ("n/a: no Gibbs samples were kept for this model (select keeps them "
+                                   "for tomotopy; a model saved by an older version, gensim's and "
+                                   "scikit-learn's have none)")
     train_per_token = float(loglik.sum() / counts.sum()) if counts.sum() else None
     return {"train_per_token": train_per_token, "classic": classic, "classic_notes": notes}
 
@@ -230,6 +231,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     name = _model_name(k, r)
     eval_path = os.path.join(out, "evals", f"{name}.json") if out else None
     model_path = os.path.join(out, "models", f"{name}.npz") if out else None
+    model: TopicModel | None = None
     if eval_path and os.path.exists(eval_path):
         try:
             saved = read_json(eval_path)
@@ -239,7 +241,11 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
             if "classic" in saved["row"] and "topic_words" in saved:
                 return saved
             if model_path and os.path.exists(model_path):  # saved before these were kept: add them
-                model = load_model(model_path, name=name)
+                try:
+                    model = load_model(model_path, name=name)
+                except Exception:  # a damaged file: train and evaluate again below
+                    model = None
+            if model is not None:
                 saved["row"].update(fit_scores(model, train_texts))
                 saved["topic_words"] = topic_words(model, STABILITY_TOPN)
                 write_text(eval_path, json.dumps(json_safe(saved)))
@@ -388,14 +394,30 @@ class SelectionResult(Display):
         return "row", cols
 
 
-def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: int) -> dict[str, Any]:
-    """For every metric the K with the best mean over restarts, and whether it beats the
-    runner-up significantly: held-out likelihood by a paired bootstrap over held-out documents
-    (per-document log-likelihood averaged over restarts), the others by Welch's t over restarts."""
+def _heldout_choice(decision: dict[str, Any]) -> dict[str, Any]:
+    """The held-out metric's choice is the decision rule's (`rule.decide`, the one paired bootstrap),
+    its runner-up the K closest to it."""
+    if decision.get("k") is None or not decision.get("comparisons"):
+        return {"k": decision.get("k"), "significant": False}
+    c = min(decision["comparisons"], key=lambda c: c["difference"])
+    lo, hi = c["interval"]
+    return {"k": decision["k"], "runner_up": c["k"], "significant": c["separated"],
+            "why": f"{c['difference']:+.5f} nats per token, 95% interval [{lo:+.5f}, {hi:+.5f}] "
+                   f"({decision['rule']} rule)"}
+
+
+def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, decision: dict[str, Any]
+            ) -> dict[str, Any]:
+    """For every metric the K it favours and whether it beats the runner-up significantly: held-out
+    likelihood as the decision rule says (`_heldout_choice`), the others by their mean over restarts
+    and Welch's t over restarts."""
     from scipy import stats
 
     out: dict[str, Any] = {}
     for m, (_, higher) in METRICS.items():
+        if m == "log-lik/token":
+            out[m] = _heldout_choice(decision)
+            continue
         means = np.array(per_k[m]["mean"])
         ok = np.flatnonzero(np.isfinite(means))
         if ok.size < 2:
@@ -403,28 +425,16 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, seed: i
             continue
         order = ok[np.argsort(-means[ok] if higher else means[ok], kind="stable")]
         best, second = int(order[0]), int(order[1])
-        if m == "log-lik/token":
-            per_doc = {k: np.mean([e["doc_log_prob"] for e in evals if e["topics"] == k], axis=0)
-                       for k in (topics[best], topics[second])}
-            tokens = np.array(next(e["doc_tokens"] for e in evals if e["topics"] == topics[best]))
-            diff = per_doc[topics[best]] - per_doc[topics[second]]
-            rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1EC7]))
-            idx = rng.integers(0, diff.size, size=(4000, diff.size))
-            boot = diff[idx].sum(axis=1) / np.maximum(tokens[idx].sum(axis=1), 1)
-            lo, hi = np.percentile(boot, [2.5, 97.5])
-            significant = bool(lo > 0)
-            why = f"{diff.sum() / tokens.sum():+.5f} nats per token, 95% interval [{lo:+.5f}, {hi:+.5f}]"
+        key = METRICS[m][0]
+        a, b = ([v for e in evals if e["topics"] == topics[i]
+                 if math.isfinite(v := _value(e["row"], key))] for i in (best, second))
+        if len(a) >= 2 and len(b) >= 2 and min(np.std(a), np.std(b)) > 0:
+            p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+            significant = bool(p < 0.05)
+            why = f"Welch's t over restarts, p = {p:.3g}"
         else:
-            key = METRICS[m][0]
-            a, b = ([v for e in evals if e["topics"] == topics[i]
-                     if math.isfinite(v := _value(e["row"], key))] for i in (best, second))
-            if len(a) >= 2 and len(b) >= 2 and min(np.std(a), np.std(b)) > 0:
-                p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-                significant = bool(p < 0.05)
-                why = f"Welch's t over restarts, p = {p:.3g}"
-            else:
-                significant = False
-                why = "no spread over restarts to test against"
+            significant = False
+            why = "no spread over restarts to test against"
         out[m] = {"k": topics[best], "runner_up": topics[second], "significant": significant, "why": why}
     for m, c in out.items():
         c["bias"], c["bias_why"] = BIAS.get(m, ("neither", "no known direction"))
@@ -467,7 +477,10 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
     texts = _texts(corpus, tokenizer, encoding)
     out = os.fspath(out) if out is not None else None
-    train_idx, test_idx = _split(out, len(texts), holdout, seed)
+    settings = json.loads(json.dumps(json_safe({"trainer": trainer, "iterations": iterations,
+                                                "coherence": list(coherence),
+                                                "heldout_params": heldout_params})))
+    train_idx, test_idx = _split(out, len(texts), holdout, seed, settings)
     train_texts = [texts[i] for i in train_idx]
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
@@ -485,8 +498,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
                     "sd": [float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else math.nan
                            for v in vals],
                     "values": vals}
-    choice = _choose(ks, evals, per_k, seed)
     decision = decide(ks, evals, rule, seed)
+    choice = _choose(ks, evals, per_k, decision)
     params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
               "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
               "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
@@ -515,9 +528,12 @@ def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
     return [[str(t) for t in doc] for doc in corpus]
 
 
-def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The split, from `out/split.json` when resuming (it must match), else drawn and saved; the
-    temporary files of a run killed mid-write are removed from `out/models` and `out/evals`."""
+def _split(out: str | None, num_docs: int, holdout: float, seed: int,
+           settings: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The split, from `out/split.json` when resuming (it must match, and so must the `settings`
+    that make each saved model and evaluation: trainer, iterations, measures, held-out parameters;
+    a file saved before they were recorded is trusted), else drawn and saved; the temporary files of
+    a run killed mid-write are removed from `out/models` and `out/evals`."""
     train_idx, test_idx = split(num_docs, holdout, seed)
     if out is None:
         return train_idx, test_idx
@@ -537,9 +553,15 @@ def _split(out: str | None, num_docs: int, holdout: float, seed: int) -> tuple[n
         if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
             raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
                               "--out directory")
+        kept = saved.get("settings")
+        if settings is not None and isinstance(kept, dict) and kept != settings:
+            diff = ", ".join(f"{k} {kept.get(k)!r} (now {v!r})" for k, v in settings.items()
+                             if kept.get(k) != v)
+            raise MethodError(f"{out} holds models and evaluations made with other settings: {diff}; "
+                              "use another --out directory or the same settings")
         return train_idx, test_idx
     write_text(path, json.dumps({"documents": num_docs, "holdout": holdout, "seed": seed,
-                                 "heldout": test_idx.tolist()}))
+                                 "heldout": test_idx.tolist(), "settings": settings}))
     return train_idx, test_idx
 
 
