@@ -259,3 +259,10 @@ def test_bad_options_are_errors():
                          ({"floor": 1.5}, "floor"), ({"names": ["x"]}, "1 names for 2 models")):
         with pytest.raises(MethodError, match=text):
             stability([a, a], **kwargs)
+
+
+def test_the_cli_offers_exactly_the_apis_distances():
+    from tealeaves.cli.stability import DISTANCE_CHOICES
+    from tealeaves.diagnostics.stability import DISTANCES
+
+    assert DISTANCE_CHOICES == ("auto", *DISTANCES)

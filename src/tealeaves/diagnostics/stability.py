@@ -23,7 +23,7 @@ Flags (`flag_restarts`; the floors `MATCH_FLOOR` and the rule `RULE` measured by
 `experiments/stability_restarts.py`, docs/stability_restarts.md): a matched pair of topics less
 similar than the floor has no counterpart; a topic with no counterpart in more than half of the
 other restarts is `unmatched`. Two restarts agree when every matched pair reaches the floor; the
-restarts outside every largest set of restarts that all agree with each other disagree with the
+restarts outside any largest set of restarts that all agree with each other disagree with the
 rest and are flagged (a restart that merged two topics and split another). When no two restarts
 agree, all are flagged; with two restarts that disagree, both (which one is stuck cannot be told).
 """

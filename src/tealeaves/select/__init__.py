@@ -62,6 +62,7 @@ from .rule import RULES, decide, disagreements
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
 STABILITY_TOPN = 10  # the top words each restart keeps for the stability of its K
+BETA = 0.01  # the topic-word prior every trainer uses (and Griffiths 2004's p(w | z) with it)
 METRICS = {  # name in the table -> (row key, higher is better)
     "log-lik/token": ("per_token", True),
     "npmi": ("coherence.npmi", True),
@@ -103,7 +104,7 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
 
         from ..io.tomotopy import from_tomotopy
 
-        mdl = tp.LDAModel(k=topics, alpha=0.1, eta=0.01, seed=seed)
+        mdl = tp.LDAModel(k=topics, alpha=0.1, eta=BETA, seed=seed)
         for d in docs:
             mdl.add_doc(d)
         samples, burn_in, thin = _gibbs_schedule(iterations)
@@ -113,7 +114,7 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
             mdl.train(thin, workers=1)
             words = np.concatenate([np.asarray(d.words, np.int64) for d in mdl.docs])
             zs = np.concatenate([np.asarray(d.topics, np.int64) for d in mdl.docs])
-            lls.append(log_p_w_given_z(words, zs, topics, len(mdl.vocabs), 0.01))
+            lls.append(log_p_w_given_z(words, zs, topics, len(mdl.vocabs), BETA))
         model = from_tomotopy(mdl, name=name)
         model.metadata["gibbs"] = {"log_p_w_given_z": lls, "burn_in": burn_in, "thin": thin}
         return model
@@ -126,7 +127,7 @@ def train(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations:
 
         dictionary = Dictionary(docs)
         bow = [dictionary.doc2bow(d) for d in docs]
-        lda = LdaModel(bow, id2word=dictionary, num_topics=topics, alpha="auto", eta=0.01,
+        lda = LdaModel(bow, id2word=dictionary, num_topics=topics, alpha="auto", eta=BETA,
                        random_state=seed, passes=max(1, iterations // 50), iterations=100)
         return from_gensim(lda, name=name)
     if trainer == "sklearn":
