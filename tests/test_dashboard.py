@@ -484,3 +484,13 @@ def test_a_real_heldout_result_shows_the_gap_its_note_states(example):
     assert t.rows[0][t.head.index("expected Jensen gap")] == stated
     est = charts([doc])[0]
     assert est.gap[0] == pytest.approx(float(stated), abs=0.006)
+
+
+def test_infinite_cells_sort_as_numbers():
+    """The terminal's rule writes an infinity as "inf" / "-inf": the table keeps them numeric, with
+    sort keys the page's parseFloat reads as ±Infinity (as text they made the order arbitrary)."""
+    from tealeaves.report.tables import Table, html
+
+    page = html(Table(["v"], [["1.5"], ["inf"], ["-inf"], ["−inf*"]], sortable=True))
+    keys = re.findall(r'<td class="n" data-v="([^"]*)">', page)
+    assert keys == ["1.5", "Infinity", "-Infinity", "-Infinity"]

@@ -111,7 +111,7 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
             lo, hi = cmp["interval"]
             verdict = "worse" if cmp.get("separated") else "not separated"
             reasons.append(f"K = {cmp['k']}: {verdict}, {-cmp['difference']:+.5f} nats per token against "
-                           f"K = {k}, 95% interval [{-hi:+.5f}, {-lo:+.5f}].")
+                           f"K = {k}, {d.get('level', 0.95):.0%} interval [{-hi:+.5f}, {-lo:+.5f}].")
     elif isinstance(c, dict) and c.get("k") is not None:  # a result saved before the decision rule
         k = c["k"]
         head = f"Recommended: K = {k}, the best held-out likelihood"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-NUMERIC = re.compile(r"^\s*[-+−]?(\d[\d\u2009,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\*?\s*$")
+NUMERIC = re.compile(r"^\s*[-+−]?((\d[\d\u2009,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?|inf)\s*\*?\s*$")
 MISSING = ("–", "—", "-", "")
 
 
@@ -35,8 +35,8 @@ def is_number(text: str) -> bool:
 
 def _key(text: str) -> str:
     """The sort key of a numeric cell, for the page's script (missing values sort last)."""
-    t = text.strip().rstrip("*").replace("−", "-").replace("\u2009", "").replace(",", "")
-    return "" if t in MISSING else t
+    t = text.strip().rstrip("*").strip().replace("−", "-").replace("\u2009", "").replace(",", "")
+    return "" if t in MISSING else t.replace("inf", "Infinity")  # as the page's parseFloat reads it
 
 
 LONG_WORD = 24  # characters: a longer word may break anywhere (else the table outgrows the page)

@@ -352,8 +352,8 @@ class SelectionResult(Display):
         for c in d["comparisons"]:
             lo, hi = c["interval"]
             verdict = "separated" if c["separated"] else "cannot be separated"
-            lines.append(f"  K = {d['k']} - K = {c['k']}: {c['difference']:+.4f} nats per token, 95% "
-                         f"[{lo:+.4f}, {hi:+.4f}]: {verdict}")
+            lines.append(f"  K = {d['k']} - K = {c['k']}: {c['difference']:+.4f} nats per token, "
+                         f"{d.get('level', 0.95):.0%} [{lo:+.4f}, {hi:+.4f}]: {verdict}")
         for g in self.disagreements:
             if g["known_bias"] == "neither":
                 known = g["why"]
@@ -403,7 +403,8 @@ def _heldout_choice(decision: dict[str, Any]) -> dict[str, Any]:
     c = min(decision["comparisons"], key=lambda c: c["difference"])
     lo, hi = c["interval"]
     return {"k": decision["k"], "runner_up": c["k"], "significant": c["separated"],
-            "why": f"{c['difference']:+.5f} nats per token, 95% interval [{lo:+.5f}, {hi:+.5f}] "
+            "why": f"{c['difference']:+.5f} nats per token, {decision.get('level', 0.95):.0%} interval "
+                   f"[{lo:+.5f}, {hi:+.5f}] "
                    f"({decision['rule']} rule)"}
 
 

@@ -109,7 +109,7 @@ def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-tra
     rep = {"best-train": "the restart best by training likelihood", "best-heldout":
            "the restart best by held-out likelihood", "mean": "the mean over restarts"}[rule]
     tied = (f"; K = {', '.join(map(str, out['tied']))} cannot be separated from it" if out["tied"]
-            else "; every other K is worse by its 95% interval")
+            else f"; every other K is worse by its {LEVEL:.0%} interval")
     out["why"] = f"K = {best} has the highest held-out log-likelihood per token ({rep} of each K){tied}"
     return out
 
