@@ -148,6 +148,7 @@ class StabilityResult(Display):
                 "per_model": {m: json_float(v) for m, v in self.per_model.items()},
                 "score": json_float(self.score), "flagged": dict(self.flagged),
                 "unmatched": {m: list(v) for m, v in self.unmatched.items()}, "floor": self.floor,
+                "words": {m: [list(w[:WORDS_SHOWN]) for w in v] for m, v in self.words.items() if v},
                 "pairs": self.pairs, "params": self.params, "seconds": self.seconds}
 
 

@@ -173,18 +173,17 @@ def intra_item_correlation(correct_by_item: Sequence[Sequence[int]]) -> float | 
 
 
 def _note(design: tuple[float, ...], max_items: int | None) -> str:
-    """What no number of annotators can change: the items needed when they are unlimited, or, with
-    `max_items`, the fewest annotators per item that reach the power with that many items."""
-    icc, need = design[4], design[5]
-    floor = need * icc
+    """What no number of annotators can change: the items needed with as many annotators per item
+    as the planner allows (MAX_ANNOTATORS; the same power computation as the table's rows, so the
+    note and the rows agree), or, with `max_items`, the fewest annotators per item that reach the
+    power with that many items."""
+    icc, fewest = design[4], _items(MAX_ANNOTATORS, *design)
     if max_items is None:
-        return f"however many annotators, at least {max(2, math.ceil(floor))} items per model are needed"
-    impossible = (f"n/a: with {max_items} items per model no number of annotators reaches the power "
-                  f"(about {math.ceil(floor) + 1} items are needed at icc {icc:g})")
-    if floor >= max_items:
-        return impossible
-    if _items(MAX_ANNOTATORS, *design) > max_items:
-        return impossible
+        return (f"however many annotators (up to {MAX_ANNOTATORS:,} per item), at least {fewest} items per "
+                "model are needed")
+    if fewest > max_items:
+        return (f"n/a: with {max_items} items per model no number of annotators reaches the power "
+                f"(at least {fewest} items are needed at icc {icc:g})")
     lo, hi = 0, MAX_ANNOTATORS  # bisection: items needed fall as annotators rise; hi is enough
     while hi - lo > 1:
         mid = (lo + hi) // 2

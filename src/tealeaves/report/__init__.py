@@ -527,7 +527,8 @@ def _stability_groups(groups: Any) -> list[Part]:
 def _stability(doc: dict[str, Any]) -> list[Part]:
     out: list[Part] = ["<h2>Stability across restarts</h2>", *_stability_groups([doc])[1:]]
     for name in doc.get("models", []):
-        t = pertopic.table(name, stability=(doc.get("per_topic") or {}).get(name))
+        t = pertopic.table(name, (doc.get("words") or {}).get(name),
+                           stability=(doc.get("per_topic") or {}).get(name))
         if t is not None:
             out.append(t)
     return out

@@ -126,7 +126,7 @@ HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "tot
 # a stability result (CONTRACT3) and one model's per-topic diagnostics, as the report reads them
 STABILITY = {"models": [STR], "per_topic": Map([Num(0, 1)]), "per_model?": Map(Num(0, 1)), "score?": Num(0, 1),
              "flagged?": Map(STR), "topics?": COUNT, "distance?": STR, "task?": STR,
-             "topn?": Num(1, whole=True)}
+             "topn?": Num(1, whole=True), "floor?": Num(0, 1), "words?": Map([[STR]])}
 DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                "topics": [{"words?": STR, "flags?": STR, **{f"{k}?": NUM for k in (
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
@@ -227,6 +227,15 @@ def _same_lengths(doc: dict[str, Any], kind: str) -> None:
     for names, lists in groups:
         if len({len(x) for x in lists}) > 1:
             raise InputFileError(f"fields {shorten(names, 120)} differ in length")
+    stab = [("", doc)] if kind == "stability" else [
+        (f"stability[{i}].", g) for i, g in enumerate(doc.get("stability") or []) if isinstance(g, dict)]
+    for where, g in stab:  # a stability group: its restarts, each with one value (and words) per topic
+        if set(g["per_topic"]) != set(g["models"]):
+            raise InputFileError(f"field {where}per_topic: expected one list per model of {where}models")
+        for m, v in g["per_topic"].items():
+            if len(v) != g.get("topics", len(v)) or m in (g.get("words") or {}) and len(g["words"][m]) != len(v):
+                raise InputFileError(f"field {where}per_topic: {shorten(m, 40)!r} has {len(v)} values for "
+                                     f"{g.get('topics', len(v))} topics (or as many words)")
     if kind == "intrusion-auto":
         for i, it in enumerate(doc["items"]):
             for k in ("predicted", "intruder"):
