@@ -18,18 +18,29 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import MethodError
+
 NEEDS_TWO = "n/a, needs two raters on at least one item"
 ONE_VALUE = "n/a, every answer chose the same position (no disagreement is possible by chance)"
 
 
 def _counts(choices_by_item: dict[str, list[int]], categories: int) -> np.ndarray:
-    """Items x categories counts of the items answered at least twice."""
+    """Items x categories counts of the items answered at least twice; every choice must be a
+    position among the options (a whole number from 0), else a one-line error naming the item."""
+    for item, ch in choices_by_item.items():
+        for c in ch:
+            if isinstance(c, bool) or not isinstance(c, int | np.integer) or not 0 <= c < categories:
+                raise MethodError(f"item {str(item)[:60]!r}: choice {c!r} is not a position among the "
+                                  f"options (a whole number in 0..{categories - 1})")
     rows = [np.bincount(ch, minlength=categories) for ch in choices_by_item.values() if len(ch) >= 2]
     return np.array(rows, dtype=float).reshape(len(rows), categories)
 
 
 def _categories(choices_by_item: dict[str, list[int]]) -> int:
-    return 1 + max((max(ch) for ch in choices_by_item.values() if ch), default=0)
+    """One more than the largest choice (the options seen); non-numbers are left to `_counts`."""
+    seen = [c for ch in choices_by_item.values() for c in ch
+            if isinstance(c, int | np.integer | float) and not isinstance(c, bool) and np.isfinite(c)]
+    return 1 + int(max(max(seen, default=0), 0))
 
 
 def why_undefined(choices_by_item: dict[str, list[int]]) -> str | None:

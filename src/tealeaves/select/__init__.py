@@ -205,12 +205,14 @@ def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, A
     lengths = np.bincount(r, weights=counts, minlength=D)
     classic: dict[str, float | None] = dict.fromkeys(CLASSIC)
     notes: dict[str, str] = {}
-    if model.num_topics < 2:
-        notes.update(dict.fromkeys(("cao_juan_2009", "deveaud_2014"), "needs at least 2 topics"))
+    if model.num_topics < 2:  # Arun's two normalised vectors are both [1] at K = 1: 0 for any model
+        notes.update(dict.fromkeys(("arun_2010", "cao_juan_2009", "deveaud_2014"), "needs at least 2 topics"))
     else:
         classic["cao_juan_2009"] = cao_juan_2009(model.phi)
         classic["deveaud_2014"] = deveaud_2014(model.phi)
-    if model.num_words >= model.num_topics and lengths.sum() > 0:
+    if model.num_topics < 2:
+        pass
+    elif model.num_words >= model.num_topics and lengths.sum() > 0:
         classic["arun_2010"] = arun_2010(model.phi, theta, lengths)
     else:
         notes["arun_2010"] = "needs at least as many words as topics and a training token"
@@ -422,8 +424,9 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, decisio
             continue
         means = np.array(per_k[m]["mean"])
         ok = np.flatnonzero(np.isfinite(means))
-        if ok.size < 2:
-            out[m] = {"k": topics[ok[0]] if ok.size else None, "significant": False}
+        if ok.size < 2:  # a value at one K (or none) favours nothing: there is nothing to compare
+            out[m] = {"k": None, "significant": False,
+                      "why": f"a value at {'only one K' if ok.size else 'no K'}: nothing to compare"}
             continue
         order = ok[np.argsort(-means[ok] if higher else means[ok], kind="stable")]
         best, second = int(order[0]), int(order[1])

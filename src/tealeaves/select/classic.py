@@ -20,6 +20,7 @@ ldatuning, the reference implementation, and of tmtoolkit are named where they d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,13 +43,18 @@ def _phi(phi: np.ndarray, least_topics: int = 2) -> np.ndarray:
                           f"got shape {phi.shape}")
     if not np.isfinite(phi).all() or (phi < 0).any():
         raise MethodError("the topic-word matrix holds a negative or non-finite value")
-    return phi / phi.sum(axis=1, keepdims=True)
+    mass = phi.sum(axis=1, keepdims=True)
+    if not (mass > 0).all():
+        empty = int(np.flatnonzero(mass[:, 0] <= 0)[0])
+        raise MethodError(f"topic {empty} of the topic-word matrix has no mass (a row of zeros)")
+    return phi / mass
 
 
 def arun_2010(phi: np.ndarray, theta: np.ndarray, lengths: Sequence[float]) -> float:
     """Symmetric KL between the normalised singular values of `phi` (K x V) and the normalised,
-    length-weighted topic proportions `lengths @ theta` (theta: D x K)."""
-    phi = _phi(phi, 1)
+    length-weighted topic proportions `lengths @ theta` (theta: D x K). At least 2 topics: at K = 1
+    both vectors are [1], so it is 0 for any model."""
+    phi = _phi(phi)
     theta, lengths = np.asarray(theta, dtype=np.float64), np.asarray(lengths, dtype=np.float64)
     if theta.ndim != 2 or theta.shape != (lengths.size, phi.shape[0]):
         raise MethodError(f"theta must be documents x topics ({lengths.size} x {phi.shape[0]}), "
@@ -56,6 +62,11 @@ def arun_2010(phi: np.ndarray, theta: np.ndarray, lengths: Sequence[float]) -> f
     if phi.shape[1] < phi.shape[0]:
         raise MethodError(f"Arun 2010 needs at least as many words as topics, got {phi.shape[1]} < "
                           f"{phi.shape[0]}")
+    finite = np.isfinite(theta).all() and np.isfinite(lengths).all()
+    if not finite or (theta < 0).any() or (lengths < 0).any():
+        raise MethodError("Arun 2010 needs non-negative, finite proportions (theta) and document lengths")
+    if not lengths @ theta.sum(axis=1) > 0:
+        raise MethodError("Arun 2010 needs at least one document with tokens and topic mass")
     cm1 = np.linalg.svd(phi, compute_uv=False)
     cm2 = -np.sort(-(lengths @ theta))
     cm1, cm2 = cm1 / cm1.sum(), cm2 / cm2.sum()
@@ -103,6 +114,14 @@ def log_p_w_given_z(words: np.ndarray, topics: np.ndarray, num_topics: int, num_
     + sum_k [sum_w lgamma(n_kw + beta) - lgamma(n_k + V beta)]."""
     from scipy.special import gammaln
 
+    words, topics = np.asarray(words), np.asarray(topics)
+    if isinstance(beta, bool) or not isinstance(beta, int | float) or not (math.isfinite(beta) and beta > 0):
+        raise MethodError(f"beta must be a positive number, got {beta!r}")
+    for name, ids, n in (("word", words, num_words), ("topic", topics, num_topics)):
+        if ids.size and (ids.dtype.kind not in "iu" or ids.min() < 0 or ids.max() >= n):
+            raise MethodError(f"{name} ids must be whole numbers in 0..{n - 1}")
+    if words.shape != topics.shape:
+        raise MethodError(f"{words.size} words but {topics.size} topic assignments")
     counts = np.bincount(np.asarray(topics, np.int64) * num_words + np.asarray(words, np.int64),
                          minlength=num_topics * num_words)
     n_k = counts.reshape(num_topics, num_words).sum(axis=1)
