@@ -378,32 +378,14 @@ def _fuzz_seeds(tmp_path_factory) -> dict[str, bytes]:
 @pytest.mark.parametrize("name", ["w2v.txt", "glove.txt", "ft.vec", "w2v.bin", "w2v.txt.gz"])
 def test_fuzzed_vector_files(tmp_path_factory, name):
     from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+    from test_fuzz import variants
 
     seed = _fuzz_seeds(tmp_path_factory)[name]
     folder = tmp_path_factory.mktemp("fuzz")
 
-    @st.composite
-    def variants(draw):
-        data = bytearray(seed)
-        if draw(st.booleans()):
-            return bytes(data[: draw(st.integers(0, len(data)))])
-        for _ in range(draw(st.integers(1, 6))):
-            if not data:
-                break
-            pos = draw(st.integers(0, len(data) - 1))
-            op, byte = draw(st.sampled_from(["replace", "insert", "delete"])), draw(st.integers(0, 255))
-            if op == "replace":
-                data[pos] = byte
-            elif op == "insert":
-                data.insert(pos, byte)
-            else:
-                del data[pos]
-        return bytes(data)
-
     @settings(max_examples=int(os.environ.get("TEALEAVES_FUZZ_EXAMPLES", "100")), deadline=None,
               derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(data=variants())
+    @given(data=variants(seed))  # random bytes, truncations and byte edits of the seed (test_fuzz's)
     def run(data):
         path = folder / name
         path.write_bytes(data)

@@ -9,19 +9,25 @@ import math
 from typing import Any
 
 from ..output import numbers
+from ..select.classic import BIAS
 from .pertopic import MEASURE_NAMES
 
-# metric -> (label, higher is better, known bias); measured on synthetic corpora with a known K
-# (issue 26): diversity always favoured the fewest topics, exclusivity and predictive rank the most
+# evaluate's row key -> (label, higher is better, select's name of the metric: its known bias is
+# select.classic.BIAS, the one place it is stated)
 EVAL_METRICS = {
-    "diversity": ("diversity", True, "known to favour few topics"),
-    "exclusivity": ("exclusivity", True, "known to favour many topics"),
-    "predictive_rank": ("predictive rank", False, "known to favour many topics"),
-    "auto_model_precision": ("automated intrusion", True, ""),
+    "diversity": ("diversity", True, "diversity"),
+    "exclusivity": ("exclusivity", True, "exclusivity"),
+    "predictive_rank": ("predictive rank", False, "pred. rank"),
+    "auto_model_precision": ("automated intrusion", True, "auto MP"),
 }
-SELECT_BIAS = {"diversity": "known to favour few topics", "exclusivity": "known to favour many topics",
-               "pred. rank": "known to favour many topics"}
 HELDOUT = "log-lik/token"
+
+
+def _bias(metric: str) -> str:
+    """"known to favour few (or many) topics" for a metric `select` names, "" when it has no known
+    direction."""
+    side = BIAS.get(metric, ("neither",))[0]
+    return f"known to favour {side} topics" if side in ("few", "many") else ""
 
 
 def _finite(v: Any) -> bool:
@@ -80,9 +86,9 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
             reasons.append(f"{c['a']} − {c['b']}: {c['per_token']:+.5f} nats per token, 95% "
                            f"[{lo:+.5f}, {hi:+.5f}]: {c['verdict']}.")
     agree, disagree = [], []
-    metrics = {**{f"coherence.{m}": (f"{MEASURE_NAMES.get(m, m)} coherence", True, "") for m in
+    metrics = {**{f"coherence.{m}": (f"{MEASURE_NAMES.get(m, m)} coherence", True, m) for m in
                   dict.fromkeys(m for r in rows for m in (r.get("coherence") or {}))}, **EVAL_METRICS}
-    for key, (label, higher, bias) in metrics.items():
+    for key, (label, higher, name) in metrics.items():
         vals = {n: (x.get("coherence") or {}).get(key.split(".", 1)[1]) if key.startswith("coherence.")
                 else x.get(key) for n, x in by.items()}
         top = _best(vals, higher)
@@ -91,7 +97,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
         if set(top) & set(best):
             agree.append(label)
         else:
-            why = f" ({bias})" if bias and len(ks) > 1 else ""
+            why = f" ({_bias(name)})" if _bias(name) and len(ks) > 1 else ""
             disagree.append(f"{label} favours {', '.join(top)}{why}")
     reasons += _agreement(agree, disagree)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
@@ -131,7 +137,7 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
             agree.append(m)
         else:
             bias = (f"known to favour {other['bias']} topics" if other.get("bias") in ("few", "many")
-                    else SELECT_BIAS.get(m))
+                    else _bias(m))  # a result saved before select recorded each metric's bias
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
