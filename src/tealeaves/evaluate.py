@@ -66,6 +66,13 @@ ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "d
 LARGE_SECONDS = 60.0  # an estimate at least this long is shown before the work starts
 BYTES_PER_TOKEN = 5.0  # a reference file's tokens, estimated from its size (errs towards more tokens)
 TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per worker (Python)
+# Postings (occurrences of the words asked for) a reference index (.tlx) answers per second, one
+# process: 2.8e7-3.4e7 per CPU second measured on this machine (2 shared cores) for 50 topics x 10
+# words at windows None, 10 and 110 from a 2e6-token index (a one-off script, session 4), and 3.2e7
+# in benchmarks/results/coherence_index.json (1 GB index, 4 measures); taken at a third of that.
+# An index pass is priced as reading EVERY posting (one per token, its header's count), whatever
+# the window: a query reads only its target words' postings, so the estimate errs on the long side.
+INDEX_RATE = 1e7
 
 
 @dataclass
@@ -376,7 +383,8 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
     """Estimated seconds per stage before any work: held-out by the estimator's own cost model,
     Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
     reference counting per distinct window (coherence) and per model (intrusion), predictive
-    sweeps. Every figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE."""
+    sweeps. Every figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE (a reference
+    text) or INDEX_RATE (a reference index: its postings, not text)."""
     spec = get_method(method, "heldout")
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
     held = sum(update_seconds(runs * sum(spec.cost(int(n), resolved) for n in c.lengths), workers,
@@ -386,9 +394,14 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
     pred = sum(update_seconds(c.num_tokens * PREDICTIVE_SWEEPS, workers, m.num_topics)
                for m, c in zip(models, corpora, strict=True) if isinstance(m, TopicModel))
     ref, ref_how = reference_tokens(reference) if reference is not None else (0.0, "no reference")
+    indexed = reference is not None and is_index(reference)
     w = max(int(workers), 1)
+    read = (f"(its postings read at {INDEX_RATE:.0e} per second, one process)" if indexed else
+            f"read at {TEXT_RATE:.0e} tokens per second per worker")
 
     def counting(window: int | None) -> float:
+        if indexed:  # one pass over (at most) every posting, one process; the window costs nothing
+            return ref / INDEX_RATE
         return ref / (TEXT_RATE * w) + ref * (window or 1) / (OPS_RATE * w)
 
     windows = {DEFAULT_WINDOWS[m] for m in coherence} if reference is not None else set()
@@ -405,8 +418,8 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
             "ratio_ais_pairs": len(pairs), "ratio_ais_each": ratio,
             "ratio_ais_up_to": sum(ratio) if compare_models == "auto" else 0.0,
             "how": f"held-out site updates by the {spec.name} cost model and Ratio-AIS at compare's "
-                   f"defaults, at about {RATE:.0e} per second per worker; reference {ref_how} read at "
-                   f"{TEXT_RATE:.0e} tokens per second per worker; {w} worker(s)"}
+                   f"defaults, at about {RATE:.0e} per second per worker; reference {ref_how} {read}; "
+                   f"{w} worker(s)"}
 
 
 def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:

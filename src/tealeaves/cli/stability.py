@@ -11,7 +11,7 @@ from ..errors import MethodError
 from ..files import csvout
 from ..files.atomic import atomic_path
 from ..output.jsonout import write_json
-from ..util.limits import at_least
+from ..util.limits import at_least, fraction
 from .options import add_model_options, load_kind_arg, sub_parser
 
 EXAMPLES = {
@@ -35,6 +35,11 @@ def _add_stability(sub: Any) -> None:
                         "has them, else average Jaccard over the top words")
     p.add_argument("--topn", type=at_least(1), default=10,
                    help="top words for the word distances (default 10)")
+    p.add_argument("--p", type=fraction(open_low=True), default=0.9,
+                   help="RBO persistence, in (0, 1) (default 0.9; --distance rbo only)")
+    p.add_argument("--floor", type=fraction(open_high=False), default=None,
+                   help="the similarity, in [0, 1], below which a matched topic has no counterpart "
+                        "(default: the floor measured for the distance; the JSON's \"floor\")")
     add_model_options(p)
     p.add_argument("--json", default=None, help="write every value as JSON ('-': standard output)")
     p.add_argument("--csv", default=None, help="write one row per topic of every restart as CSV")
@@ -53,7 +58,8 @@ def _cmd_stability(args: argparse.Namespace) -> int:
         raise MethodError(f"{len(args.name)} --name for {len(args.models)} models")
     models = [load_kind_arg(args, path) for path in args.models]
     names = args.name or [os.path.basename(path) for path in args.models]
-    result = stability(models, distance=args.distance, topn=args.topn, names=names)
+    result = stability(models, distance=args.distance, topn=args.topn, names=names, p=args.p,
+                       floor=args.floor)
     print(result.table())
     print(result.summary())
     for m in result.models:

@@ -22,15 +22,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import MethodError
+from ..util.numbers import finite_float
 
 __all__ = ["rbo", "rbo_ext", "irbo", "pairwise_irbo"]
 
 
 def check_p(p: float) -> float:
     """The persistence p of RBO: a number in (0, 1)."""
-    if isinstance(p, bool) or not isinstance(p, int | float | np.floating) or not 0 < p < 1:
+    if (x := finite_float(p)) is None or not 0 < x < 1:
         raise MethodError(f"RBO persistence p must be a number in (0, 1), got {p!r}", options=("p",))
-    return float(p)
+    return x
 
 
 def rbo_ext(overlaps: Sequence[float], s: int, p: float) -> float:

@@ -46,6 +46,7 @@ from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, as_topics
 from ..util.limits import check_cost, check_int
+from ..util.numbers import finite_float
 
 __all__ = ["stability", "stability_groups", "flag_restarts", "js_distances", "average_jaccard",
            "StabilityResult", "DISTANCES", "MATCH_FLOOR"]
@@ -170,8 +171,10 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
     distance = _distance(distance, topics)
     if floor is None:
         floor = MATCH_FLOOR[distance]
-    elif isinstance(floor, bool) or not isinstance(floor, int | float) or not 0 <= floor <= 1:
+    elif (x := finite_float(floor)) is None or not 0 <= x <= 1:
         raise MethodError(f"floor must be a similarity in 0..1, got {floor!r}", options=("floor",))
+    else:
+        floor = x
     n = len(topics)
     if distance == "jensen-shannon":
         V = len(_columns(topics))

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
 from ..util.limits import check_array_file
+from ..util.numbers import finite_float
 from .csvout import uncell
 from .textfile import read_text
 
@@ -269,13 +270,10 @@ def strict_float(
     number: float | None = None
     if isinstance(value, str):
         number = _float_text(value, finite)
-    elif isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_):
-        try:
-            number = float(value)
-        except OverflowError:
-            number = None
-        if number is not None and finite and not math.isfinite(number):
-            number = None
+    else:
+        number = finite_float(value)
+        if number is None and not finite and isinstance(value, float | np.floating):
+            number = float(value)  # NaN or an infinity, allowed here
     if number is None:
         kind = "a finite number" if finite else "a number"
         raise BadValueError(f"{where}: {field} {_shown(value)} is not {kind}")

@@ -17,6 +17,7 @@ from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state, prepare_doc
 from ..topics import Topics, as_lda, require
 from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
+from ..util.numbers import finite_float
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
 from .adaptive import summarise as adaptive_summary
@@ -204,8 +205,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if not isinstance(seed, int | np.integer) or seed < 0:
         raise MethodError(f"seed must be a non-negative integer, got {seed!r}")
     if target_sd is not None:
-        if isinstance(target_sd, bool) or not isinstance(target_sd, int | float) or not target_sd > 0 \
-                or not math.isfinite(target_sd):
+        if (sd := finite_float(target_sd)) is None or sd <= 0:
             raise MethodError(f"target_sd must be a positive number of nats per token, got {target_sd!r}")
         if spec.budget is None:
             raise MethodError(f"target_sd does not apply to {spec.name}: it has no budget that buys "

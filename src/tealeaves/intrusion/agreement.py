@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
+from ..util.numbers import finite_float
 
 NEEDS_TWO = "n/a, needs two raters on at least one item"
 ONE_VALUE = "n/a, every answer chose the same position (no disagreement is possible by chance)"
@@ -39,7 +40,7 @@ def _counts(choices_by_item: dict[str, list[int]], categories: int) -> np.ndarra
 def _categories(choices_by_item: dict[str, list[int]]) -> int:
     """One more than the largest choice (the options seen); non-numbers are left to `_counts`."""
     seen = [c for ch in choices_by_item.values() for c in ch
-            if isinstance(c, int | np.integer | float) and not isinstance(c, bool) and np.isfinite(c)]
+            if finite_float(c) is not None]
     return 1 + int(max(max(seen, default=0), 0))
 
 

@@ -36,6 +36,7 @@ from ..files.records import (
 from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..util.limits import check_bootstrap, check_int
+from ..util.numbers import finite_float
 from ..util.text import check_distinct_options
 from .agreement import agreement as agreement_of
 from .exact import MAX_PERMUTATIONS, PERMUTATIONS, chance_test, method_text, permutation_test
@@ -108,7 +109,8 @@ class IntrusionScores(Display):
             row: dict[str, Any] = {"row": "model", "model": m}
             for key in ("model_precision", "topic_log_odds"):
                 lo, hi = s.get(f"{key}_ci", (None, None))
-                row |= {key: s.get(key), f"{key}_ci_low": _finite(lo), f"{key}_ci_high": _finite(hi)}
+                row |= {key: s.get(key), f"{key}_ci_low": finite_float(lo),
+                        f"{key}_ci_high": finite_float(hi)}
             row |= {"topics": s.get("topics"), "documents": s.get("documents"),
                     "intra_item_correlation": s.get("intra_item_correlation")}
             for kind, key in CHANCE_KEYS.items():
@@ -158,10 +160,6 @@ def _flipped(test: dict[str, Any]) -> dict[str, Any]:
 
 
 AGREEMENT_COLUMNS = ("fleiss_kappa", "krippendorff_alpha", "items", "answers", "note")
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and np.isfinite(value) else None
 
 
 def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -478,9 +476,9 @@ def _p(p: float) -> str:
 
 
 def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+    if (number := finite_float(value)) is None:
         raise InputFileError(f"field {where}: expected a finite number, got {shorten(repr(value), 40)}")
-    return float(value)
+    return number
 
 
 def _record(value: Any, where: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..util.numbers import finite_float
 from .display import perplexity_text
 
 MISSING = "-"
@@ -39,7 +40,7 @@ def digits(key: str) -> int:
 
 
 def _missing(v: Any) -> bool:
-    return v is None or isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v)
+    return finite_float(v) is None
 
 
 def fixed(v: Any, places: int, missing: str = MISSING) -> str:
@@ -58,10 +59,11 @@ def metric(key: str, v: Any, missing: str = MISSING) -> str:
 
 def score(v: Any, missing: str = "nan") -> str:
     """A per-topic diagnostic: whole numbers (and magnitudes from 1000) without decimals, 3
-    significant digits below 0.01, else two decimals."""
-    if v is None:
-        return missing
-    if not math.isfinite(v):
+    significant digits below 0.01, else two decimals; "nan", "inf" or "-inf" for a non-finite
+    float, `missing` for anything else that is not a number (None, bool, text)."""
+    if finite_float(v) is None:
+        if not isinstance(v, float):
+            return missing
         return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     if abs(v) >= 1000 or float(v).is_integer():
         return f"{v:.0f}"

@@ -27,6 +27,7 @@ from ..files.atomic import write_text
 from ..files.records import read_json
 from ..heldout.crosscheck import describe as describe_check
 from ..output import numbers
+from ..util.numbers import finite_float
 from ..util.stages import estimated_stages
 from ..util.text import excerpt
 from . import pertopic, recommend, svg, tables
@@ -126,8 +127,8 @@ def jensen_gap(r: dict[str, Any]) -> float | None:
     from ..heldout.result import jensen_gap as gap
 
     ve = r.get("variance_estimate")  # the note's own figure when the run has one (Lee-Whiteley)
-    if isinstance(ve, dict) and isinstance(ve.get("jensen_gap"), int | float) and math.isfinite(ve["jensen_gap"]):
-        return float(ve["jensen_gap"])
+    if isinstance(ve, dict) and (own := finite_float(ve.get("jensen_gap"))) is not None:
+        return own
     sd = (r.get("documents") or {}).get("sd")
     if not r.get("unbiased") or not isinstance(sd, list) or not isinstance(r.get("runs"), int):
         return None

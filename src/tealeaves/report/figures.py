@@ -3,16 +3,16 @@ the plot extra (matplotlib), PNG at 200 dpi drawn from the same `Chart`."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 
 from ..files.atomic import atomic_path, makedirs, write_text
+from ..util.numbers import finite_float
 from .svg import Chart, render
 
 
 def _ok(v) -> bool:
-    return v is not None and math.isfinite(v)
+    return finite_float(v) is not None
 
 
 def slug(text: str) -> str:

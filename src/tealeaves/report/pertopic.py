@@ -16,7 +16,7 @@ MEASURE_NAMES = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V", "
 
 
 def _score(v: Any) -> str:
-    return numbers.score(v, "–") if isinstance(v, int | float) and not isinstance(v, bool) else "–"
+    return numbers.score(v, "–")
 
 
 def stability_of(groups: Any, model: str) -> list[Any] | None:

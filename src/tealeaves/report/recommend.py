@@ -5,11 +5,11 @@ and restarts that disagree with the rest (stability). Plain sentences; `render` 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..output import numbers
 from ..select.classic import BIAS
+from ..util.numbers import finite_float
 from .pertopic import MEASURE_NAMES
 
 # evaluate's row key -> (label, higher is better, select's name of the metric: its known bias is
@@ -30,13 +30,9 @@ def _bias(metric: str) -> str:
     return f"known to favour {side} topics" if side in ("few", "many") else ""
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _best(values: dict[str, Any], higher: bool) -> list[str]:
     """The names with the best finite value (ties kept)."""
-    ok = {k: v for k, v in values.items() if _finite(v)}
+    ok = {k: v for k, v in values.items() if finite_float(v) is not None}
     if not ok:
         return []
     top = max(ok.values()) if higher else min(ok.values())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputFileError, shorten
+from ..util.numbers import finite_float
 
 NUM, REAL, STR, ANY = "a number or null", "a number", "a string", "anything"
 PAIR_OR_NULL = "a list of two numbers or null"
@@ -64,14 +65,10 @@ def _fail(where: str, want: str, v: Any) -> InputFileError:
     return InputFileError(f"field {shorten(where, 80)}: expected {want}, got {_kind(v)}")
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
 def _in_range(v: Any, spec: Num) -> bool:
     if v is None:
         return spec.null
-    if not _is_number(v) or not math.isfinite(v):
+    if finite_float(v) is None:
         return False
     if spec.whole and not (float(v).is_integer() and abs(v) <= MAX_WHOLE):
         return False
@@ -84,10 +81,10 @@ def _checked(v: Any, spec: Any, where: str) -> None:
         return
     if isinstance(spec, Num):
         if not _in_range(v, spec):
-            shown = shorten(repr(v), 40) if _is_number(v) else _kind(v)
+            shown = shorten(repr(v), 40) if finite_float(v) is not None else _kind(v)
             raise InputFileError(f"field {shorten(where, 80)}: expected {spec}, got {shown}")
     elif spec in (NUM, REAL):
-        if not ((v is None and spec is NUM) or (_is_number(v) and math.isfinite(v))):
+        if not ((v is None and spec is NUM) or finite_float(v) is not None):
             raise _fail(where, spec, v)
     elif spec is STR:
         if not isinstance(v, str):

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
+from ..util.numbers import finite_float
+
 W, H = 600, 320
 RIGHT = 20
 TICK, AXIS, TITLE = 11.0, 12.0, 13.0  # font sizes (px) of tick labels, axis titles and the chart title
@@ -60,7 +62,7 @@ class Chart:
 
 
 def _ok(v: float | None) -> bool:
-    return v is not None and math.isfinite(v)
+    return finite_float(v) is not None
 
 
 # --- text: measured, wrapped, never cut ---

@@ -20,13 +20,13 @@ ldatuning, the reference implementation, and of tmtoolkit are named where they d
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import MethodError
 from ..util import vectors as vmath
+from ..util.numbers import finite_float
 
 CLASSIC = {  # key -> (name in the table, higher is better)
     "arun_2010": ("Arun 2010", False),
@@ -115,7 +115,7 @@ def log_p_w_given_z(words: np.ndarray, topics: np.ndarray, num_topics: int, num_
     from scipy.special import gammaln
 
     words, topics = np.asarray(words), np.asarray(topics)
-    if isinstance(beta, bool) or not isinstance(beta, int | float) or not (math.isfinite(beta) and beta > 0):
+    if (b := finite_float(beta)) is None or b <= 0:
         raise MethodError(f"beta must be a positive number, got {beta!r}")
     for name, ids, n in (("word", words, num_words), ("topic", topics, num_topics)):
         if ids.size and (ids.dtype.kind not in "iu" or ids.min() < 0 or ids.max() >= n):

@@ -26,17 +26,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
+from ..util.numbers import finite_float
 
 RULES = ("best-train", "best-heldout", "mean")
 DRAWS, LEVEL = 4000, 0.95
 
 
 def _finite(v: Any) -> float:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return math.nan
-    return x if math.isfinite(x) else math.nan
+    """`v` as a float, NaN when it is not a finite number (`util.numbers.finite_float`)."""
+    x = finite_float(v)
+    return math.nan if x is None else x
 
 
 def represent(evals: list[dict[str, Any]], rule: str) -> tuple[np.ndarray | None, Any, str]:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TealeavesError, TooLargeError
+from .numbers import finite_float
 
 # Site updates per second per worker assumed for the time estimate: a little below the slowest
 # sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
@@ -40,9 +41,7 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
 def check_float(name: str, value: Any, low: float | None = None, high: float | None = None,
                 low_open: bool = False, high_open: bool = False) -> float:
     """`value` as a finite float in the range (open or closed at either end)."""
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if ok and math.isfinite(float(value)):
-        v = float(value)
+    if (v := finite_float(value)) is not None:
         above = low is None or (v > low if low_open else v >= low)
         below = high is None or (v < high if high_open else v <= high)
         if above and below:
