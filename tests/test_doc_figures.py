@@ -644,7 +644,7 @@ def test_mallet_default_on_the_demo_is_computed():
 
 
 def test_check_excess_error_as_checks_md_states():
-    """docs/checks.md's '25×': algorithm 3's excess error in tests/test_accuracy.py's own setting."""
+    """docs/checks.md's '23×': algorithm 3's excess error in tests/test_accuracy.py's own setting."""
     import tealeaves as tl
     from tealeaves import datasets
 

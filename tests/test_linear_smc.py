@@ -40,15 +40,16 @@ def test_bounded_rejuvenation_is_unbiased_in_probability_space(seed, rejuvenate,
 
 @pytest.mark.parametrize("task", ["heldout", "completion"])
 def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task):
-    """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan."""
+    """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan. Errors are
+    averaged over three seeds: one seed's error at R = 32 varied by 5x between seeds."""
     model, docs = longer
     if task == "heldout":
         exact = tl.heldout(model, docs, method="exact").doc_log_prob
-        run = lambda R: tl.heldout(model, docs, particles=R, rejuvenate=2, seed=3).doc_log_prob  # noqa: E731
+        run = lambda R, s: tl.heldout(model, docs, particles=R, rejuvenate=2, seed=s).doc_log_prob  # noqa: E731
     else:
         exact = tl.completion(model, docs, method="exact", observed=0.5).doc_log_prob
-        run = lambda R: tl.completion(model, docs, particles=R, rejuvenate=2, seed=3).doc_log_prob  # noqa: E731
-    errors = [float(np.abs(run(R) - exact).mean()) for R in (2, 32, 2048)]
+        run = lambda R, s: tl.completion(model, docs, particles=R, rejuvenate=2, seed=s).doc_log_prob  # noqa: E731
+    errors = [float(np.mean([np.abs(run(R, s) - exact).mean() for s in (3, 4, 5)])) for R in (2, 32, 2048)]
     assert errors[0] > errors[1] > errors[2], errors
     # at the Monte Carlo rate the error falls as 1/sqrt(R): by 8x from 32 to 2048 particles; allow
     # a factor 3 for the randomness of one seed (an estimator stuck at a bias would not fall at all)

@@ -172,7 +172,7 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
     if words.size == n_obs:
         return out
     spec = get_method(name, task)
-    doc = prepare_doc(phi_wt, alpha, words)
+    doc = prepare_doc(phi_wt, alpha, words, reorder=spec.relabel)
     rng = np.random.default_rng(child(seq, 0))  # numpy draws (Dirichlet)
     state = new_state(child(seq, 1))  # the kernels' generator
     for r in range(runs):

@@ -32,7 +32,7 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool
     if scored == 0:
         return np.zeros(runs), int(params[get_method(name, task).budget]), True, 0.0, 0.0, np.zeros(runs)
     spec = get_method(name, task)
-    doc = prepare_doc(phi_wt, alpha, words)
+    doc = prepare_doc(phi_wt, alpha, words, reorder=spec.relabel)
     budget = int(params[spec.budget])
     previous: tuple[float, float] | None = None
     spent = 0.0

@@ -71,6 +71,9 @@ class MethodSpec:
     # why these parameters are known to give a badly biased estimate, or None (a warning)
     caution: Callable[[dict[str, Any]], str | None] | None = None
     variance: bool = False  # fn returns (log estimate, relative variance estimate V)
+    # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
+    # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost
+    relabel: bool = True
 
     def call(self, doc: Any, n_obs: int, rng: Any, state: Any, params: dict[str, Any]) -> tuple[float, float]:
         """One run: (log estimate, V), V NaN for a method without a single-run variance estimate."""

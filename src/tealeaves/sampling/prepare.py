@@ -7,9 +7,10 @@ which changes no sum in double precision but keeps denormal numbers (100x slower
 hot loops; `logrows` keeps the unflushed logarithms for tempered (powered) rows. The dropped
 scales come back through `scales[n] = log max_t phi[t, w_n]`.
 
-Topics are relabelled per document (`order`): the kernels scan topics in order of their
+Topics are relabelled per document (`order`): the dense kernels scan topics in order of their
 expected mass in this document, so a sampled topic is found after a few steps. Relabelling
-topics together with alpha leaves every probability unchanged.
+topics together with alpha leaves every probability unchanged. The sparse left-to-right kernels
+scan no topics and skip it (`reorder=False`: `order` is the identity; `MethodSpec.relabel`).
 """
 
 from __future__ import annotations

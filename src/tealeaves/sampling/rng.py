@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-_INV53 = 1.0 / 9007199254740992.0
+INV53 = 1.0 / 9007199254740992.0
 
 
 def child(seed: np.random.SeedSequence, key: int) -> np.random.SeedSequence:
@@ -41,7 +41,7 @@ def uniform(state: np.ndarray) -> float:
     state[1] = s1
     state[2] = s2
     state[3] = s3
-    return ((result >> uint64(11)) + 0.5) * _INV53
+    return ((result >> uint64(11)) + 0.5) * INV53
 
 
 @njit(cache=True)
