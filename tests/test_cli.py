@@ -25,7 +25,8 @@ def test_heldout_table_json_and_csv(example, tmp_path, capsys):
     data = json.loads(out_json.read_text())
     assert [r["method"] for r in data["results"]] == ["exact", "left-to-right", "chib"]
     lr = data["results"][1]
-    assert lr["params"] == {"particles": 5, "variant": "smc", "rejuvenate": 128, "resampling": "systematic"}
+    assert lr["params"] == {"particles": 5, "variant": "smc", "rejuvenate": 128, "resampling": "systematic",
+                            "order": "peaked", "ess": 1.0}
     assert lr["runs"] == 3
     assert len(lr["documents"]["log_prob"]) == len(docs) and lr["tokens"] == docs.num_tokens
     # the CLI gives the same numbers as the Python API with the same seed

@@ -12,7 +12,9 @@ from conftest import random_tiny
 
 import tealeaves as tl
 from tealeaves.errors import MethodError
+from tealeaves.heldout.left_to_right import peaked_first
 from tealeaves.heldout.registry import get_method
+from tealeaves.sampling import prepare_doc
 
 CASES = range(20)
 _exact: dict[int, float] = {}
@@ -28,27 +30,62 @@ def _case(seed):
 @pytest.mark.parametrize("rejuvenate,particles", [(0, 1), (1, 1), (0, 3), (1, 2), (2, 5), (3, 3)])
 @pytest.mark.parametrize("seed", CASES)
 def test_bounded_rejuvenation_is_unbiased_in_probability_space(seed, rejuvenate, particles):
-    """Documents of 4 to 12 tokens, so K = 0..3 is below the position for most steps."""
+    """Documents of 4 to 12 tokens, so K = 0..3 is below the position for most steps. In the given
+    order (the peaked order has its own test below)."""
     model, docs, exact = _case(seed)
     res = tl.heldout(model, docs, method="left-to-right", runs=8000, seed=seed, bootstrap=0,
-                     particles=particles, rejuvenate=rejuvenate)
+                     particles=particles, rejuvenate=rejuvenate, order="given")
     ratio = np.exp(res.run_log_prob[:, 0] - exact)
     se = ratio.std(ddof=1) / np.sqrt(ratio.size)
     assert se < 0.02
     assert abs(ratio.mean() - 1.0) <= 4 * se + 1e-12, (ratio.mean(), se)
 
 
+@pytest.mark.parametrize("ess,variant,rejuvenate,particles,resampling", [
+    (0.5, "smc", 1, 4, "systematic"), (0.8, "smc-full", None, 3, "multinomial"),
+    (0.0, "smc", 2, 3, "systematic")])
+@pytest.mark.parametrize("seed", CASES)
+def test_adaptive_resampling_is_unbiased_in_probability_space(seed, ess, variant, rejuvenate, particles,
+                                                              resampling):
+    """Resampling only when the effective sample size falls below ess R (never, at ess = 0): the
+    particles carry weights in between, and the mean of P-hat / P is still 1."""
+    model, docs, exact = _case(seed)
+    extra = {"rejuvenate": rejuvenate} if rejuvenate is not None else {}
+    res = tl.heldout(model, docs, method="left-to-right", runs=8000, seed=seed, bootstrap=0,
+                     particles=particles, variant=variant, ess=ess, resampling=resampling, **extra)
+    ratio = np.exp(res.run_log_prob[:, 0] - exact)
+    se = ratio.std(ddof=1) / np.sqrt(ratio.size)
+    assert se < 0.03
+    assert abs(ratio.mean() - 1.0) <= 4 * se + 1e-12, (ratio.mean(), se)
+
+
+def test_adaptive_resampling_changes_the_draws_and_is_labelled():
+    """ess < 1 skips resamplings (other draws than the default ess = 1, resampling at every
+    position), and only a value other than the default shows in the label."""
+    model = tl.synthetic.random_model(10, 100, seed=4)
+    docs = tl.synthetic.generate(model, 2, 30, seed=5)
+    a = tl.heldout(model, docs, particles=7, rejuvenate=3, seed=9, runs=2)
+    c = tl.heldout(model, docs, particles=7, rejuvenate=3, seed=9, runs=2, ess=0.5)
+    assert not np.array_equal(a.run_log_prob, c.run_log_prob)
+    assert "ess=0.5" in c.label and "ess" not in a.label
+
+
+@pytest.mark.parametrize("order", ["given", "peaked"])
 @pytest.mark.parametrize("task", ["heldout", "completion"])
-def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task):
-    """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan. Errors are
+def test_error_shrinks_as_particles_grow_with_two_sites_per_step(longer, task, order):
+    """K = 2 on documents of 30 to 60 tokens: almost every step is the cyclic scan. With
+    order="peaked" completion reorders the observed and the scored parts each on its own, so it
+    still estimates P(w2 | w1) (an estimator of another quantity would stop at a bias). Errors are
     averaged over three seeds: one seed's error at R = 32 varied by 5x between seeds."""
     model, docs = longer
+    kw = {"particles": None, "rejuvenate": 2, "seed": 3, "order": order}
     if task == "heldout":
         exact = tl.heldout(model, docs, method="exact").doc_log_prob
-        run = lambda R, s: tl.heldout(model, docs, particles=R, rejuvenate=2, seed=s).doc_log_prob  # noqa: E731
+        run = lambda R, s: tl.heldout(model, docs, **{**kw, "particles": R, "seed": s}).doc_log_prob  # noqa: E731
     else:
         exact = tl.completion(model, docs, method="exact", observed=0.5).doc_log_prob
-        run = lambda R, s: tl.completion(model, docs, particles=R, rejuvenate=2, seed=s).doc_log_prob  # noqa: E731
+        run = lambda R, s: tl.completion(model, docs, observed=0.5,  # noqa: E731
+                                         **{**kw, "particles": R, "seed": s}).doc_log_prob
     errors = [float(np.mean([np.abs(run(R, s) - exact).mean() for s in (3, 4, 5)])) for R in (2, 32, 2048)]
     assert errors[0] > errors[1] > errors[2], errors
     # at the Monte Carlo rate the error falls as 1/sqrt(R): by 8x from 32 to 2048 particles; allow
@@ -115,7 +152,8 @@ def test_cli_rejuvenate(tmp_path, capsys):
     assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--particles", "4",
                  "--rejuvenate", "3", "--seed", "2", "--json", str(out), "--quiet"]) == 0
     got = json.loads(out.read_text())["results"][0]
-    assert got["params"] == {"particles": 4, "variant": "smc", "rejuvenate": 3, "resampling": "systematic"}
+    assert got["params"] == {"particles": 4, "variant": "smc", "rejuvenate": 3, "resampling": "systematic",
+                             "order": "peaked", "ess": 1.0}
     api = tl.heldout(model, docs, particles=4, rejuvenate=3, seed=2)
     assert got["total"] == pytest.approx(api.total, rel=1e-12)
     capsys.readouterr()
@@ -135,6 +173,33 @@ def test_rejuvenate_only_with_smc(variant):
     with pytest.raises(MethodError, match=f"'rejuvenate' applies only with variant smc, not '{variant}'"):
         tl.heldout(model, docs, variant=variant, rejuvenate=4)
     res = tl.heldout(model, docs, variant=variant, particles=2)
-    extra = {"resampling": "systematic"} if variant == "smc-full" else {}
+    extra = {"resampling": "systematic", "order": "peaked", "ess": 1.0} if variant == "smc-full" else {}
     assert res.params == {"particles": 2, "variant": variant, **extra}
     assert res.label == f"left-to-right(particles=2, variant={variant})"
+
+
+@pytest.mark.parametrize("seed", CASES)
+def test_peaked_order_is_unbiased_in_probability_space(seed):
+    """order="peaked" takes the tokens in another order: under LDA P(w) is the same, so the mean
+    of P-hat / P over runs is still 1 against the exact value (computed in the given order)."""
+    model, docs, exact = _case(seed)
+    res = tl.heldout(model, docs, method="left-to-right", runs=8000, seed=seed, bootstrap=0,
+                     particles=3, rejuvenate=1, order="peaked")
+    ratio = np.exp(res.run_log_prob[:, 0] - exact)
+    se = ratio.std(ddof=1) / np.sqrt(ratio.size)
+    assert se < 0.03
+    assert abs(ratio.mean() - 1.0) <= 4 * se + 1e-12, (ratio.mean(), se)
+
+
+def test_peaked_first_sorts_each_part_by_topic_entropy():
+    """The least entropy of phi[:, w] (normalised over topics) first, within positions < n_obs and
+    within the rest; the rows, scales and words move together."""
+    phi_wt = np.array([[0.5, 0.5], [0.9, 0.1], [0.7, 0.3], [0.99, 0.01]])
+    doc = prepare_doc(phi_wt, np.array([0.5, 0.5]), np.array([0, 1, 2, 0, 3, 2]), reorder=False)
+    out = peaked_first(doc, 3)
+    np.testing.assert_array_equal(out.words, [1, 2, 0, 3, 2, 0])
+    for i, w in enumerate(out.words):
+        j = list(doc.words).index(w)
+        np.testing.assert_array_equal(out.rows[i], doc.rows[j])
+        assert out.scales[i] == doc.scales[j]
+    np.testing.assert_allclose(out.cum[:, -1], out.rows @ np.array([0.5, 0.5]))

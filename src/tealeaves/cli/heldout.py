@@ -47,6 +47,7 @@ EXAMPLES = {
 METHOD_OPTIONS = {
     "particles": int, "variant": str, "rejuvenate": int, "temperatures": int, "samples": int, "burn_in": int,
     "iterations": int, "chain_length": int, "schedule": str, "max_states": int, "resampling": str,
+    "order": str, "ess": float,
 }
 
 

@@ -200,10 +200,12 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def label(self) -> str:
-        """method(parameters); `resampling` only when not the default systematic (so the labels of
-        earlier results stay as they were)."""
+        """method(parameters); `resampling`, `ess` and `order` only when not their defaults
+        (systematic, 1, peaked: so the labels of earlier results stay as they were; those made before
+        `order` existed took the tokens in the given order)."""
         shown = {k: v for k, v in self.params.items()
-                 if k != "max_states" and (k, v) != ("resampling", "systematic")}
+                 if k != "max_states" and (k, v) not in (("resampling", "systematic"), ("ess", 1.0),
+                                                               ("order", "peaked"))}
         inner = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"{self.method}({inner})" if inner else self.method
 

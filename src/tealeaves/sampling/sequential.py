@@ -30,18 +30,24 @@ from .sparse import copy_chain, count_mass, new_chains, update
 
 
 @njit(cache=True, fastmath=FM)
-def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False):
+def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False, ess=1.0):
     """The particle filter: (log estimate, V) with V the Lee-Whiteley estimate of the relative
-    variance Var(P-hat) / P^2 (NaN when start > 0). After extending, every particle is rejuvenated
-    by Gibbs updates of z_<=n: a pass over all of z_<n while n <= K = `rejuvenate` (always if
-    K < 0: R N(N-1)/2 site updates per document); beyond, the next K positions of a cyclic scan over
-    0..n, which resumes where the previous position's left off (at most R N K site updates per
-    document). Resampling is systematic, or multinomial with `multinomial` (the case in which V is
-    proven unbiased)."""
+    variance Var(P-hat) / P^2 (NaN when start > 0 or `ess` < 1). After extending, every particle is
+    rejuvenated by Gibbs updates of z_<=n: a pass over all of z_<n while n <= K = `rejuvenate`
+    (always if K < 0: R N(N-1)/2 site updates per document); beyond, the next K positions of a
+    cyclic scan over 0..n, which resumes where the previous position's left off (at most R N K site
+    updates per document). Resampling is systematic, or multinomial with `multinomial` (the case in
+    which V is proven unbiased); at every position if `ess` >= 1, else only when the effective
+    sample size (sum W)^2 / sum W^2 of the weights W falls below `ess` R: in between, particles
+    carry weights W_r (the product of their predictives since the last resampling) and the factor
+    estimate is sum_r W_r p_n^(r) / sum_r W_r (adaptive resampling, still unbiased for P(w): Del
+    Moral, Doucet & Jasra 2012; the Gibbs moves leave each particle's target invariant)."""
     N, T = rows.shape
     R = particles
     Z, CNT, USED, POS, NU, buf = new_chains(R, T, N)
     S = np.empty(R)
+    W = np.ones(R)  # carried weights, mean 1 (all 1 right after resampling)
+    G = np.empty(R)
     kids = np.zeros(R, np.int64)
     eve = np.arange(R)  # each particle's ancestor among the R independent draws of z_0
     unused = np.zeros(N)
@@ -49,18 +55,24 @@ def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False):
     c = 0  # the cyclic scan's next position
     for n in range(N):
         total = 0.0
-        for r in range(R):  # p_n^(r) (n + A)
+        for r in range(R):  # W_r p_n^(r) (n + A)
             S[r] = count_mass(rows, cum, CNT, USED, NU, r, n)
-            total += S[r]
+            G[r] = W[r] * S[r]
+            total += G[r]
         if n >= start:
             out += math.log(total / (R * (n + A)))
         if n == N - 1:
             break
-        if multinomial:
-            _multinomial(S, total, kids, state)
-        else:
-            _systematic(S, total, kids, state)
-        _replace_dead(kids, Z, CNT, USED, POS, NU, n, eve)
+        if ess >= 1.0 or _ess_below(G, total, ess * R):
+            if multinomial:
+                _multinomial(G, total, kids, state)
+            else:
+                _systematic(G, total, kids, state)
+            _replace_dead(kids, Z, CNT, USED, POS, NU, n, eve)
+            W[:] = 1.0
+        else:  # carry the weights, rescaled to mean 1
+            for r in range(R):
+                W[r] = G[r] * R / total
         if n == 0:  # z_<0 is empty, every particle the same: the genealogy starts with z_0
             eve[:] = np.arange(R)
         # every particle: extend by z_n, then rejuvenate
@@ -76,8 +88,17 @@ def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False):
                 update(rows, cum, Z, CNT, USED, POS, NU, c, hi, False, N, unused, buf, state)
                 left -= hi - c
                 c = hi
-    v = lee_whiteley(S, eve, N - 1) if start == 0 else np.nan
+    v = lee_whiteley(S, eve, N - 1) if start == 0 and ess >= 1.0 else np.nan
     return out, v
+
+
+@njit(inline="always")
+def _ess_below(G, total, least):
+    """Whether the effective sample size total^2 / sum G^2 of the weights G is below `least`."""
+    sq = 0.0
+    for r in range(G.shape[0]):
+        sq += G[r] * G[r]
+    return total * total < least * sq
 
 
 @njit(cache=True)
