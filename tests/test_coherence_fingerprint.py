@@ -52,7 +52,7 @@ def test_fingerprint_fields_per_convention(ref):
         assert fp["tokenizer"] == "whitespace (str.split)"
         digest = "sha256:" + hashlib.sha256("".join(d + "\n" for d in DOCS).encode()).hexdigest()
         assert fp["reference"] == {"name": ref, "hash": digest, "hash_of": "text", "documents": 5,
-                                   "tokens": 9}
+                                   "empty_documents": 0, "tokens": 9}
     mimno = tl.coherence([TOPIC], ref, measure="umass", form="mimno").fingerprint
     assert mimno["options"] == {"form": "mimno"} and mimno["epsilon"] is None
     # a default option given explicitly is the same number (the command line passes them)

@@ -46,9 +46,10 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
     from ..datasets import bundled_model, read_corpus
     from ..diagnostics import THRESHOLDS, diagnostics
     from ..io import sniff_format
-    from .options import check_scorable
+    from .options import check_scorable, report_corpus
 
     fmt = args.model_format
+    report = None
     state = (fmt in (None, "mallet-state", "mallet") and not bundled_model(args.model)
              and sniff_format(args.model) == "mallet-state")
     if args.corpus is None and state:
@@ -62,6 +63,7 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
         docs = read_corpus(args.corpus, vocab=vocab, format=args.format, strict=args.strict,
                            tokenizer=args.tokenize, encoding=args.encoding)
         check_scorable(docs, args.corpus)
+        report = report_corpus(docs, len(docs.vocab or ()))
         result = diagnostics(model, docs, topn=args.topn, burn_in=args.burn_in, samples=args.samples,
                              seed=args.seed, workers=args.workers)
     how = ("exact, from the state's token assignments" if result.counts == "assignments"
@@ -75,7 +77,7 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
           "every value: --json, --csv")
     if args.json:
         write_json(args.json, {"command": "diagnostics", "model_path": args.model, "corpus": args.corpus,
-                               **result.to_dict()})
+                               **result.to_dict(), **({"corpus_report": report} if report else {})})
     if args.csv:
         with atomic_path(args.csv) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
             csvout.write_dicts(fh, result.rows())

@@ -198,7 +198,15 @@ def _cmd_select(args: argparse.Namespace) -> int:
     p = res.params
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
-          f"({p['trainer']}, {p['iterations']} iterations)")
+          f"({p['trainer']}, {p['iterations']} iterations)"
+          + (f"; {p['empty_documents_left_out']} empty documents left out" if p["empty_documents_left_out"]
+             else ""))
+    h = p["heldout_corpus"]
+    print(f"held out: {h['documents']} documents, {h['tokens']} tokens scored, {h['oov_tokens']} dropped "
+          f"(not in the training documents, so no model has them), {h['empty_documents']} with no word "
+          "of the training documents"
+          + (f"; most frequent: {', '.join(f'{w} x{c}' for w, c in h['oov_top_words'].items())}"
+             if h["oov_top_words"] else ""))
     print(res.table())
     print(res.summary())
     _write(args, {"command": "select", "corpus": args.corpus, **res.to_dict()}, "tealeaves select")

@@ -275,10 +275,15 @@ def _cmd_csl(args: argparse.Namespace) -> int:
         data = read_docs(args, args.data, topic_model)
         model = LdaChain(topic_model, doc_length=args.doc_length, sweeps=args.sweeps,
                          exact_prior=args.exact_prior)
-        what = f"LDA {topic_model.num_topics} topics, {len(data)} documents"
     res = csl(model, data, samples=args.samples, thin=args.thin, burn_in=args.burn_in,
               biased=args.biased, chains=args.chains, seed=args.seed, workers=args.workers,
               max_hours=args.max_hours)
+    if "corpus" in res.extra:
+        print_corpus(res.extra["corpus"], topic_model.num_words)
+        left_out = res.extra["empty_documents_left_out"]
+        what = f"LDA {topic_model.num_topics} topics, {len(data) - left_out} documents"
+        if left_out:
+            what += f" ({left_out} empty documents left out: no word of the model, log P = 0 says nothing)"
     kind = "biased CSL (tends to overestimate)" if args.biased else "CSL (a lower bound in expectation)"
     print(f"{kind} on {what}: mean log P(x) = {res.mean:.4f} "
           f"({res.chain_steps} chain steps, {res.seconds:.1f} s)")

@@ -27,8 +27,11 @@ from .options import (
     MODEL_HELP,
     add_model_options,
     check_scorable,
+    corpus_options,
     load_kind_arg,
     load_model_arg,
+    read_docs,
+    report_corpus,
     text_encoding,
 )
 
@@ -173,8 +176,7 @@ def _add_predictive(sub: Any) -> None:
     p.add_argument("--workers", type=at_least(1), default=1)
     p.add_argument("--json", default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--encoding", default="utf-8", type=text_encoding,
-                   help="character encoding of the documents")
+    corpus_options(p)
     p.set_defaults(func=_cmd_predictive)
 
 
@@ -282,10 +284,13 @@ def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
 def _cmd_topics(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model, "topic intrusion")
     docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
+    check_scorable(docs, args.docs)
+    report_corpus(docs, model.num_words)
     source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
     texts = _read_lines(args.texts or args.docs, args.encoding)
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
+    documents = _askable(docs, texts, given_theta=bool(args.theta))
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
     secret = intrusion.key_secret(args.key)
     tasks = intrusion.topic_tasks(
@@ -293,12 +298,31 @@ def _cmd_topics(args: argparse.Namespace) -> int:
         source,
         secret=secret,
         texts=texts,
+        documents=documents,
         seed=args.seed,
         burn_in=args.burn_in,
         samples=args.samples,
         progress=False if args.quiet else None,
     )
     return _written(tasks, args, secret)
+
+
+def _askable(docs: Any, texts: list[str], given_theta: bool) -> list[int]:
+    """The documents a topic-intrusion task can be made for: a text to show, and (theta inferred)
+    a word of the model (an empty document's theta is only the prior: its "intruder" cannot be
+    found from its text). The others are counted and said; none left is an error."""
+    blank = [d for d, t in enumerate(texts) if not t.strip()]
+    empty = [] if given_theta else [d for d in docs.empty_documents if d not in set(blank)]
+    skipped = set(blank) | set(empty)
+    for what, ds in (("no text to show", blank), ("no word of the model", empty)):
+        if ds:
+            lines = ", ".join(str(d + 1) for d in ds[:10]) + (", ..." if len(ds) > 10 else "")
+            print(f"{len(ds)} documents skipped, no task: {what} (lines {lines})")
+    keep = [d for d in range(len(texts)) if d not in skipped]
+    if not keep:
+        raise InputFileError(f"{docs.source}: no document can be asked about (every one is empty or has no "
+                             "word of the model)")
+    return keep
 
 
 def _num(s: dict[str, Any], k: str) -> str:
@@ -412,8 +436,8 @@ def _cmd_auto(args: argparse.Namespace) -> int:
 
 def _cmd_predictive(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model, "predictive")
-    docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
-    check_scorable(docs, args.docs)
+    docs = read_docs(args, args.docs, model)
+    report = report_corpus(docs, model.num_words)
     theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
     res = intrusion.predictive(
         model,
@@ -425,13 +449,12 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=False if args.quiet else None,
     )
-    print(f"{len(docs)} documents ({res.empty_documents} empty), {res.tokens} tokens")
     print(
         f"predictive log likelihood per word {res.log_likelihood:.4f}; predictive rank {res.rank:.1f} "
         f"(of {model.num_words} words; lower is better)"
     )
     if args.json:
-        write_json(args.json, {"command": _name(args), **res.to_dict()})
+        write_json(args.json, {"command": _name(args), **res.to_dict(), "corpus_report": report})
     return 0
 
 

@@ -17,6 +17,7 @@ from .. import __version__
 from ..errors import TealeavesError
 from ..files import atomic
 from ..output import jsonout
+from ..output.display import TerminalStream
 from .paths import check_outputs
 
 # command -> the module of its group (`PARSERS` there adds its parser), in `tealeaves --help` order
@@ -40,12 +41,20 @@ class Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `tealeaves ARGV`; everything it prints passes `terminal_safe` (an input's words and
+    tokens never send control sequences to the terminal); `--json -` is JSON, which escapes its own."""
+    jsonout.STDOUT = sys.stdout
+    with contextlib.redirect_stdout(TerminalStream(sys.stdout)), \
+            contextlib.redirect_stderr(TerminalStream(sys.stderr)):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(command_named(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage error (one line, printed) or --help/--version
         return exc.code if isinstance(exc.code, int) else 2
-    jsonout.STDOUT = sys.stdout
     try:
         # with --json - the JSON is the only thing on stdout; the table goes to stderr
         quiet_stdout = contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" \

@@ -211,6 +211,15 @@ def read_docs(args: argparse.Namespace, path: str, model: TopicModel) -> Corpus:
     return docs
 
 
+def report_corpus(docs: Corpus, vocab_size: int) -> dict[str, Any]:
+    """The one corpus policy every command that scores documents reports: print the corpus line
+    (tokens scored, unknown words dropped and the most frequent, empty documents) and return the
+    report for the command's JSON (`corpus_report`)."""
+    rep = docs.report()
+    print_corpus(rep, vocab_size)
+    return rep
+
+
 def print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
     line = (f"{rep['documents']} documents, {rep['tokens']} tokens scored, "
             f"{rep['oov_tokens']} dropped (not among the model's {vocab_size} words), "

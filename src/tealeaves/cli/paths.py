@@ -1,23 +1,29 @@
-"""Output paths are checked before any work starts, as the writers will name them (after any
-extension they add: a model written to `x` goes to `x.npz`, an intrusion key `k` brings its
-secret `k.secret`): each can be written (its folder exists and is writable, it is not a folder,
-a device or FIFO is writable, a FIFO has a reader), none names an input file or another output,
-none lies where a folder output (`--figures`, `select --out`) writes its own files, and only
-`--json` may be `-` (standard output). The files that belong to an input are inputs too: an
-intrusion key's `KEY.secret`, a SQLite database's `-wal`, `-shm` and `-journal` files (given as a
-path or a `sqlite:///` URL). Two names that differ only in case are the same file (on macOS and
-Windows). An empty name is an error, not "no output". An intrusion key must be a regular file
-(its secret is written beside it); tasks, keys and exports are CSV or JSON lines by extension,
-any case (`csvout.table_format`), another extension is refused. A long run is never lost at the
-end to a typo, and an output never overwrites the documents or the model it was computed from.
-(Writes themselves are atomic, follow links, write through devices and FIFOs and happen together at the end:
-`tealeaves.files.atomic`.)"""
+"""Output paths are checked before any work starts, as the writers will name them (after any extension
+they add: a model written to `x` goes to `x.npz`, an intrusion key `k` brings its secret
+`k.secret`): each can be written (its folder exists and is writable, it is not a folder, a device or
+FIFO is writable, a FIFO has a reader), none names an input file or another output, none lies where
+a folder output (`--figures`, `select --out`) writes its own files, and only `--json` may be `-`
+(standard output). The files that belong to an input are inputs too: an intrusion key's
+`KEY.secret`, a SQLite database's `-wal`, `-shm` and `-journal` files (given as a path or a
+`sqlite:///` URL), a gensim model's `MODEL.state`, `MODEL.id2word` and `MODEL.*.npy`; a bundled name
+(`sotu:train`) is the file it stands for; no output lies inside an input folder (a BERTopic model)
+or tealeaves' own data folder. Each file output's temporary file (and the file, when new) is created
+and removed now, and each folder output's nearest existing folder must take a new folder: every
+reason the write at the end would fail is found before the work. Two names that differ only in case
+are the same file (on macOS and Windows). An empty name is an error, not "no output". An intrusion
+key must be a regular file (its secret is written beside it); tasks, keys and exports are CSV or
+JSON lines by extension, any case (`csvout.table_format`), another extension is refused. A long run
+is never lost at the end to a typo, and an output never overwrites the documents or the model it was
+computed from. (Writes themselves are atomic, follow links, write through devices and FIFOs and
+happen together at the end: `tealeaves.files.atomic`.)"""
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 
 from ..errors import MethodError
@@ -102,20 +108,58 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, 
                 from ..annotate import sqlite_files
 
                 v = next(iter(sqlite_files(v)), "")
-            if v and os.path.exists(v):
+            bundled = bundled_file(v)
+            if bundled:
+                yield bundled, f"the bundled data {v!r} stands for"
+            elif v and os.path.exists(v):
                 yield v, "an input of this command"
                 for companion, what in companions(v):
                     yield companion, f"{what} of the input {v!r}"
 
 
+def bundled_file(value: str) -> str | None:
+    """The file of tealeaves' own data a bundled name (`sotu:train`, `sotu:sotu-20-asym`,
+    `digits:test`) is read from, None for any other value (a file of that name comes first)."""
+    if ":" not in value or os.path.exists(value):
+        return None
+    from ..errors import SOTU_CORPORA, SOTU_MODELS
+
+    prefix, name = value.split(":", 1)
+    if value in SOTU_CORPORA:
+        return os.path.join(data_folder(), "sotu_corpus.npz")
+    if prefix == "sotu" and name in SOTU_MODELS:
+        return os.path.join(data_folder(), f"{name}.npz")
+    if value in ("digits:test", "digits:train"):
+        return os.path.join(data_folder(), "digits_binary.npz")
+    return None
+
+
+def data_folder() -> str:
+    """The folder of tealeaves' bundled data (tealeaves/data)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+
+
 def companions(path: str) -> list[tuple[str, str]]:
     """(file, what it is) for the files that belong to an input file and are read with it: an
     intrusion key's secret `KEY.secret`; a SQLite database's `-wal`, `-shm` and `-journal` (which
-    hold committed data while a server runs). Any input may be either, so every input has them."""
+    hold committed data while a server runs); a gensim model's `MODEL.state`, `MODEL.id2word` and
+    the arrays `save` writes beside it (`MODEL.NAME.npy`). Any input may be any of these, so every
+    input has them. (The files inside an input folder, a BERTopic model, are its `_inside`.)"""
     from ..intrusion.tasks import secret_path
 
-    return [(secret_path(path), "the secret"), *((path + end, f"SQLite's {end} file")
-                                                  for end in ("-wal", "-shm", "-journal"))]
+    gensim = [path + ".state", path + ".id2word", *glob.glob(glob.escape(path) + ".*.npy")]
+    return [(secret_path(path), "the secret"),
+            *((path + end, f"SQLite's {end} file") for end in ("-wal", "-shm", "-journal")),
+            *((f, "a file gensim saved as part of the model") for f in gensim)]
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` lies inside the existing folder `folder` (a folder given as an input: every
+    file in it may be read, as a BERTopic model's are)."""
+    if not os.path.isdir(folder):
+        return False
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
+    return rel != os.curdir and not rel.startswith(os.pardir)
 
 
 def _flag(name: str) -> str:
@@ -149,12 +193,17 @@ def check_outputs(args: argparse.Namespace) -> None:
             if _same(path, inp):
                 raise MethodError(f"{_flag(name)} {path!r} is {what}{_case_note(path, inp)}; it would be "
                                   "overwritten")
+            if _inside(path, inp):
+                raise MethodError(f"{_flag(name)} {path!r} is inside the folder {inp!r}, {what}; it "
+                                  "could overwrite a file read from it")
+        if _inside(path, data_folder()):
+            raise MethodError(f"{_flag(name)} {path!r} is inside tealeaves' bundled data folder; it "
+                              "would overwrite the installed package's data")
     tables = _table_outputs(args)
     folders = [(n, p) for n, p, folder in outs if folder]
     for name, path, folder in outs:
         if folder:
-            if os.path.exists(path) and not os.path.isdir(path):
-                raise MethodError(f"{_flag(name)} {path!r} is a file, not a folder")
+            _check_folder(name, path)
             continue
         for folder_name, folder_path in folders:
             if _owned_by(folder_name, folder_path, path):
@@ -190,6 +239,23 @@ def _stdout(name: str, path: str) -> bool:
     return True
 
 
+def _check_folder(name: str, path: str) -> None:
+    """A folder output: an existing folder, or one that can be made where the nearest existing
+    folder above it is (a file in the way, no permission, a read-only file system: said now)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise MethodError(f"{_flag(name)} {path!r} is a file, not a folder")
+    above = os.path.abspath(path)
+    while not os.path.exists(above) and os.path.dirname(above) != above:
+        above = os.path.dirname(above)
+    if not os.path.isdir(above):
+        raise MethodError(f"{_flag(name)} {path!r}: {above!r} is a file, not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tealeaves-probe.", dir=above))
+    except OSError as exc:
+        raise MethodError(f"{_flag(name)} {path!r} cannot be made in {above!r} "
+                          f"({exc.strerror or exc})") from None
+
+
 def _check_file(name: str, path: str) -> None:
     """One file output: a folder, block device or socket is refused; a device or FIFO must be
     writable (a FIFO is opened now: it needs a reader); a file's folder must exist and be writable."""
@@ -213,6 +279,11 @@ def _check_file(name: str, path: str) -> None:
         return
     parent = os.path.dirname(os.path.abspath(target)) or "."
     if not os.path.isdir(parent):
-        raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} does not exist")
+        there = "is a file, not a folder" if os.path.lexists(parent) else "does not exist"
+        raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} {there}")
     if not os.access(parent, os.W_OK):
         raise MethodError(f"{_flag(name)} {path!r}: the folder {parent!r} is not writable")
+    try:
+        atomic.probe(target)
+    except OSError as exc:
+        raise MethodError(f"{_flag(name)} {path!r} cannot be written ({exc.strerror or exc})") from None

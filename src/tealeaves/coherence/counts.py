@@ -3,7 +3,9 @@
 Two ways of cutting the corpus into units:
 - `window=None`: each document is one unit (boolean document counts, as UMass coherence uses);
 - `window=w`: sliding windows of w tokens; a document of n tokens gives max(1, n - w + 1)
-  windows (a shorter document is one window). A window contains a word if *any* copy of it is
+  windows (a shorter document is one window, an empty one too, as gensim and Palmetto count it:
+  blank lines lower every word's probability, so `Counts.empty` counts them and the fingerprint
+  says how many). A window contains a word if *any* copy of it is
   inside. gensim's sliding-window accumulator instead marks a word absent as soon as one copy
   leaves the window, even if another copy is still inside, and so undercounts words (and pairs)
   that repeat within a window; the counts here do not, so they agree with gensim only on text
@@ -58,6 +60,7 @@ class Counts:
     digest: str = ""  # the reference's content hash, taken while counting (`fingerprint`)
     partial: bool = False  # only the pairs within `count`'s groups counted; the others' joint is -1
     digest_of: str = ""  # an index's: what `digest` hashes ("text" or "arrays"; `fingerprint`)
+    empty: int = 0  # documents with no token (blank lines): each is still one unit, said in the fingerprint
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.targets)}
@@ -74,7 +77,7 @@ class Counts:
     def __add__(self, other: Counts) -> Counts:
         return Counts(self.targets, self.single + other.single, self.joint + other.joint,
                       self.units + other.units, self.window, self.documents + other.documents,
-                      self.tokens + other.tokens, self.rule, self.digest)
+                      self.tokens + other.tokens, self.rule, self.digest, empty=self.empty + other.empty)
 
 
 @njit(inline="always")
@@ -257,7 +260,12 @@ def count_arrays(ids: np.ndarray, offsets: np.ndarray, targets: Sequence[str], w
     units = _kernel(rule)(np.asarray(ids, np.int32), np.asarray(offsets, np.int64),
                           _window_arg(window), single, upper)
     return Counts(tuple(targets), single, _finish(single, upper), int(units), window,
-                  int(len(offsets) - 1), int(len(ids)), rule)
+                  int(len(offsets) - 1), int(len(ids)), rule, empty=_empty(offsets))
+
+
+def _empty(offsets: np.ndarray) -> int:
+    """How many documents the offsets give no token."""
+    return int((np.diff(np.asarray(offsets, np.int64)) == 0).sum())
 
 
 def _count_texts(shared, texts: list) -> Counts:
@@ -274,6 +282,7 @@ def _count_texts(shared, texts: list) -> Counts:
         ids = np.fromiter(chain.from_iterable(present), dtype=np.int32, count=int(lengths.sum()))
         c = count_arrays(ids, np.concatenate([[0], np.cumsum(lengths)]), targets, None, rule)
         c.tokens = sum(map(len, lists))
+        c.empty = sum(1 for doc in lists if not doc)
         return c
     index = defaultdict(lambda: -1, {w: i for i, w in enumerate(targets)})
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
@@ -340,9 +349,10 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
     check_counts_memory(len(targets))
     pairs = None if groups is None or rule == "context" else group_pairs(targets, groups)
     single, upper, units, documents, tokens = index.count_index(reference, targets, window, rule, pairs)
+    idx = index.read_index(reference)
     return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule,
-                  index.read_index(reference).content, partial=pairs is not None,
-                  digest_of=index.read_index(reference).content_of)
+                  idx.content, partial=pairs is not None, digest_of=idx.content_of,
+                  empty=int((np.asarray(idx.arrays["doc_lengths"]) == 0).sum()))
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],
@@ -390,7 +400,7 @@ def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targe
                             _window_arg(window), single, upper)
             d = e
         return Counts(targets, single, _finish(single, upper), units, window, len(reference),
-                      reference.num_tokens, rule, corpus_digest(reference))
+                      reference.num_tokens, rule, corpus_digest(reference), empty=_empty(off))
     total = Counts(targets, np.zeros(len(targets), np.int64), np.zeros((len(targets),) * 2, np.int64),
                    0, window, rule=rule)
     hasher = StreamHash()

@@ -102,7 +102,8 @@ def describe_reference(reference: Any, counts: Any) -> dict[str, Any]:
     digest = getattr(counts, "digest", "") or None
     kind = "arrays" if _stored(reference, counts) else "text"
     return {"name": reference_name(reference), "hash": digest, "hash_of": kind if digest else None,
-            "documents": int(counts.documents), "tokens": int(counts.tokens)}
+            "documents": int(counts.documents), "empty_documents": int(getattr(counts, "empty", 0)),
+            "tokens": int(counts.tokens)}
 
 
 def fingerprint_of(measure: str, convention: str, window: int | None, rule: str, topn: int,
@@ -199,6 +200,8 @@ def line(fps: Sequence[Mapping[str, Any]]) -> str:
     opts = sorted({f"{k}={v}" for f in fps for k, v in f["options"].items()})
     digest = ref["hash"][:19] if ref["hash"] else "no content hash"
     how = ", ".join(extras + opts)
+    empty = (f"{ref['empty_documents']:,} of them empty (each one window or document), "
+             if ref.get("empty_documents") else "")
     return (f"fingerprint: {f0['convention']} convention, top {f0['topn']}; {per}; {how}; "
-            f"reference {ref['name']} {digest} ({ref['documents']:,} documents, {ref['tokens']:,} "
+            f"reference {ref['name']} {digest} ({ref['documents']:,} documents, {empty}{ref['tokens']:,} "
             f"tokens, tokens {f0['tokenizer']})").replace("; ; ", "; ")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MethodError
+from ..errors import InvalidCorpusError, MethodError
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_float, json_safe
@@ -115,6 +115,22 @@ def as_chain(model: Any, data: Any) -> tuple[Any, Any]:
     return model, data
 
 
+def _scorable(docs: Any) -> tuple[Any, dict[str, Any]]:
+    """The documents with a scored token, and the corpus report (`corpus`: unknown words dropped,
+    empty documents) with the empty ones left out (`empty_documents_left_out`: how many). An
+    empty document (a blank line, or only unknown words) has log P = 0 under every model: counted
+    in, it would only pull the mean per document towards 0. No document left is an error."""
+    empty = docs.empty_documents
+    extra: dict[str, Any] = {"corpus": docs.report(), "empty_documents_left_out": len(empty)}
+    if not empty:
+        return docs, extra
+    if len(empty) == len(docs):
+        raise InvalidCorpusError(f"{docs.source}: no document has a word of the model's vocabulary "
+                                 f"({docs.oov_tokens} tokens dropped, {len(docs)} documents)")
+    keep = set(empty)
+    return docs.subset([d for d in range(len(docs)) if d not in keep]), extra
+
+
 def mixing(model: Any, data: Any, H: np.ndarray, chains: int) -> dict[str, Any]:
     """Effective sample size of log P(x | h) along the chains, for up to MIXING_ITEMS items spread
     over `data`, and a warning when its median is below LOW_ESS of the states drawn."""
@@ -173,10 +189,12 @@ def csl(model, data, samples: int = 10000, thin: int = 1, burn_in: int = 100, bi
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
             raise MethodError(f"{name} must be an integer >= {low}, got {v!r}")
     model, data = as_chain(model, data)
+    extra: dict[str, Any] = {}
+    if isinstance(model, LdaChain):
+        data, extra = _scorable(data)
     n = model.item_count(data)
     estimate = _check_cost(model, data, n, samples, thin, burn_in, biased, chains, workers, max_hours)
     t0 = time.perf_counter()
-    extra: dict[str, Any] = {}
     if biased:
         seqs = np.random.SeedSequence(seed).spawn(n)
         items = [(model.select(data, [i]), seqs[i]) for i in range(n)]

@@ -22,6 +22,7 @@ from ..files.atomic import atomic_path, with_extension
 from ..util.limits import FLOP_RATE, check_array_file
 
 MAX_ENUMERATION_BITS = 24
+MAX_ENERGY = 1e10  # bound on |log p*(x)|: float64 log probabilities near it keep about 5 decimals
 
 
 def softplus(x: np.ndarray) -> np.ndarray:
@@ -50,6 +51,14 @@ class BinaryRBM:
             raise MethodError(f"RBM shapes disagree: W {self.W.shape}, b {self.b.shape}, c {self.c.shape}")
         if not (np.isfinite(self.W).all() and np.isfinite(self.b).all() and np.isfinite(self.c).all()):
             raise MethodError("RBM parameters must be finite")
+        if V == 0 or H == 0:
+            raise MethodError(f"an RBM needs visible and hidden units, got W of shape {self.W.shape}")
+        with np.errstate(over="ignore"):  # the largest |b.x| + sum_j |c_j + x.W_j| over binary x
+            energy = float(np.abs(self.b).sum() + (np.abs(self.c) + np.abs(self.W).sum(axis=0)).sum())
+        if not energy <= MAX_ENERGY:
+            raise MethodError(f"RBM parameters too large: log p*(x) can reach {energy:.3g} (limit "
+                              f"{MAX_ENERGY:g}); its log probabilities would overflow or lose their "
+                              "precision")
 
     @property
     def num_visible(self) -> int:

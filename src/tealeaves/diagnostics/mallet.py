@@ -128,6 +128,8 @@ def accumulate(docs: Callable[[], Iterator[Doc]], num_topics: int, num_words: in
     codoc = np.zeros((K, n, n))
     index = np.full(num_words, -1, dtype=np.int64)
     for u, _cnt, held, _has, _prop in docs():
+        if u.size == 0:  # no scored token (an empty line, or only unknown words): no top word in it
+            continue
         index[u] = np.arange(u.size)
         where = index[top]  # K x N: each top word's column in this document, -1 if absent
         p = np.where(where >= 0, np.take_along_axis(held, np.maximum(where, 0), axis=1), 0.0)

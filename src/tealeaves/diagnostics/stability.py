@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidModelError, MethodError, shown
-from ..model import TopicModel
+from ..model import TopicModel, _check_name
 from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, as_topics
@@ -345,7 +345,7 @@ def _inputs(models: Any, names: Sequence[str] | None) -> tuple[list[Topics], dic
     renamed = {}
     final = []
     for i, t in enumerate(out):
-        base = str(names[i]) if names is not None else t.name
+        base = _check_name(names[i]) if names is not None else t.name  # evaluate's rule for names
         seen[base] = seen.get(base, 0) + 1
         name = base if seen[base] == 1 else f"{base} #{seen[base]}"
         if name != base:

@@ -18,7 +18,9 @@
   never a temporary name or none.
 - Inside `transaction()` (the CLI runs every command in one), outputs are held as temporary files
   and put in place together when the command succeeds; when it fails, every one is removed, and
-  so are the folders `makedirs` created: a failed command leaves nothing behind.
+  so are the folders `makedirs` created: a failed command leaves nothing behind. Devices and
+  FIFOs are written first, files renamed only when those succeeded: a failing `/dev/full` leaves
+  every file as it was.
 """
 
 from __future__ import annotations
@@ -176,19 +178,45 @@ def _naming(target: str, tmp: str | None) -> Iterator[None]:
 
 
 def _commit(pending: list[_Pending]) -> None:
-    """Put every output in place: renames first, then the copies into devices and FIFOs."""
+    """Put every output in place: first the copies into devices and FIFOs (which cannot be undone
+    and may fail: `/dev/full`), then, only when they all succeeded, the renames of the files."""
     try:
-        for p in pending:
-            if not p.through:
-                with _naming(p.path, p.tmp):
-                    os.replace(p.tmp, p.path)
         for p in pending:
             if p.through:
                 with _naming(p.path, p.tmp):
                     _write_through(p.tmp, p.path)
+        for p in pending:
+            if not p.through:
+                with _naming(p.path, p.tmp):
+                    os.replace(p.tmp, p.path)
     finally:
         for p in pending:
             _remove(p.tmp)
+
+
+def _temporary(path: str, through: bool, suffix: str = "") -> str:
+    """A new empty temporary file for the output `path`: beside it (the rename is then atomic), or
+    in the temporary folder for a device or FIFO. Its name keeps at most 100 characters of the
+    output's, so a long but valid output name never makes a temporary name too long."""
+    folder = tempfile.gettempdir() if through else os.path.dirname(os.path.abspath(path))
+    prefix = f".{os.path.basename(path)[:100]}."
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix or ".tmp", dir=folder)
+    os.close(fd)
+    return tmp
+
+
+def probe(target: str | os.PathLike) -> None:
+    """Create, then remove, what writing the regular file `target` will create (its temporary file
+    beside it, and the file itself when new): any reason the write at the end would fail (no such
+    folder, a file where a folder should be, permissions, a read-only or pseudo file system, a
+    name too long) is an OSError now, before any work."""
+    path, through = resolve(target)
+    if through:
+        return
+    _remove(_temporary(path, through))
+    if not os.path.lexists(path):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        _remove(path)
 
 
 @contextlib.contextmanager
@@ -198,10 +226,8 @@ def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = 
     inside a transaction, when it does), removed when it fails. `mode`: the file's permissions
     (default: 0666 less the umask)."""
     path, through = resolve(target)
-    folder = tempfile.gettempdir() if through else os.path.dirname(os.path.abspath(path))
     with _naming(os.fspath(target), None):
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix or ".tmp", dir=folder)
-    os.close(fd)
+        tmp = _temporary(path, through, suffix)
     try:
         with _naming(os.fspath(target), tmp):
             yield tmp

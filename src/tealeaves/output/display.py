@@ -63,3 +63,27 @@ class Display:
         frame = pd.DataFrame(columns)
         frame.index.name = index
         return frame
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character but tab, newline and carriage return (and every lone
+    surrogate) written as its escape (`\\x1b`), as `repr` writes it: a word or token from an input
+    file never moves the cursor, recolours, retitles or clears the terminal."""
+    from ..util.text import UNSHOWABLE
+
+    return UNSHOWABLE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+class TerminalStream:
+    """A text stream that writes `terminal_safe` text to `stream` (the CLI wraps standard output and
+    standard error in one: every string printed passes one escaper); the rest is `stream`'s."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

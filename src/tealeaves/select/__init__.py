@@ -481,6 +481,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     if rule not in RULES:
         raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
     texts = _texts(corpus, tokenizer, encoding)
+    empty = sum(1 for t in texts if not t)
+    texts = [t for t in texts if t]  # an empty line is no document to train on or score: counted
     out = os.fspath(out) if out is not None else None
     settings = json.loads(json.dumps(json_safe({"trainer": trainer, "iterations": iterations,
                                                 "coherence": list(coherence),
@@ -508,13 +510,23 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
               "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
               "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
-              "rule": rule}
+              "rule": rule, "empty_documents_left_out": empty,
+              "heldout_corpus": heldout_report(train_texts, test_texts)}
     result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0,
                              decision=decision, disagreements=disagreements(decision, choice, BIAS),
                              stability=restart_stability(evals))
     if out:
         write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
     return result
+
+
+def heldout_report(train_texts: Sequence[Sequence[str]],
+                   test_texts: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """The corpus report (`Corpus.report`) of the held-out documents on the training documents'
+    words, which are the trained models' vocabulary: a held-out word never seen in training is
+    dropped from every model's held-out likelihood, and counted here."""
+    vocab = sorted({w for t in train_texts for w in t})
+    return Corpus.from_tokens(test_texts, vocab, "held-out documents").report()
 
 
 def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
