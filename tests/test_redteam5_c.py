@@ -92,6 +92,8 @@ def test_an_annotation_database_is_still_reused(tmp_path):
     store.install([TASK])
     assert store.tasks() == [TASK]
     store.engine.dispose()
+    with sqlite3.connect(tmp_path / "a.sqlite") as con:  # WAL, set by install once the file is ours
+        assert con.execute("pragma journal_mode").fetchone()[0] == "wal"
 
 
 # --- F8: an answer from a participant who never started ------------------------------------------
