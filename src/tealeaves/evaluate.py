@@ -63,6 +63,7 @@ DASH = "—"
 ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
                "exclusivity": "exclusivity", "predictive_rank": "predictive",
                "auto_model_precision": "auto MP"}
+NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
 LARGE_SECONDS = 60.0  # an estimate at least this long is shown before the work starts
 BYTES_PER_TOKEN = 5.0  # a reference file's tokens, estimated from its size (errs towards more tokens)
 TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per worker (Python)
@@ -78,11 +79,12 @@ INDEX_RATE = 1e7
 @dataclass
 class EvaluationResult:
     """One row per model (`rows`), pairwise `comparisons`, ranking `groups` (best first; the
-    models within a group are not separated by the evidence), the token `scoring` rule."""
+    models within a group are not separated by the evidence; None when no comparison ran, with
+    the reason in `groups_note`), the token `scoring` rule."""
 
     rows: list[dict[str, Any]]
     comparisons: list[dict[str, Any]]
-    groups: list[list[str]]
+    groups: list[list[str]] | None
     scoring: dict[str, Any]
     params: dict[str, Any]
     seconds: float
@@ -92,6 +94,7 @@ class EvaluationResult:
     diagnostics: dict[str, Any] = field(default_factory=dict, repr=False)  # issue 26: per-topic, on request
     stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
     topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
+    groups_note: str | None = None  # why there is no ranking (groups None)
 
     @property
     def names(self) -> list[str]:
@@ -111,7 +114,7 @@ class EvaluationResult:
                 *(["stability"] if self.stability is not None else [])]
         rows = []
         for r in self.rows:
-            na = r.get("not_applicable", {})
+            na = {**r.get("not_applicable", {}), **r.get("not_computed", {})}
 
             def cell(key: str, value: Any, shown: str | None = None, na: dict = na) -> str:
                 return DASH if ROW_METRICS.get(key) in na else numbers.metric(shown or key, value)
@@ -140,7 +143,7 @@ class EvaluationResult:
                for r in self.rows if r.get("auto_note")]
         out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
         for r in self.rows:
-            for metric, reason in r.get("not_applicable", {}).items():
+            for metric, reason in {**r.get("not_applicable", {}), **r.get("not_computed", {})}.items():
                 out.append(f"{DASH} {r['model']}: {metric}: {reason}")
         return out
 
@@ -175,8 +178,11 @@ class EvaluationResult:
     def summary(self) -> str:
         """What the table can compare, the ranking and the comparisons, in words, then the notes."""
         lines = list(self.meaningful())
-        alone = len(self.groups) == 1 and len(self.groups[0]) == 1 and len(self.rows) > 1
-        for i, g in enumerate([] if alone else self.groups, 1):
+        if self.groups is None and self.groups_note:
+            lines.append(f"no ranking: {self.groups_note}")
+        groups = self.groups or []
+        alone = len(groups) == 1 and len(groups[0]) == 1 and len(self.rows) > 1
+        for i, g in enumerate([] if alone else groups, 1):
             tie = " (not separated by the evidence)" if len(g) > 1 else ""
             lines.append(f"rank {i}: {', '.join(g)}{tie}")
         for c in self.comparisons:
@@ -200,7 +206,9 @@ class EvaluationResult:
 
     def to_dict(self) -> dict[str, Any]:
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
-                          "groups": self.groups, "scoring": self.scoring, "params": self.params,
+                          **({"groups": self.groups} if self.groups is not None else
+                             {"groups_note": self.groups_note}),
+                          "scoring": self.scoring, "params": self.params,
                           "seconds": self.seconds, "stages": self.stages, "estimate": self.estimate,
                           **({"diagnostics": {k: v.to_dict() for k, v in self.diagnostics.items()}}
                              if self.diagnostics else {}),
@@ -387,7 +395,8 @@ def estimate_cost(models: Sequence[TopicModel], corpora: Sequence[Corpus], refer
     text) or INDEX_RATE (a reference index: its postings, not text)."""
     spec = get_method(method, "heldout")
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
-    held = sum(update_seconds(runs * sum(spec.cost(int(n), resolved) for n in c.lengths), workers,
+    held = sum(update_seconds(runs * sum(spec.work(int(n), resolved, m.num_topics) for n in c.lengths),
+                              workers,
                               m.num_topics) if isinstance(m, TopicModel) else
                update_seconds(_logistic_normal_updates(m, c, runs, params), 1)
                for m, c in zip(models, corpora, strict=True))
@@ -614,10 +623,19 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             preds[m.name] = predictive(m, c, seed=seed, workers=workers, progress=False)
     rows = [_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                  diversity_topn) for m in every]
+    if reference is None:  # measures that need one: the reason, in the row and under the table
+        for r, m in zip(rows, every, strict=True):
+            if m in worded:
+                r["not_computed"] = {"coherence": NO_REFERENCE, "auto MP": NO_REFERENCE}
     for r, m in zip(rows, every, strict=True):
         r.update(_word_measures(m, vectors, topn, r))
-    groups = rank_groups([r["model"] for r in rows if r["model"] in held],
-                         [r["per_token"] for r in rows if r["model"] in held], worse)
+    groups: list[list[str]] | None = rank_groups([r["model"] for r in rows if r["model"] in held],
+                                                 [r["per_token"] for r in rows if r["model"] in held], worse)
+    groups_note = None
+    if compare_models == "none" and n > 1:
+        order = ", ".join(n for g in groups or [] for n in g)  # one group, by point estimate
+        groups, groups_note = None, (f"not compared (compare_models='none', CLI --compare none), so no model "
+                                     f"is shown better or tied; by point estimate alone: {order}")
     params_out = {"method": method, "runs": runs,
                   "heldout_params": held[loaded[0].name].params if loaded else None,
                   "coherence": list(coherence), "topn": topn, "diversity_topn": diversity_topn,
@@ -642,7 +660,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab, per_topic)
+                            timing, estimate, held, diag, stab, per_topic, groups_note)
 
 
 def _load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:

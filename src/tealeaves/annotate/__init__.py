@@ -61,8 +61,9 @@ def serve(
         raise MethodError(f"port {port} is not a TCP port (1-65535)")
     from ..intrusion.scoring import check_key
     from ..intrusion.taskset import check_task_set
-    from .store import readable
+    from .store import check_db_name, readable
 
+    check_db_name(db, create=True)
     check_task_set(tasks)
     if key is not None:
         check_key(key, tasks)

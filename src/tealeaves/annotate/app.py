@@ -141,6 +141,10 @@ class Forbidden(Exception):
     """A request for a participant without that participant's session token."""
 
 
+class NotStarted(Forbidden):
+    """An answer from a participant id that has no session anywhere (never opened the page)."""
+
+
 class TooManyNew(Exception):
     """More new participants this minute than the app admits."""
 
@@ -267,6 +271,8 @@ def create_app(
         when the id exists and `token` is not its session token (or, without `create`, when
         the id does not exist)."""
         row = store.participant(annotator)
+        if row is None and not create:
+            raise NotStarted
         if row is None and create:
             if not may_add_participant():
                 raise TooManyNew
@@ -298,7 +304,10 @@ def create_app(
                                .replace("{code}", quote(code, safe="")))
         return out, fresh
 
-    def refused(annotator: str) -> JSONResponse:
+    def refused(annotator: str, exc: Forbidden) -> JSONResponse:
+        if isinstance(exc, NotStarted):
+            return _error(403, f"participant {annotator!r} has not started: open "
+                               f"/?participant={quote(annotator, safe='')} first")
         return _error(403, f"participant {annotator!r} is answering in another browser (this one has "
                            "not got their session); go on where you started")
 
@@ -324,8 +333,8 @@ def create_app(
         cookie = session_cookie(annotator)
         try:
             data, fresh = await run_in_threadpool(next_task, annotator, request.cookies.get(cookie))
-        except Forbidden:
-            return refused(annotator)
+        except Forbidden as exc:
+            return refused(annotator, exc)
         except TooManyNew:
             return _error(429, "too many new participants this minute; try again shortly")
         resp = JSONResponse(data)
@@ -343,8 +352,8 @@ def create_app(
             return _error(422, "participant is missing or not a valid id")
         try:
             await run_in_threadpool(session, annotator, request.cookies.get(session_cookie(annotator)), False)
-        except Forbidden:
-            return refused(annotator)
+        except Forbidden as exc:
+            return refused(annotator, exc)
         item, choice, options, ms = (data.get(k) for k in ("item", "choice", "options", "response_ms"))
         if not isinstance(item, str) or item not in public:
             return _error(422, f"unknown item {item[:60]!r}" if isinstance(item, str) else

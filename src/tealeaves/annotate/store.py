@@ -85,11 +85,31 @@ class ConflictError(MethodError):
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    """Per-connection settings (WAL, which SQLite keeps in the file, is set by `Store.install`
+    once the database is known to be an annotation database: a foreign file is never changed)."""
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=FULL")
     cur.execute("PRAGMA busy_timeout=30000")
     cur.close()
+
+
+def check_db_name(url: str, create: bool = True) -> None:
+    """Refuse a `--db` that names no lasting database: an empty name, or SQLite in memory
+    (`:memory:`, `sqlite://`), which would lose every answer when the server stops (`create`)
+    or holds nothing to export."""
+    if not url.strip():
+        raise InputFileError("--db is empty; give a database file name")
+    try:
+        parsed = make_url(url if "://" in url else f"sqlite:///{url}")
+    except ArgumentError:
+        return  # reported by connect
+    name = parsed.database or ""
+    if parsed.get_backend_name() == "sqlite" and (
+        name in ("", ":memory:") or name.startswith("file::memory:") or parsed.query.get("mode") == "memory"
+    ):
+        what = ("would lose every answer when the server stops" if create
+                else "holds nothing to export")
+        raise InputFileError(f"database {url}: an in-memory database {what}; give a file")
 
 
 def connect(url: str) -> Engine:
@@ -107,7 +127,7 @@ def connect(url: str) -> Engine:
         with engine.connect():
             pass
         inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
-    except (ArgumentError, OperationalError, ImportError) as exc:
+    except (ArgumentError, OperationalError, ImportError, TypeError) as exc:
         raise InputFileError(f"database {_shown(url)}: cannot connect ({_first_line(exc)})") from None
     except (DatabaseError, UnicodeDecodeError) as exc:
         raise InputFileError(f"database {_shown(url)}: not a usable database ({_first_line(exc)})") from None
@@ -163,7 +183,10 @@ class Store:
         """Check the task set (`check_task_set`), create the tables and load it; a database
         already holding another task set is refused (its responses would not match)."""
         check_task_set(tasks)
-        _check_schema(self.engine)
+        self.check_ours()
+        if self.engine.dialect.name == "sqlite":
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA journal_mode=WAL")
         metadata.create_all(self.engine)
         digest = task_set_hash(tasks)
         with self.engine.begin() as conn:
@@ -180,11 +203,23 @@ class Store:
             elif row[0] != digest:
                 raise MethodError("the database holds responses to another task set; use a new database")
 
-    def has_tables(self) -> bool:
-        if not inspect(self.engine).has_table("responses"):
-            return False
+    def check_ours(self) -> None:
+        """Refuse a database that holds tables and is not an annotation database (another
+        program's: its file must not get our tables), naming what it holds."""
+        names = inspect(self.engine).get_table_names()
+        foreign = sorted(set(names) - {t.name for t in metadata.sorted_tables})
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise InputFileError(f"database {_shown(str(self.engine.url))} is not a tealeaves annotation "
+                                 f"database (it holds table{'s' if len(foreign) > 1 else ''} {shown}); "
+                                 "give a new file")
         _check_schema(self.engine)
-        return True
+
+    def has_tables(self) -> bool:
+        """Does the database hold annotation tables? False for an empty database; a database
+        with other tables is refused (`check_ours`)."""
+        self.check_ours()
+        return inspect(self.engine).has_table("responses")
 
     def tasks(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
@@ -316,6 +351,7 @@ def _response(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
 def open_store(url: str, create: bool = True) -> Store:
     """The store at `url`; without `create`, a SQLite path that does not exist is an error (an
     export from a mistyped path must not create an empty database)."""
+    check_db_name(url, create)
     if not create and "://" not in url and not os.path.isfile(url):
         raise InputFileError(f"database {url}: no such file")
     return Store(connect(url))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MethodError
+from ..errors import MethodError, shown
 from ..heldout.ais import SCHEDULES
+from ..heldout.result import sd_note
 from ..output.jsonout import write_json
 from ..util.limits import at_least
 from .options import (
@@ -88,7 +90,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                   schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
                   workers=args.workers, bootstrap=args.bootstrap,
                   progress=None if not args.quiet else False, estimator=args.estimator,
-                  max_hours=args.max_hours, **extra)
+                  max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], **extra)
     print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))
     if args.json:
@@ -97,18 +99,29 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+DASH = "—"
+
+
+def _sd(value: float, why: str | None) -> str:
+    """An sd for the headline, or why there is none."""
+    return f"{value:.2f}" if math.isfinite(value) else f"{DASH} ({why or 'no spread'})"
+
+
 def format_compare(res: CompareResult, path_a: str, path_b: str) -> str:
     """Which model wins, by how much per token, how sure (about the population and about these
     documents), and how many documents favour each."""
     boot = res.document_bootstrap()
     p = res.params
+    chains = int(p.get("chains", p.get("runs", 0)))
+    chains_why = sd_note(chains, 2, res.documents, "chain", "use --chains >= 2")
+    docs_why = sd_note(res.documents, res.bootstrap, res.documents, "document", "score more documents")
     how = (f"{res.method} ({p['path']} path, {p['direction']}, {p['temperatures']} temperatures, "
            f"{p['chains']} chains)" if res.method == "ratio-ais" else
            f"difference of two {p['estimator']} runs")
     lines = [f"A = {path_a}", f"B = {path_b}", f"{how}:",
              f"  log P(W|A) - log P(W|B) = {res.total:+.2f} nats over {res.tokens} tokens in "
-             f"{res.documents} documents (sd over chains {res.sd_chains:.2f}, over documents "
-             f"{boot['sd_total']:.2f})",
+             f"{res.documents} documents (sd over chains {_sd(res.sd_chains, chains_why)}, "
+             f"over documents {_sd(boot['sd_total'], docs_why)})",
              f"  per token {res.per_token:+.5f}"]
     for scope, i in res.intervals().items():
         label = "population" if scope == "population" else "these documents"
@@ -136,7 +149,7 @@ def _cmd_curve(args: argparse.Namespace) -> int:
     model_paths, docs_path = args.paths[:-1], args.paths[-1]
     models = [load_model_arg(args, p, "curve") for p in model_paths]
     docs = read_docs(args, docs_path, models[0])
-    res = training_curve(models, docs, temperatures=args.temperatures,
+    res = training_curve(models, docs, labels=[shown(p) for p in model_paths], temperatures=args.temperatures,
                          first_temperatures=args.first_temperatures, chains=args.chains,
                          schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
                          workers=args.workers, bootstrap=args.bootstrap,
@@ -147,7 +160,10 @@ def _cmd_curve(args: argparse.Namespace) -> int:
           f"{'perplexity':>10}")
     for p, tot, sd, pt, pp in zip(model_paths, res.totals, res.sd, res.per_token, res.perplexity,
                                   strict=True):
-        print(f"{p.ljust(width)}  {tot:14.2f}  {sd:7.2f}  {pt:10.4f}  {pp:10.2f}")
+        sd_text = f"{sd:7.2f}" if math.isfinite(sd) else f"{DASH:>7}"
+        print(f"{p.ljust(width)}  {tot:14.2f}  {sd_text}  {pt:10.4f}  {pp:10.2f}")
+    if res.sd_note:
+        print(f"± sd {DASH}: {res.sd_note}")
     if args.json:
         write_json(args.json, {"command": "curve", "models": model_paths, "docs": docs_path,
                                "result": res.to_dict()})

@@ -43,8 +43,9 @@ def _add_evaluate(sub: Any) -> None:
                         "or a reference index (.tlx, tealeaves index build)")
     e.add_argument("--name", action="append", default=None,
                    help="a name for each model, in order (default: the file names)")
-    e.add_argument("--measure", default=",".join(DEFAULT_COHERENCE),
-                   help="coherence measures, comma-separated (umass, uci, npmi, c_v)")
+    e.add_argument("--measure", default=None,
+                   help="coherence measures, comma-separated (umass, uci, npmi, c_v; default "
+                        f"{','.join(DEFAULT_COHERENCE)}); they need --reference")
     e.add_argument("--absent", default=None, choices=ABSENT,
                    help="coherence: top words the reference lacks are left out (skip), given the measure's "
                         "value (smooth) or an error (fail); default: each measure's own (as coherence)")
@@ -129,6 +130,9 @@ def _measures(text: str) -> list[str]:
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.name is not None and len(args.name) != len(args.models):
         raise MethodError(f"{len(args.name)} --name for {len(args.models)} models")
+    if args.measure is not None and args.reference is None:
+        raise MethodError("--measure picks coherence measures, which are counted in a reference: give "
+                          "--reference too")
     progress = False if args.quiet else None
     clock = Stages(STAGES, enabled=progress)  # started here: reading the models is timed too
     with clock.stage("loading", f"reading {len(args.models)} model file(s)"):
@@ -141,7 +145,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             names.append(f"{label}@{t}" if isinstance(m, list) else label)
     params = {} if args.particles is None else {"particles": args.particles}
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
-                   method=args.method, runs=args.runs, coherence=_measures(args.measure),
+                   method=args.method, runs=args.runs,
+                   coherence=_measures(args.measure or ",".join(DEFAULT_COHERENCE)),
                    compare_models=args.compare, seed=args.seed, workers=args.workers,
                    progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
                    max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics,

@@ -203,6 +203,8 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     lines = []
     for r in results:
         lines.append(f"{r.label}: {r.note}")
+        if r.sd_note:
+            lines.append(f"  ± sd —: {r.sd_note}")
         if r.compile_seconds >= 0.1:
             lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
                          "timed part (not in seconds)")

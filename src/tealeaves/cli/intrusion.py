@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import intrusion
 from ..datasets import read_corpus
-from ..errors import InputFileError, MethodError
+from ..errors import InputFileError, MethodError, shown
 from ..files import csvout
 from ..files.atomic import atomic_path
 from ..files.records import check_proportions, read_npy
@@ -248,6 +248,12 @@ def _written(tasks: list[intrusion.Task], args: argparse.Namespace, secret: str)
         print(f"relaxed: {len(relaxed)} topic(s) ({', '.join(map(str, relaxed))}) had no intruder in the "
               f"bottom {args.low_fraction:.0%} of their used words; the least probable of the other "
               f"topics' top {args.high_top} was used (marked relaxed in the key)")
+    passed = [(t.topic, w) for t in tasks for w in t.passed_over]
+    if passed:
+        shown_words = ", ".join(f"topic {k}: {shown(w)}" for k, w in passed[:5])
+        shown_words += " ..." if len(passed) > 5 else ""
+        print(f"passed over: {len(passed)} top word(s) that look blank or like another option of their task "
+              f"({shown_words}); the next word was shown instead")
     return 0
 
 

@@ -95,7 +95,8 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
             start_temperatures: int = 2000, burn_in: int = 200, schedule: str = "sigmoid",
             align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, estimator: str = "left-to-right",
-            max_hours: float | None = None, **estimator_params: Any) -> CompareResult:
+            max_hours: float | None = None, labels: Sequence[str] | None = None,
+            **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
     Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
@@ -103,7 +104,8 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     improbable states are switched off), `chains` (M per document and direction), `start`,
     `start_temperatures` (prior -> B), `burn_in`, `align_topics` (relabel B's topics to match
     A's; changes no probability, shortens the path). `method="difference"` runs
-    `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model."""
+    `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model. `labels`:
+    the two models' names in error messages (the CLI gives the file names)."""
     _check_choice("method", method, METHODS)
     model_a, model_b = (as_lda("compare", m) for m in (model_a, model_b))
     for m in (model_a, model_b):
@@ -115,7 +117,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     bootstrap = _check_int("bootstrap", bootstrap, 0)
     if method == "difference":
         return _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap,
-                           progress, temperatures if estimator == "ais" else None, estimator_params)
+                           progress, temperatures if estimator == "ais" else None, estimator_params, labels)
     if estimator_params:
         raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
     _check_choice("path", path, PATHS)
@@ -125,7 +127,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     temperatures = _check_int("temperatures", temperatures, 1)
     start_temperatures = _check_int("start_temperatures", start_temperatures, 1)
     burn_in = _check_int("burn_in", burn_in, 0)
-    model_a, model_b = align_models([model_a, model_b], topics=align_topics)
+    model_a, model_b = align_models([model_a, model_b], topics=align_topics, labels=labels)
     corpus = as_corpus(docs, model_a)
     as_corpus(corpus, model_b)
     directions = ["forward", "reverse"] if direction == "both" else [direction]
@@ -176,10 +178,10 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
 
 
 def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
-                temperatures, params) -> CompareResult:
+                temperatures, params, labels=None) -> CompareResult:
     if temperatures is not None:
         params = {"temperatures": temperatures, **params}
-    model_b = align_vocab(model_a, model_b)  # the two models may differ in their topics
+    model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
     ra = heldout(model_a, corpus, method=estimator, **common, **params)
@@ -215,12 +217,14 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
                    temperatures: int = 1000, first_temperatures: int = 2000, chains: int = 2,
                    schedule: str = "sigmoid", align_topics: bool = False, seed: int = 0,
                    workers: int = 1, bootstrap: int = 10000,
-                   progress: bool | None = False, max_hours: float | None = None) -> CurveResult:
+                   progress: bool | None = False, max_hours: float | None = None,
+                   labels: Sequence[str] | None = None) -> CurveResult:
     """Iteration-AIS: log P(w_d | M_i) for a sequence of models with the same vocabulary and
     number of topics (for example snapshots of one training run). The first segment is AIS from
     the prior to M_1 (`first_temperatures`, geometric schedule: the hardest segment); each later
     segment anneals M_{i-1} -> M_i along the convex path with `temperatures` steps. A run estimated
-    to take more than `max_hours` (default 24) stops before it starts."""
+    to take more than `max_hours` (default 24) stops before it starts. `labels`: the models'
+    names in error messages (the CLI gives the file names)."""
     models = [as_lda("curve", m) for m in models]
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
@@ -230,7 +234,10 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     seed = _check_int("seed", seed, 0)
     workers = _check_int("workers", workers, 1)
     _check_choice("schedule", schedule, SCHEDULES)
-    models = align_models(models, topics=align_topics)
+    models = align_models(models, topics=align_topics, labels=labels,
+                          hint="Iteration-AIS anneals from one model to the next, so every model needs "
+                               "one K; compare models of different K pair by pair (tealeaves compare "
+                               "--method difference; Python: compare(..., method='difference'))")
     corpus = as_corpus(docs, models[0])
     for m in models[1:]:
         as_corpus(corpus, m)
@@ -257,6 +264,6 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
         models=[m.name for m in models], cumulative_log_weight=cum,
         doc_tokens=corpus.lengths.astype(np.int64),
         params={"temperatures": temperatures, "first_temperatures": first, "chains": chains,
-                "schedule": schedule, "align_topics": align_topics},
+                "schedule": schedule, "align_topics": align_topics, "bootstrap": bootstrap},
         seconds=seconds, seed=seed, workers=workers, corpus=corpus.report(), sd=sd,
     )

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
-from ..heldout.result import PerDocumentTotals, doc_log_mean
+from ..heldout.result import PerDocumentTotals, doc_log_mean, sd_note
 from ..output.display import Display
 from ..output.jsonout import json_float
 from . import intervals as iv
@@ -326,6 +326,14 @@ class CurveResult(Display):
     sd: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
+    def sd_note(self) -> str | None:
+        """Why the sd is missing (NaN), or None (`heldout.result.sd_note`)."""
+        if len(self.sd) and np.isfinite(self.sd).all():
+            return None
+        return sd_note(self.cumulative_log_weight.shape[0], int(self.params.get("bootstrap", 2)),
+                       int(self.doc_tokens.size), "chain", "use --chains >= 2")
+
+    @property
     def doc_log_prob(self) -> np.ndarray:
         """(K, D): log of the mean over chains of exp(cumulative log weight)."""
         return doc_log_mean(self.cumulative_log_weight)
@@ -362,6 +370,7 @@ class CurveResult(Display):
             "task": "curve", "models": self.models, "params": self.params,
             "totals": [float(v) for v in self.totals],
             "sd": [json_float(v) for v in self.sd],
+            **({"sd_note": why} if (why := self.sd_note) else {}),
             "per_token": [json_float(v) for v in self.per_token],
             "perplexity": [json_float(v) for v in self.perplexity],
             "tokens": self.tokens, "seconds": self.seconds, "seed": self.seed,

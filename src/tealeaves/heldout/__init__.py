@@ -223,7 +223,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if spec.name == "exact":
         for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
-    costs = [float(spec.cost(int(w.size), resolved)) * runs for w, _, _ in items]  # also sizes the batches
+    # also sizes the batches
+    costs = [spec.work(int(w.size), resolved, model.num_topics) * runs for w, _, _ in items]
     planned = float(sum(costs))
     check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
                             max(len(items), 1) if check else 0.0), int(workers), max_hours,
@@ -276,5 +277,5 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         result.extra["check"] = run_check(
             estimate, rerun, [w for w, _, _ in items], [n for _, n, _ in items], run_log_prob,
             int(check), int(seed), model.num_topics, DEFAULT_MAX_STATES, int(check_temperatures),
-            model.vocab)
+            model.vocab, spec.is_unbiased(resolved) and task == "heldout")
     return result

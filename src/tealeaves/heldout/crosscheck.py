@@ -8,7 +8,12 @@ default, 2 runs) against the main estimate. Two tests, either flags the result:
   explains, sum_d (est_d - ref_d)^2 / sum_d (v_est,d + v_ref,d), with the main method's
   variance from its own runs (2 more on these documents when the result has one) and the
   reference's from its 2 runs (0 when exact); flagged above the 95% point of F(K, K). An
-  estimator whose errors go either way (algorithm 3) passes the first and fails the second."""
+  estimator whose errors go either way (algorithm 3) passes the first and fails the second.
+An AIS reference is itself low in log space (too few temperatures: by up to nats per token),
+which its 2 runs' spread does not show. An estimate unbiased for P(w) cannot lie far above
+log P(w) by chance (Markov: by c nats with probability at most e^-c), so when such an estimate
+is significantly above an AIS reference, the reference is judged too weak and nothing is
+flagged ("reference_weak"): the fix is more --check-temperatures, not a larger budget."""
 
 from __future__ import annotations
 
@@ -55,9 +60,11 @@ def reference(estimate: Callable[..., Any], words: list[np.ndarray], n_obs: list
 
 
 def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.ndarray, how: dict,
-              seconds: float, noise: np.ndarray | None = None) -> dict[str, Any]:
+              seconds: float, noise: np.ndarray | None = None, unbiased: bool = False) -> dict[str, Any]:
     """The two tests; `noise` is each error's variance expected from run-to-run noise alone
-    (est and reference together), or None to skip the excess-error test."""
+    (est and reference together), or None to skip the excess-error test. `unbiased`: the
+    estimate is unbiased for P(w), so one significantly above an AIS reference convicts the
+    reference (`reference_weak`), not the estimate."""
     from scipy import stats
 
     diff = est - ref
@@ -76,6 +83,9 @@ def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.nda
         excess = float((diff**2).sum() / noise.sum())
         limit = float(stats.f.ppf(0.95, K, K))
     noisy = bool(excess > limit)
+    weak = bool(unbiased and how.get("ais", 0) > 0 and lo > 0)
+    if weak:
+        biased = noisy = False
     return {
         "documents": int(K),
         "indices": [int(i) for i in docs],
@@ -85,6 +95,7 @@ def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.nda
         "excess_error": excess,
         "excess_limit": limit,
         "flagged": biased or noisy,
+        "reference_weak": weak,
         "flags": [name for name, on in (("bias", biased), ("excess error", noisy)) if on],
         "document_errors": [float(v) for v in diff],
         "seconds": seconds,
@@ -93,9 +104,10 @@ def summarise(est: np.ndarray, ref: np.ndarray, tokens: np.ndarray, docs: np.nda
 
 def run_check(estimate: Callable[..., Any], rerun: Callable[[Corpus], Any], words: list[np.ndarray],
               n_obs: list[int], main_runs: np.ndarray, k: int, seed: int, num_topics: int,
-              max_states: int, temperatures: int, vocab: Any) -> dict[str, Any]:
+              max_states: int, temperatures: int, vocab: Any, unbiased: bool = False) -> dict[str, Any]:
     """The cross-check of a result whose runs are `main_runs` (runs x documents); `rerun(sub)`
-    gives 2 more runs of the main method on a sub-corpus when the result has only one."""
+    gives 2 more runs of the main method on a sub-corpus when the result has only one;
+    `unbiased`: the main method is unbiased for P(w) (see `summarise`)."""
     t0 = time.perf_counter()
     scored = np.array([w.size - n for w, n in zip(words, n_obs, strict=True)])
     docs = choose(scored, k, seed)
@@ -109,7 +121,8 @@ def run_check(estimate: Callable[..., Any], rerun: Callable[[Corpus], Any], word
         more = rerun(Corpus.from_word_ids(sub_words, vocab=vocab)).run_log_prob
         est_var = np.vstack([runs, more]).var(axis=0, ddof=1)
     est = np.log(np.mean(np.exp(runs - runs.max(axis=0)), axis=0)) + runs.max(axis=0)
-    return summarise(est, ref, scored[docs], docs, how, time.perf_counter() - t0, est_var + ref_var)
+    return summarise(est, ref, scored[docs], docs, how, time.perf_counter() - t0, est_var + ref_var,
+                     unbiased)
 
 
 def describe(check: dict[str, Any]) -> str:
@@ -123,6 +136,11 @@ def describe(check: dict[str, Any]) -> str:
     if math.isfinite(check.get("excess_error", float("nan"))):
         text += (f"; errors {check['excess_error']:.2f}x the mean square that run-to-run noise "
                  f"explains (95% limit {check['excess_limit']:.2f})")
+    if check.get("reference_weak"):
+        return (f"warning: {text}: the reference is too weak to judge: this estimate is unbiased for "
+                "P(w) and cannot lie this far above it by chance, so AIS at "
+                f"{r['ais_temperatures']} temperatures is low; raise --check-temperatures "
+                f"(default {CHECK_TEMPERATURES})")
     if check["flagged"]:
         return (f"warning: {text}: flagged ({', '.join(check['flags'])}): this estimate is off at "
                 "this budget; raise it (or use target_sd=), or use another method")

@@ -29,6 +29,15 @@ def check_size(num_tokens: int, num_topics: int, max_states: int, where: str = "
         )
 
 
+def work(num_tokens: int, num_topics: int) -> float:
+    """The dynamic programme's cost in Gibbs-site-update equivalents: it visits the count vectors
+    of every prefix, sum_i C(i+T-1, T-1) = C(N+T, T), each with ~T updates of T-long ranks
+    (measured: 300 tokens, 4 topics, C(304, 4) = 3.5e8 vectors took 48 s, a third of this
+    estimate's 140 s: an upper bound)."""
+    states = math.comb(num_tokens + num_topics, num_topics)
+    return float(min(states, 10**300)) * num_topics
+
+
 def run(doc: PreparedDoc, n_obs: int, rng: np.random.Generator, state: np.ndarray,
         max_states: int) -> float:
     check_size(doc.length, doc.num_topics, max_states)
@@ -46,6 +55,7 @@ register(MethodSpec(
     description="exact dynamic programming over topic-count vectors (short documents only)",
     params={"max_states": Param(DEFAULT_MAX_STATES, int, "largest C(N+T-1, T-1) allowed")},
     cost=lambda N, p: 0.0,
+    topic_cost=lambda N, T, p: work(N, T),
     tasks=("heldout", "completion"),
     unbiased=True,
 ))

@@ -54,6 +54,19 @@ def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     return float(totals.std(ddof=1))
 
 
+def sd_note(runs: int, resamples: int, docs: int, unit: str = "run",
+            advice: str = "use --runs >= 2") -> str | None:
+    """Why `bootstrap_sd` (or a spread over documents) has no value, or None when it has one:
+    the one reason printed in place of a NaN sd (terminal "—" and a note; JSON `sd_note`)."""
+    if docs == 0:
+        return "no scored documents"
+    if runs < 2:
+        return f"{runs} {unit}{'' if runs == 1 else 's'}: no spread between {unit}s ({advice})"
+    if resamples < 2:
+        return f"--bootstrap {resamples}: too few resamples for an sd (use >= 2; default 10000)"
+    return None
+
+
 def jensen_gap(doc_sd: Any, runs: int) -> float:
     """The expected amount by which the log of an average of `runs` unbiased estimates of P(w) falls
     below log P(w), summed over documents: about half the variance of each document's log mean,
@@ -114,6 +127,13 @@ class HeldoutResult(PerDocumentTotals, Display):
     @property
     def runs(self) -> int:
         return int(self.run_log_prob.shape[0])
+
+    @property
+    def sd_note(self) -> str | None:
+        """Why `sd` is missing (NaN), or None (`sd_note` of the module)."""
+        if math.isfinite(self.sd):
+            return None
+        return sd_note(self.runs, self.bootstrap, int(self.doc_tokens.size))
 
     @property
     def doc_sd(self) -> np.ndarray:
@@ -215,6 +235,7 @@ class HeldoutResult(PerDocumentTotals, Display):
             "label": self.label,
             "total": self.total,
             "sd": json_float(self.sd),
+            **({"sd_note": why} if (why := self.sd_note) else {}),
             "per_token": json_float(self.per_token),
             "perplexity": json_float(self.perplexity),
             "tokens": self.tokens,

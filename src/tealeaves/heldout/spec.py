@@ -74,6 +74,14 @@ class MethodSpec:
     # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
     # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost
     relabel: bool = True
+    # cost that depends on the number of topics too (exact: the count vectors it enumerates)
+    topic_cost: Callable[[int, int, dict[str, Any]], float] | None = None
+
+    def work(self, num_tokens: int, params: dict[str, Any], num_topics: int) -> float:
+        """Gibbs-site-update equivalents for one run on a document of `num_tokens` tokens."""
+        if self.topic_cost is not None:
+            return float(self.topic_cost(num_tokens, num_topics, params))
+        return float(self.cost(num_tokens, params))
 
     def call(self, doc: Any, n_obs: int, rng: Any, state: Any, params: dict[str, Any]) -> tuple[float, float]:
         """One run: (log estimate, V), V NaN for a method without a single-run variance estimate."""

@@ -66,7 +66,7 @@ from ..heldout import as_corpus
 from ..model import TopicModel
 from ..topics import Topics, require, word_scores
 from ..util.limits import OPS_RATE, check_int, check_memory, check_work
-from ..util.text import showable
+from ..util.text import check_distinct_options, showable, shown_as
 
 
 @dataclass
@@ -84,6 +84,8 @@ class Task:
     relaxed: bool = False  # word task whose intruder broke the bottom-fraction rule (relax=True)
     option_topics: list[int] = field(default_factory=list)
     option_log_theta: list[float] = field(default_factory=list)
+    # top words passed over because they look like a word already shown (`util.text.shown_as`)
+    passed_over: list[str] = field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
         """What an annotator sees: nothing that tells the model, topic, document or answer."""
@@ -200,6 +202,27 @@ def _check_showable(word: str, where: str) -> None:
                           "(fix the vocabulary)")
 
 
+def _distinct_top(ranked: np.ndarray, vocab: Sequence[str], n_words: int,
+                  k: int) -> tuple[list[int], list[int]]:
+    """The topic's first `n_words` words (in `ranked` order) that look different from each other
+    (the app's rule, `util.text.shown_as`: NFKC, invisible characters, spacing), and the words
+    passed over because they look blank or like one already taken."""
+    top, passed, looks = [], [], set()
+    for w in ranked:
+        if len(top) == n_words:
+            break
+        look = shown_as(vocab[int(w)])
+        if not look or look in looks:
+            passed.append(int(w))
+            continue
+        top.append(int(w))
+        looks.add(look)
+    if len(top) < n_words:
+        raise MethodError(f"topic {k}: fewer than n_words={n_words} words that look different from each "
+                          "other (annotators could not tell the options apart)", options=("n_words",))
+    return top, passed
+
+
 def _balanced_intruders(
     tops: dict[int, list[int]], pools: dict[int, list[int]], rng: np.random.Generator
 ) -> dict[int, int]:
@@ -262,15 +285,18 @@ def word_tasks(
     rng = np.random.default_rng(seed)
     order = np.argsort(-phi, axis=1, kind="stable")
     ks = list(range(T)) if topics is None else [int(k) for k in topics]
-    tops, pools, relaxed = {}, {}, set()
+    tops, pools, relaxed, passed = {}, {}, set(), {}
     for k in ks:
         if not 0 <= k < T:
             raise MethodError(f"topic {k} does not exist (the model has {T})")
-        top = [int(w) for w in order[k, :n_words]]
-        # an intruder must be strictly less probable than every shown top word, or it is not one
+        top, passed[k] = _distinct_top(order[k], vocab, n_words, k)
+        looks = {shown_as(vocab[w]) for w in top}
+        # an intruder must be strictly less probable than every shown top word, or it is not one,
+        # and must not look like one of them (or blank)
         lowest_shown = phi[k, top].min()
         others = [int(w) for w in np.unique(order[np.arange(T) != k, :high_top])
-                  if w not in top and phi[k, w] < lowest_shown]
+                  if w not in top and phi[k, w] < lowest_shown and shown_as(vocab[int(w)])
+                  and shown_as(vocab[int(w)]) not in looks]
         if not others:
             raise MethodError(_no_intruder(phi[k], k, n_words, high_top))
         low = low_words(phi[k], low_fraction)
@@ -305,12 +331,14 @@ def word_tasks(
                 options=[words[i] for i in perm],
                 intruder=int(np.flatnonzero(perm == n_words)[0]),
                 relaxed=k in relaxed,
+                passed_over=[vocab[w] for w in passed[k]],
             )
         )
     for a in range(attention_checks):
         k = int(rng.integers(T))
-        words = [vocab[w] for w in order[k, :n_words]] + [attention_word]
-        for w in order[k, :n_words]:
+        top = tops[k] if k in tops else _distinct_top(order[k], vocab, n_words, k)[0]
+        words = [vocab[w] for w in top] + [attention_word]
+        for w in top:
             _check_showable(vocab[w], f"topic {k}: word {w}")
         perm = rng.permutation(len(words))
         tasks.append(
@@ -324,6 +352,8 @@ def word_tasks(
                 intruder=int(np.flatnonzero(perm == n_words)[0]),
             )
         )
+    for t in tasks:  # the app's check (`check_task_set`), where the tasks are made: a BadValueError
+        check_distinct_options(t.options, f"topic {t.topic}" + (" (attention check)" if t.attention else ""))
     return tasks
 
 

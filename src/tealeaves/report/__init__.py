@@ -405,9 +405,10 @@ def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
 def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
     """Every metric that does not apply to a model (— in its table), with the reason."""
     items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
-             for r in rows if isinstance(r, dict) and isinstance(r.get("not_applicable"), dict)
-             for m, why in r["not_applicable"].items()]
-    return ['<p class="note">— does not apply (the model does not provide what the metric needs):</p>'
+             for r in rows if isinstance(r, dict) for key in ("not_applicable", "not_computed")
+             if isinstance(r.get(key), dict) for m, why in r[key].items()]
+    return ['<p class="note">— does not apply (the model does not provide what the metric needs) or was '
+            "not computed:</p>"
             f"<ul>{''.join(items)}</ul>"] if items else []
 
 

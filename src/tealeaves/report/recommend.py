@@ -9,6 +9,7 @@ from typing import Any
 
 from ..output import numbers
 from ..select.classic import BIAS
+from ..select.rule import interval_text
 from ..util.numbers import finite_float
 from .pertopic import MEASURE_NAMES
 
@@ -62,6 +63,8 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     """The recommended model of an `evaluate` result (its headline) and the reasons."""
     rows = [r for r in doc.get("rows", []) if isinstance(r, dict)]
     groups = doc.get("groups") or []
+    if not groups and isinstance(doc.get("groups_note"), str):
+        return (f"No recommendation by held-out likelihood: {doc['groups_note']}", [])
     if not groups:
         return ("No recommendation by held-out likelihood: no model has one", [])
     best = list(groups[0])
@@ -110,10 +113,9 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
         head = f"Recommended: K = {k}, by the {d.get('rule', '')} rule"
         reasons = [f"{d.get('why', '')}."] if d.get("why") else []
         for cmp in d.get("comparisons") or []:
-            lo, hi = cmp["interval"]
             verdict = "worse" if cmp.get("separated") else "not separated"
             reasons.append(f"K = {cmp['k']}: {verdict}, {-cmp['difference']:+.5f} nats per token against "
-                           f"K = {k}, {d.get('level', 0.95):.0%} interval [{-hi:+.5f}, {-lo:+.5f}].")
+                           f"K = {k}, {interval_text(cmp, d.get('level', 0.95), sign=-1)}.")
     elif isinstance(c, dict) and c.get("k") is not None:  # a result saved before the decision rule
         k = c["k"]
         head = f"Recommended: K = {k}, the best held-out likelihood"

@@ -57,7 +57,7 @@ from .classic import (
     griffiths_2004,
     log_p_w_given_z,
 )
-from .rule import RULES, decide, disagreements
+from .rule import RULES, decide, disagreements, interval_text
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
@@ -174,8 +174,10 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
     spec = get_method(params.pop("method", "left-to-right"))
     runs = check_int("runs", params.pop("runs", 2), 1)
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
-    scored = runs * sum(spec.cost(len(t), resolved) for t in test)
-    updates = sum(restarts * (iterations * (tokens + k * (V + D)) + scored * max(1.0, k / RATE_TOPICS)
+    def scored(k: int) -> float:
+        return runs * sum(spec.work(len(t), resolved, k) for t in test)
+
+    updates = sum(restarts * (iterations * (tokens + k * (V + D)) + scored(k) * max(1.0, k / RATE_TOPICS)
                               + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
     check_budget(updates, workers, None, f"training and evaluating {len(ks) * restarts:,} models "
                                          f"({iterations:,} iterations each)")
@@ -352,10 +354,11 @@ class SelectionResult(Display):
             return [f"decision ({d['rule']}): {d['why']}"]
         lines = [f"decision ({d['rule']}): K = {d['k']}: {d['why']}"]
         for c in d["comparisons"]:
-            lo, hi = c["interval"]
             verdict = "separated" if c["separated"] else "cannot be separated"
             lines.append(f"  K = {d['k']} - K = {c['k']}: {c['difference']:+.4f} nats per token, "
-                         f"{d.get('level', 0.95):.0%} [{lo:+.4f}, {hi:+.4f}]: {verdict}")
+                         f"{interval_text(c, d.get('level', 0.95))}: {verdict}")
+        if d.get("warning") and d["warning"] not in d["why"]:
+            lines.append(f"  WARNING: {d['warning']}")
         for g in self.disagreements:
             if g["known_bias"] == "neither":
                 known = g["why"]
@@ -403,10 +406,8 @@ def _heldout_choice(decision: dict[str, Any]) -> dict[str, Any]:
     if decision.get("k") is None or not decision.get("comparisons"):
         return {"k": decision.get("k"), "significant": False}
     c = min(decision["comparisons"], key=lambda c: c["difference"])
-    lo, hi = c["interval"]
     return {"k": decision["k"], "runner_up": c["k"], "significant": c["separated"],
-            "why": f"{c['difference']:+.5f} nats per token, {decision.get('level', 0.95):.0%} interval "
-                   f"[{lo:+.5f}, {hi:+.5f}] "
+            "why": f"{c['difference']:+.5f} nats per token, {interval_text(c, decision.get('level', 0.95))} "
                    f"({decision['rule']} rule)"}
 
 

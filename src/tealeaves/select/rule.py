@@ -16,7 +16,9 @@ The chosen K has the highest held-out log-likelihood per token (the smaller K on
 other K is compared with it by a paired bootstrap over held-out documents (the same resampled
 documents for all Ks): the difference (chosen - K) in nats per token and its 95% interval. A K
 whose interval reaches 0 cannot be separated from the chosen one (each interval at 95%, no
-correction for the number of Ks)."""
+correction for the number of Ks). With one held-out document there is no spread between
+documents: no interval, and no K is separated; with fewer documents than the population
+interval was measured at (`compare.intervals.small_sample_warning`), a warning says so."""
 
 from __future__ import annotations
 
@@ -25,11 +27,23 @@ from typing import Any
 
 import numpy as np
 
+from ..compare.intervals import small_sample_warning
 from ..errors import MethodError
 from ..util.numbers import finite_float
 
 RULES = ("best-train", "best-heldout", "mean")
 DRAWS, LEVEL = 4000, 0.95
+MIN_DOCUMENTS = 2  # a bootstrap over fewer documents resamples the same one: no interval
+
+
+def interval_text(c: dict[str, Any], level: float = LEVEL, sign: int = 1) -> str:
+    """A comparison's interval ("95% interval [lo, hi]", `sign` -1 for the other way round), or why it has
+    none."""
+    lo, hi = (_finite(v) for v in (c.get("interval") or (None, None)))
+    if math.isnan(lo) or math.isnan(hi):
+        return f"{level:.0%} interval unavailable ({c.get('note') or 'no interval'})"
+    lo, hi = (lo, hi) if sign > 0 else (-hi, -lo)
+    return f"{level:.0%} interval [{lo:+.5f}, {hi:+.5f}]"
 
 
 def _finite(v: Any) -> float:
@@ -93,6 +107,19 @@ def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-tra
     if len(reps) == 1:
         out["why"] = f"only K = {best} has held-out values: nothing to compare it with"
         return out
+    if tokens.size < MIN_DOCUMENTS:
+        docs = f"{tokens.size} held-out document{'' if tokens.size == 1 else 's'}"
+        note = (f"{docs}: no spread between documents, so no K is separated; "
+                "raise --holdout")
+        out["comparisons"] = [{"k": k, "difference": (per_token[best] - per_token[k]),
+                               "interval": [math.nan, math.nan], "separated": False, "note": note}
+                              for k in sorted(reps) if k != best]
+        out["tied"] = [c["k"] for c in out["comparisons"]]
+        out["warning"] = note
+        out["why"] = (f"K = {best} has the highest held-out log-likelihood per token; "
+                      f"{note}")
+        return out
+    out["warning"] = small_sample_warning(int(tokens.size))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1EC7]))
     idx = rng.integers(0, tokens.size, size=(draws, tokens.size))
     boot_tokens = np.maximum(tokens[idx].sum(axis=1), 1.0)
