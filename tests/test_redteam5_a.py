@@ -165,6 +165,11 @@ def test_a_file_of_classic_mac_line_ends_is_refused(tmp_path):
     (tmp_path / "mac.txt").write_bytes(b"a b\rc\rb a\r")
     with pytest.raises(InputFileError, match=r"mac.txt: its lines end in lone carriage returns"):
         tl.read_corpus(tmp_path / "mac.txt", vocab=["a", "b", "c"])
+    (tmp_path / "mac.txt").write_bytes(b"a b\rc\rb a\n")  # an editor added one LF at the end
+    with pytest.raises(InputFileError, match=r"mac.txt: its lines end in lone carriage returns"):
+        tl.read_corpus(tmp_path / "mac.txt", vocab=["a", "b", "c"])
+    (tmp_path / "mac.txt").write_bytes(b"a b\r\n")  # one line ended by CRLF: fine
+    assert len(tl.read_corpus(tmp_path / "mac.txt", vocab=["a", "b", "c"])) == 1
 
 
 # --- F13: dropped tokens that look like vocabulary words ----------------------------------------

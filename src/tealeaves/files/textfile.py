@@ -306,7 +306,7 @@ def read_lines(path: str | os.PathLike, encoding: str | None = None, decompress:
     """(line number, line) for every line of a text file, its line end kept as "\\n"; see the
     module notes for the bounds. Only LF (or CRLF) ends a line, as `wc -l` counts: a lone CR, like
     U+0085 and U+2028, stays inside its line (whitespace to the tokenizer), so line n is always the
-    file's line n; a file whose only line ends are lone CRs (classic Mac OS) is an error. A
+    file's line n; a file of one line holding lone CRs (classic Mac OS line ends) is an error. A
     byte-order mark at the start of any line is dropped (files joined with cat). `encoding` None:
     UTF-8, the only encoding the file's format is read in (the advice on a decoding error is then
     to save it as UTF-8, not to give an encoding). Decoding and reading errors (at the line of the
@@ -316,6 +316,7 @@ def read_lines(path: str | os.PathLike, encoding: str | None = None, decompress:
     option, encoding = encoding is not None, encoding or "utf-8-sig"
     lineno = 0
     pending = ""  # the start of a line not ended yet
+    mac = False  # line 1 holds a lone CR
     try:
         with open_binary(p, decompress, factor) as fh:
             for text in _decoded(fh, p, encoding):
@@ -329,13 +330,16 @@ def read_lines(path: str | os.PathLike, encoding: str | None = None, decompress:
                     lineno += 1
                     if part.startswith("\ufeff"):
                         part = part[1:]
-                    yield lineno, (part[:-1] if part.endswith("\r") else part) + "\n"
+                    part = part[:-1] if part.endswith("\r") else part
+                    mac = mac or (lineno == 1 and "\r" in part)
+                    yield lineno, part + "\n"
             if pending:
                 lineno += 1
-                if lineno == 1 and "\r" in pending.rstrip("\r"):
-                    raise InputFileError(f"{p}: its lines end in lone carriage returns (CR, classic Mac "
-                                         "OS), but only LF or CRLF ends a line; convert it (tr '\\r' '\\n')")
+                mac = mac or (lineno == 1 and "\r" in pending.rstrip("\r"))
                 yield lineno, pending[1:] if pending.startswith("\ufeff") else pending
+            if mac and lineno == 1:  # one line holding lone CRs: they were its line ends
+                raise InputFileError(f"{p}: its lines end in lone carriage returns (CR, classic Mac OS), but "
+                                     "only LF or CRLF ends a line; convert it (tr '\\r' '\\n')")
     except _BadText as bad:
         raise _not_text(p, bad.line, encoding, bad.exc, option) from None
     except (OSError, EOFError, zlib.error) as exc:

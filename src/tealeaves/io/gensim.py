@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, InvalidModelError, MethodError
-from ..model import CheckedPhi, TopicModel, fill_phi, phi_layout, row_blocks
+from ..model import CheckedPhi, TopicModel, fill_phi, normalized_rows, phi_layout, row_blocks, row_sums
 from .common import build_model, require
 
 
@@ -47,7 +47,7 @@ def topics(lda: Any) -> Any:
     def blocks():
         for rows in row_blocks(T, V):
             lam = (eta[rows] if eta.ndim == 2 else eta) + sstats[rows]
-            yield lam / lam.sum(axis=1)[:, None]
+            yield normalized_rows(lam, row_sums(lam))  # lam / its sum, also past float64's range
 
     return CheckedPhi(fill_phi(phi_layout(T, V), blocks(), normalize=True))
 
