@@ -303,7 +303,7 @@ def test_topic_keys_with_fewer_topics_than_the_model(tmp_path):
         keys.write_text("\n".join(lines) + "\n")
         _one_line_error(["diversity", _weights(tmp_path), "--alpha", keys],
                         f"keys.txt: {len(lines)} topic(s), but", "w.txt has 3")
-    keys.write_text("0\t0.1\ta\n1\t0.2\tb\n2\t0.3\tc\n")
+    keys.write_text("0\t0.1\td\n1\t0.2\td c\n2\t0.3\td c b\n")  # each topic's largest weights
     m = tl.load_model(_weights(tmp_path), format="mallet-weights", alpha=keys)
     np.testing.assert_allclose(m.alpha, [0.1, 0.2, 0.3])
 

@@ -17,7 +17,7 @@ from .files.atomic import atomic_path, with_extension
 from .files.records import MAX_DIGITS, strict_int
 from .files.textfile import check_encoding, read_lines
 from .util.limits import check_array_file
-from .util.text import TOKENIZERS, whitespace
+from .util.text import TOKENIZERS, shown_as, whitespace
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,17 +144,35 @@ class Corpus:
         c = Corpus.from_word_ids([self[d] for d in indices], self.vocab, self.source)
         return Corpus(c.words, c.offsets, c.vocab, c.source, built_vocab=self.built_vocab)
 
+    def lookalikes(self) -> tuple[int, list[str] | None]:
+        """Dropped tokens that look like a vocabulary word (equal to it after NFKC normalisation and
+        removal of invisible format characters: `util.text.shown_as`, the annotation app's rule):
+        their count and the most frequent as [token, word]. They are still dropped (documents and
+        vocabulary are compared as they are), but the report names them: the fix is to normalise
+        the text, not to look for a missing word."""
+        if not self.oov_words or self.vocab is None:
+            return 0, None
+        looks = {shown_as(w): w for w in self.vocab}
+        found = [(n, tok, looks[key]) for tok, n in self.oov_words.items() if (key := shown_as(tok)) in looks]
+        if not found:
+            return 0, None
+        n, tok, word = max(found, key=lambda f: (f[0], f[1]))
+        return sum(f[0] for f in found), [shorten(tok), shorten(word)]
+
     def report(self, top: int = 10) -> dict[str, Any]:
         """What was kept and what was dropped, for every result."""
         top_oov: dict[str, int] = {}
         for w, n in sorted(self.oov_words.items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
             top_oov[shorten(w)] = top_oov.get(shorten(w), 0) + n  # a huge token is cut
+        lookalike, example = self.lookalikes()
         return {
             "source": self.source,
             "documents": len(self),
             "tokens": self.num_tokens,
             "oov_tokens": int(self.oov_tokens),
             "oov_top_words": top_oov,
+            "oov_lookalike_tokens": lookalike,
+            "oov_lookalike_example": example,
             "tokenizer_dropped": int(self.tokenizer_dropped),
             "empty_documents": len(self.empty_documents),
             "empty_document_indices": self.empty_documents[:top],

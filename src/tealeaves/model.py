@@ -219,6 +219,33 @@ def _check_phi(phi: Any, normalize: bool, copy: bool = True) -> np.ndarray:
     return fill_phi(dest, (arr[rows] for rows in row_blocks(*arr.shape)), normalize)
 
 
+def row_sums(arr: np.ndarray) -> np.ndarray:
+    """Each row's sum; inf (no numpy warning) where finite values add up past float64's range."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.sum(axis=1)
+
+
+def normalized_rows(arr: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """`arr`'s rows (finite, non-negative, sums > 0) rescaled to sum to 1. A row whose sum
+    overflowed (inf) is divided by its largest value first (its sum then lies in 1..V): never the
+    row of zeros x / inf gives."""
+    out = arr / sums[:, None]
+    _rescale_overflowed(out, sums, arr)
+    return out
+
+
+def _rescale_overflowed(block: np.ndarray, sums: np.ndarray, source: np.ndarray | None = None) -> None:
+    """Rows of finite values (in `source`, default `block`) whose sum overflowed, written into
+    `block` rescaled to sum to 1 (see `normalized_rows`); rows holding inf or NaN are left for the
+    finiteness check."""
+    source = block if source is None else source
+    rows = np.flatnonzero(np.isinf(sums))
+    if rows.size:
+        rows = rows[np.isfinite(source[rows]).all(axis=1)]
+        part = source[rows] / source[rows].max(axis=1, keepdims=True)
+        block[rows] = part / part.sum(axis=1, keepdims=True)
+
+
 def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) -> np.ndarray:
     """Write `blocks` (consecutive rows of phi, any numeric dtype; together T x V) into `dest` as
     float64, checking every value and each row's sum and rescaling rows as `TopicModel` does.
@@ -240,8 +267,9 @@ def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) ->
         if negative is None and (block < 0).any():
             t, w = np.argwhere(block < 0)[0]
             negative = (start + t, w, block[t, w])
-        sums[rows] = s = block.sum(axis=1)
-        rescale = (np.abs(s - 1.0) > 1e-12) & (s > 0)  # rows already normalised keep their values
+        sums[rows] = s = row_sums(block)  # inf: finite values past float64's range
+        _rescale_overflowed(block, s)
+        rescale = (np.abs(s - 1.0) > 1e-12) & (s > 0) & np.isfinite(s)  # rows summing to 1 kept
         if rescale.any():  # beyond ROW_SUM_TOLERANCE only with normalize: an error below
             block[rescale] /= s[rescale, None]
         dest[rows] = block
@@ -260,8 +288,9 @@ def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) ->
     off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
     if off.any() and not normalize:
         t = int(np.argmax(off))
+        total = f"{sums[t]:.9g}" if np.isfinite(sums[t]) else "more than float64 holds (1.8e308)"
         raise InvalidModelError(
-            f"phi row of topic {t} sums to {sums[t]:.9g}, not 1 "
+            f"phi row of topic {t} sums to {total}, not 1 "
             "(pass normalize=True / --normalize to rescale rows)"
         )
     return dest

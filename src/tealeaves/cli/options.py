@@ -116,6 +116,9 @@ def load_any_arg(args: argparse.Namespace, path: str) -> Topics | list[Topics]:
         note = m.metadata.get("normalized")
         if note:
             print(f"tealeaves: note: {path}: --normalize: {note}", file=sys.stderr)
+        caveat = m.metadata.get("caveat")  # a model not fitted to word counts (io: sklearn, tomotopy)
+        if caveat:
+            print(f"tealeaves: warning: {path}: {caveat}", file=sys.stderr)
     return out
 
 
@@ -230,3 +233,9 @@ def print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
     if rep["oov_top_words"]:
         top = ", ".join(f"{w} x{c}" for w, c in rep["oov_top_words"].items())
         print(f"most frequent dropped words: {top}")
+    if rep.get("oov_lookalike_tokens"):
+        tok, word = rep["oov_lookalike_example"]
+        tok, word = ascii(tok), ascii(word)  # code points: the two look the same on screen
+        print(f"{rep['oov_lookalike_tokens']} of the dropped tokens look like a vocabulary word (equal after "
+              f"Unicode NFKC normalisation and removal of invisible characters; e.g. {tok} for "
+              f"{word}): normalise the documents and the vocabulary the same way")

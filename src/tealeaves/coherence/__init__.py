@@ -16,7 +16,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import InvalidCorpusError, MethodError
-from ..files.textfile import read_lines
+from ..io.topwords import read_top_words
 from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_float
@@ -123,13 +123,13 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
         return [[topics.vocab[i] for i in row] for row in order]
     if isinstance(topics, str | os.PathLike):
-        topics = [line.split() for _, line in read_lines(topics) if line.strip()]
+        topics = read_top_words(topics)
     out = [list(t)[:topn] for t in topics]
     if not out:
         raise MethodError("no topics given")
     for i, t in enumerate(out):
         if len(t) < 2:
-            raise MethodError(f"topic {i} has {len(t)} word(s); coherence needs at least 2")
+            raise MethodError(f"topic {i} has {len(t)} word(s); {metric} needs at least 2")
         if len(set(t)) != len(t):
             raise MethodError(f"topic {i} repeats a word: {t}")
     return out

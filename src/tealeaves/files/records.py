@@ -101,7 +101,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _text(path: str) -> str:
     """The whole UTF-8 text of `path` (a byte-order mark dropped), bounded (`textfile.read_text`)."""
-    return read_text(path, newline="")
+    return read_text(path)
 
 
 def read_json(path: str | os.PathLike) -> Any:

@@ -7,10 +7,14 @@ it whole). Inputs that never end are refused: character and block devices (/dev/
 pipe with no data for PIPE_IDLE seconds (no writer, or a stalled one) is an error, not a hang.
 Encodings are checked here too (`check_encoding`: text encodings only), a byte-order mark at the
 start is dropped in any encoding, and text that does not decode is a one-line error naming the
-file and line (UTF-16/32 without a byte-order mark: name the byte order)."""
+file and the line of the bad byte (UTF-16/32 without a byte-order mark: name the byte order). Text
+is decoded here, chunk by chunk (`_decoded`), so line ends are counted exactly: only LF (or CRLF)
+ends a line, as `wc -l` counts. A compressed file or an archive (gzip, zip/.npz, bzip2, xz, zstd,
+.npy) read as text is named for what it is (`check_container`), not told to change its encoding."""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -97,12 +101,15 @@ def _nul(where: str, text: str, option: bool, encoding: str) -> InputFileError:
                           "none: is it a binary file, or UTF-16/32?")
 
 
-def _not_text(where: str, encoding: str, exc: UnicodeError, option: bool = True) -> InputFileError:
-    """The one-line error for text that does not decode in `encoding`. UTF-16 and UTF-32 without
-    a byte-order mark cannot be read as plain utf-16/utf-32: name the byte order. UTF-16 read
-    as anything else is named as such. The advice names --encoding only when the reader has it
-    (`option`)."""
+def _not_text(path: str, line: int, encoding: str, exc: UnicodeError, option: bool = True,
+              whole: bool = False) -> InputFileError:
+    """The one-line error for text that does not decode in `encoding`, at `line` (the bad byte's).
+    UTF-16 and UTF-32 without a byte-order mark cannot be read as plain utf-16/utf-32: name the
+    byte order. UTF-16 read as anything else is named as such (without a line when the file is
+    read `whole`: it is the whole file's encoding). The advice names --encoding only when the
+    reader has it (`option`)."""
     name = _name(encoding)
+    where = f"{path}:{line}"
     if not isinstance(exc, UnicodeDecodeError):
         size = "16" if "16" in encoding else "32"
         hint = (f"; without a byte-order mark, name the byte order: --encoding utf-{size}-le or "
@@ -110,7 +117,7 @@ def _not_text(where: str, encoding: str, exc: UnicodeError, option: bool = True)
         return InputFileError(f"{where}: not {shown(name)} text ({shorten(exc, 80)}){hint}")
     utf16 = _utf16(exc.object) if isinstance(exc.object, bytes) and "16" not in encoding else None
     if utf16:
-        return _looks_utf16(where, utf16, option, encoding)
+        return _looks_utf16(path if whole else where, utf16, option, encoding)
     hint = f"; is it a binary file? If not, {_advice(option)}" if name.lower() in ("utf-8", "utf8") else ""
     return InputFileError(f"{where}: not {name} text ({exc.reason}){hint}")
 
@@ -239,51 +246,136 @@ def _memory_budget(factor: float) -> float:
     return total / 2 / factor if total else float("inf")
 
 
+# The first bytes of containers that are never text: a file starting so is named for what it is
+# (decompress it, or read it by its format) rather than told to change its encoding.
+CONTAINERS = (
+    (b"\x1f\x8b", "gzip-compressed", "decompress it (zcat {p} > FILE) or pass it through a pipe "
+                                     "(<(zcat {p}))"),
+    (b"PK\x03\x04", "a zip archive (or a NumPy .npz)", "a .npz corpus or model is read by its format, "
+                                                      "not as text; unzip other archives"),
+    (b"PK\x05\x06", "an empty zip archive", "it holds no text"),
+    (b"BZh", "bzip2-compressed", "decompress it (bzcat {p} > FILE)"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it (xzcat {p} > FILE)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it (zstdcat {p} > FILE)"),
+    (b"\x93NUMPY", "a NumPy .npy array", "read it as an array (a model's arrays), not as text"),
+)
+
+
+def check_container(path: str, head: bytes) -> None:
+    """A one-line error when `head`, the first bytes of the file `path` read as text, is the magic
+    number of a compressed file or an archive (bzip2 only with its block magic: 'BZh' can start
+    text)."""
+    for magic, what, advice in CONTAINERS:
+        if head.startswith(magic) and (magic != b"BZh" or head[4:10] == b"1AY&SY"):
+            raise InputFileError(f"{path}: is {what}, not text; {advice.format(p=path)}")
+
+
+class _BadText(Exception):
+    """Text that does not decode: the UnicodeError and the 1-based line that holds the bad byte."""
+
+    def __init__(self, exc: UnicodeError, line: int) -> None:
+        super().__init__(str(exc))
+        self.exc, self.line = exc, line
+
+
+def _decoded(fh: IO[bytes], path: str, encoding: str) -> Iterator[str]:
+    """The text of `fh` decoded chunk by chunk, strictly; a decoding error is a `_BadText` naming
+    the line of the bad byte (line ends counted in the text decoded before it), not the line the
+    reader had reached (a text wrapper decodes ahead)."""
+    check_container(path, fh.peek(16)[:16] if hasattr(fh, "peek") else b"")
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    ends = 0
+    while True:
+        chunk = fh.read(CHUNK)
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            before = codecs.decode(exc.object[: exc.start], encoding, "replace") if exc.start else ""
+            raise _BadText(exc, ends + before.count("\n") + 1) from None
+        except UnicodeError as exc:  # utf-16/32 without a byte-order mark
+            raise _BadText(exc, ends + 1) from None
+        if text:
+            ends += text.count("\n")
+            yield text
+        if not chunk:
+            return
+
+
 def read_lines(path: str | os.PathLike, encoding: str | None = None, decompress: bool = False,
-               newline: str | None = None, factor: float = BYTES_PER_BYTE) -> Iterator[tuple[int, str]]:
-    """(line number, line) for every line of a text file, line endings kept; see the module
-    notes for the bounds. `encoding` None: UTF-8, the only encoding the file's format is read in
-    (the advice on a decoding error is then to save it as UTF-8, not to give an encoding). Decoding
-    and reading errors, and NUL characters (UTF-16 read as something else), are one-line
-    InputFileErrors."""
+               factor: float = BYTES_PER_BYTE) -> Iterator[tuple[int, str]]:
+    """(line number, line) for every line of a text file, its line end kept as "\\n"; see the
+    module notes for the bounds. Only LF (or CRLF) ends a line, as `wc -l` counts: a lone CR, like
+    U+0085 and U+2028, stays inside its line (whitespace to the tokenizer), so line n is always the
+    file's line n; a file of one line holding lone CRs (classic Mac OS line ends) is an error. A
+    byte-order mark at the start of any line is dropped (files joined with cat). `encoding` None:
+    UTF-8, the only encoding the file's format is read in (the advice on a decoding error is then
+    to save it as UTF-8, not to give an encoding). Decoding and reading errors (at the line of the
+    bad byte), NUL characters (UTF-16 read as something else) and compressed or archive files are
+    one-line InputFileErrors."""
     p = os.fspath(path)
     option, encoding = encoding is not None, encoding or "utf-8-sig"
     lineno = 0
+    pending = ""  # the start of a line not ended yet
+    mac = False  # line 1 holds a lone CR
     try:
-        with io.TextIOWrapper(open_binary(p, decompress, factor), encoding=encoding,
-                              newline=newline) as fh:
-            while True:
-                line = fh.readline(MAX_LINE + 1)
-                if not line:
-                    return
+        with open_binary(p, decompress, factor) as fh:
+            for text in _decoded(fh, p, encoding):
+                if "\x00" in text:
+                    raise _nul_in(p, lineno, pending, text, option, encoding)
+                parts = text.split("\n")
+                parts[0] = pending + parts[0]
+                pending = parts.pop()
+                _check_length(p, lineno + 1, parts[0] if parts else pending)
+                for part in parts:  # only the first can be longer than a chunk
+                    lineno += 1
+                    if part.startswith("\ufeff"):
+                        part = part[1:]
+                    part = part[:-1] if part.endswith("\r") else part
+                    mac = mac or (lineno == 1 and "\r" in part)
+                    yield lineno, part + "\n"
+            if pending:
                 lineno += 1
-                if len(line) > MAX_LINE:
-                    raise InputFileError(f"{p}:{lineno}: line longer than {MAX_LINE // 2**20} MiB "
-                                         "characters (is it one document per line?)")
-                if "\x00" in line:
-                    raise _nul(f"{p}:{lineno}", line, option, encoding)
-                yield lineno, (line[1:] if lineno == 1 and line.startswith("\ufeff") else line)
-    except UnicodeError as exc:
-        raise _not_text(f"{p}:{lineno + 1}", encoding, exc, option) from None
+                mac = mac or (lineno == 1 and "\r" in pending.rstrip("\r"))
+                yield lineno, pending[1:] if pending.startswith("\ufeff") else pending
+            if mac and lineno == 1:  # one line holding lone CRs: they were its line ends
+                raise InputFileError(f"{p}: its lines end in lone carriage returns (CR, classic Mac OS), but "
+                                     "only LF or CRLF ends a line; convert it (tr '\\r' '\\n')")
+    except _BadText as bad:
+        raise _not_text(p, bad.line, encoding, bad.exc, option) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
 
 
-def read_text(path: str | os.PathLike, encoding: str | None = None, newline: str | None = None,
-              factor: float = BYTES_PER_BYTE) -> str:
+def _nul_in(path: str, lineno: int, pending: str, text: str, option: bool, encoding: str) -> InputFileError:
+    """`_nul`'s error for the line of `text` (a chunk continuing line lineno + 1, which began with
+    `pending`) that holds the first NUL."""
+    at = text.index("\x00")
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = (pending if start == 0 else "") + text[start : end if end >= 0 else len(text)]
+    return _nul(f"{path}:{lineno + text.count(chr(10), 0, at) + 1}", line, option, encoding)
+
+
+def _check_length(path: str, lineno: int, line: str) -> None:
+    if len(line) > MAX_LINE:
+        raise InputFileError(f"{path}:{lineno}: line longer than {MAX_LINE // 2**20} MiB "
+                             "characters (is it one document per line?)")
+
+
+def read_text(path: str | os.PathLike, encoding: str | None = None, factor: float = BYTES_PER_BYTE) -> str:
     """A whole text file, bounded and checked like `read_lines` (lines may be of any length up to
-    the memory bound: JSON documents are often one line)."""
+    the memory bound: JSON documents are often one line); line ends are kept as they are."""
     p = os.fspath(path)
     option, encoding = encoding is not None, encoding or "utf-8-sig"
     parts = []
     try:
-        with io.TextIOWrapper(open_binary(p, False, factor), encoding=encoding, newline=newline) as fh:
-            while chunk := fh.read(CHUNK):
+        with open_binary(p, False, factor) as fh:
+            for chunk in _decoded(fh, p, encoding):
                 if "\x00" in chunk:
                     raise _nul(p, chunk, option, encoding)
                 parts.append(chunk)
-    except UnicodeError as exc:
-        raise _not_text(p, encoding, exc, option) from None
+    except _BadText as bad:
+        raise _not_text(p, bad.line, encoding, bad.exc, option, whole=True) from None
     except (OSError, EOFError) as exc:
         raise InputFileError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     text = "".join(parts)

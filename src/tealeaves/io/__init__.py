@@ -147,7 +147,7 @@ def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: A
         refuse_alpha(alpha, f"a {type(source).__name__}")
         return _finish(source, vocab, name)
     if not isinstance(source, str | os.PathLike):
-        model = _from_object(source, vocab, alpha, time_slice)
+        model = _from_object(source, vocab, alpha, time_slice, normalize=normalize)
         return _finish(model, vocab, name)
     path = os.fspath(source)
     if format is not None and not isinstance(format, str):
@@ -184,7 +184,7 @@ def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: A
             refuse_alpha(alpha, f"{path} (a gensim model)")
             model = load_gensim_file(path, cls, time_slice)
         else:
-            model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha, time_slice))
+            model = load_pickled_object(path, lambda obj: _from_object(obj, vocab, alpha, time_slice, path))
         return _finish(model, vocab, name)
     if fmt in ("npz", "mallet-state", "tomotopy"):
         refuse_alpha(alpha, f"{path} (format {fmt})")
@@ -205,7 +205,7 @@ def _load(source: Any, format: str | None, normalize: bool, vocab: Any, alpha: A
     elif fmt == "tomotopy":
         model = load_tomotopy(path, timeout)
     else:
-        model = load_pyldavis(path, alpha)
+        model = load_pyldavis(path, alpha, normalize)
     return _finish(model, vocab, name)
 
 
@@ -294,7 +294,8 @@ def refuse_alpha(alpha: Any, what: str) -> None:
                           "one (MALLET topic-word weights, pyLDAvis JSON)")
 
 
-def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None = None) -> Any:
+def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None = None,
+                 source: str | None = None, normalize: bool = False) -> Any:
     if not is_pyldavis(obj):
         refuse_alpha(alpha, f"a {type(obj).__name__} object")
     if time_slice is not None and not type(obj).__name__ == "LdaSeqModel":
@@ -304,15 +305,15 @@ def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None 
     if is_gensim_other(obj):
         return gensim_topics(obj, time_slice=time_slice)
     if is_sklearn(obj):
-        return from_sklearn(obj, vocab)
+        return from_sklearn(obj, vocab, source=source)
     if is_sklearn_nmf(obj):
-        return sklearn_nmf(obj, vocab)
+        return sklearn_nmf(obj, vocab, source=source)
     if is_tomotopy(obj):
         return from_tomotopy(obj)
     if is_bertopic(obj):
         return from_bertopic(obj)
     if is_pyldavis(obj):
-        return from_pyldavis(obj, alpha)
+        return from_pyldavis(obj, alpha, normalize=normalize)
     raise MethodError(
         f"cannot make a topic model from a {type(obj).__module__}.{type(obj).__name__} "
         "(known: gensim LdaModel, LdaMulticore, HdpModel, Nmf, LsiModel, LdaSeqModel; scikit-learn "

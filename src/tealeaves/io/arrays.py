@@ -29,7 +29,7 @@ from ..corpus import read_vocab_file
 from ..errors import BadValueError, InputFileError, InvalidModelError, MethodError
 from ..files.records import read_npy, strict_floats
 from ..files.textfile import read_lines
-from ..model import TopicModel
+from ..model import TopicModel, normalized_rows, row_sums
 from ..topics import WEIGHTS_KINDS, Topics
 from .common import build_model
 
@@ -85,14 +85,16 @@ def _is_npy(path: str) -> bool:
         return False
 
 
-def check_rows(arr: np.ndarray, where: str, what: str, normalize: bool) -> tuple[np.ndarray, str | None]:
+def check_rows(arr: np.ndarray, where: str, what: str, normalize: bool,
+               weights: bool = True) -> tuple[np.ndarray, str | None]:
     """Rows that must be distributions: non-negative, and summing to 1 (within ROW_TOLERANCE)
-    unless `normalize`, which rescales those that do not. Returns the rows and what was done."""
+    unless `normalize`, which rescales those that do not. Returns the rows and what was done.
+    `weights`: the error names the weights option too (the arrays format has it)."""
     if (arr < 0).any():
         t, w = np.argwhere(arr < 0)[0]
         raise InvalidModelError(f"{where}: {what} has a negative value ({arr[t, w]:.3g}) at row {t}, "
                                 f"column {w}: not a distribution")
-    sums = arr.sum(axis=1)
+    sums = row_sums(arr)
     if (sums <= 0).any():
         raise InvalidModelError(f"{where}: {what} row {int(np.argmax(sums <= 0))} is all zeros")
     off = np.abs(sums - 1.0) > ROW_TOLERANCE
@@ -101,13 +103,18 @@ def check_rows(arr: np.ndarray, where: str, what: str, normalize: bool) -> tuple
     t = int(np.argmax(off))
     if not normalize:
         raise InvalidModelError(
-            f"{where}: {what} row {t} sums to {sums[t]:.6g}, not 1 ({int(off.sum())} of "
+            f"{where}: {what} row {t} sums to {_total(sums[t])}, not 1 ({int(off.sum())} of "
             f"{arr.shape[0]} rows); "
-            "these are not distributions: pass normalize=True (CLI --normalize) to rescale them, or "
-            "weights='nonnegative' (CLI --weights nonnegative) if they are weights")
+            "these are not distributions: pass normalize=True (CLI --normalize) to rescale them"
+            + (", or weights='nonnegative' (CLI --weights nonnegative) if they are weights"
+               if weights else ""))
     note = (f"{what}: {int(off.sum())} of {arr.shape[0]} rows rescaled to sum to 1 (their sums were "
-            f"{sums[off].min():.6g} to {sums[off].max():.6g})")
-    return arr / sums[:, None], note
+            f"{_total(sums[off].min())} to {_total(sums[off].max())})")
+    return normalized_rows(arr, sums), note
+
+
+def _total(x: float) -> str:
+    return f"{x:.6g}" if np.isfinite(x) else "more than float64 holds (1.8e308)"
 
 
 def _numbers(value: Any, what: str) -> np.ndarray:

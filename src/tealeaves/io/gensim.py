@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputFileError, InvalidModelError, MethodError
-from ..model import CheckedPhi, TopicModel, fill_phi, phi_layout, row_blocks
+from ..model import CheckedPhi, TopicModel, fill_phi, normalized_rows, phi_layout, row_blocks, row_sums
 from .common import build_model, require
 
 
@@ -36,6 +36,9 @@ def topics(lda: Any) -> Any:
     from gensim.models.ldamodel import LdaModel, LdaState
 
     state = getattr(lda, "state", None)
+    if state is None:
+        raise InvalidModelError("the model has no state: its .state file is missing or unreadable (gensim "
+                                "saves a model in several files: MODEL, MODEL.state, MODEL.id2word, ...)")
     if type(lda).get_topics is not LdaModel.get_topics or type(state).get_lambda is not LdaState.get_lambda:
         return lda.get_topics()
     sstats, eta = state.sstats, np.asarray(state.eta)
@@ -44,7 +47,7 @@ def topics(lda: Any) -> Any:
     def blocks():
         for rows in row_blocks(T, V):
             lam = (eta[rows] if eta.ndim == 2 else eta) + sstats[rows]
-            yield lam / lam.sum(axis=1)[:, None]
+            yield normalized_rows(lam, row_sums(lam))  # lam / its sum, also past float64's range
 
     return CheckedPhi(fill_phi(phi_layout(T, V), blocks(), normalize=True))
 
@@ -57,11 +60,8 @@ def from_gensim(lda: Any, name: str = "gensim", source: str | None = None) -> To
     eta = np.asarray(lda.eta, dtype=np.float64)
     same = bool(eta.size) and np.allclose(eta, eta.reshape(-1)[0])
     beta = float(eta.reshape(-1)[0]) if same else None
-    id2word = lda.id2word
-    vocab = None
-    if id2word is not None and type(id2word).__name__ != "FakeDict":
-        num_words = (phi.array if isinstance(phi, CheckedPhi) else phi).shape[1]
-        vocab = [str(id2word[i]) for i in range(num_words)]
+    num_words = (phi.array if isinstance(phi, CheckedPhi) else phi).shape[1]
+    vocab = _vocab(lda, num_words, source or name)
     meta = {
         "format": "gensim",
         "source": source,
@@ -81,11 +81,28 @@ def is_gensim_other(obj: Any) -> bool:
     return type(obj).__module__.startswith("gensim.models") and type(obj).__name__ in OTHER
 
 
-def _vocab(model: Any, num_words: int) -> tuple[str, ...] | None:
+def _vocab(model: Any, num_words: int, where: str) -> tuple[str, ...] | None:
+    """The word of every column 0..num_words-1 from the model's `id2word`, None without one; a
+    one-line error when an id has no word (a dict, or a Dictionary filtered without compactify())
+    or its entry is not a string (bytes, a number: never its repr as a word)."""
     id2word = getattr(model, "id2word", None)
     if id2word is None or type(id2word).__name__ == "FakeDict":
         return None
-    return tuple(str(id2word[i]) for i in range(num_words))
+    words, missing = [], []
+    for i in range(num_words):
+        try:
+            words.append(id2word[i])
+        except (KeyError, IndexError):
+            missing.append(i)
+    if missing:
+        raise InvalidModelError(
+            f"{where}: id2word has no word for id {missing[0]} ({len(missing)} of the model's {num_words} "
+            "columns have none): the dictionary does not match the model (filtered without compactify()?)")
+    bad = next((i for i, w in enumerate(words) if not isinstance(w, str)), None)
+    if bad is not None:
+        raise InvalidModelError(f"{where}: id2word maps id {bad} to {repr(words[bad])[:40]} "
+                                f"({type(words[bad]).__name__}), not a word (a string)")
+    return tuple(words)
 
 
 def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None = None) -> Any:
@@ -102,19 +119,19 @@ def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None =
     if kind == "HdpModel":
         weights = np.asarray(obj.get_topics(), dtype=np.float64)
         sticks, _ = obj.hdp_to_lda()
-        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
                       weights_kind="distributions", topic_weights=np.asarray(sticks, dtype=np.float64),
                       metadata={"format": "gensim", "truncation": weights.shape[0],
                                 "topic_weights": "the stick-breaking weights of the truncated topics "
                                                  "(hdp_to_lda's alpha)"})
     if kind == "Nmf":
         weights = np.asarray(obj.get_topics(normalize=False), dtype=np.float64)
-        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+        return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
                       weights_kind="nonnegative", weights_note="NMF components",
                       metadata={"format": "gensim"})
     weights = np.asarray(obj.get_topics(), dtype=np.float64)  # LsiModel: projection.u.T
     s = np.asarray(obj.projection.s, dtype=np.float64)[: weights.shape[0]]
-    return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1]), weights=weights,
+    return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
                   weights_kind="signed", weights_note="LSI singular vectors", topic_weights=s,
                   metadata={"format": "gensim", "topic_weights": "the singular values"})
 
@@ -139,7 +156,7 @@ def _ldaseq_slice(obj: Any, name: str, t: int) -> TopicModel:
     phi /= phi.sum(axis=1, keepdims=True)  # gensim's own reading of a slice (print_topic, dtm_vis)
     meta = {"format": "gensim LdaSeqModel", "time_slice": t, "time_slices": len(obj.time_slice),
             "phi": "exp(E[log beta_t]) normalised per topic, as gensim's print_topic and dtm_vis read it"}
-    return build_model(phi, obj.alphas, _vocab(obj, phi.shape[1]), None, name, None, meta)
+    return build_model(phi, obj.alphas, _vocab(obj, phi.shape[1], name), None, name, None, meta)
 
 
 def load_gensim_file(path: str, cls: str | None, time_slice: int | str | None = None) -> Any:

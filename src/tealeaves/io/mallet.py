@@ -212,8 +212,9 @@ def read_word_weights(
     """A model from `--topic-word-weights-file`; `alpha` is a vector or the topic-keys file."""
     path = os.fspath(path)
     keys = os.fspath(alpha) if isinstance(alpha, str | os.PathLike) else None
+    top: list[list[str]] = []
     if keys is not None:
-        alpha = read_topic_keys(keys)[0]
+        alpha, top = read_topic_keys(keys)
     words: dict[str, int] = {}
     triples: list[tuple[int, int, float]] = []
     for i, line in _lines(path):
@@ -247,8 +248,38 @@ def read_word_weights(
     phi[arr[:, 0].astype(int), arr[:, 1].astype(int)] = arr[:, 2]
     if (phi < 0).any():
         raise InputFileError(f"{path}: negative weights")
+    if keys is not None:
+        check_keys(keys, top, phi, words, path)
     # beta is not stated in this file (the smallest weight is beta only if some pair has count 0)
     return _model(phi, alpha, list(words), None, path, "mallet-weights", normalize=True)
+
+
+def check_keys(keys: str, top: list[list[str]], weights: np.ndarray, words: dict[str, int],
+               path: str) -> None:
+    """A one-line error unless the topic-keys file `keys` describes the weights it is paired with:
+    each topic's n listed words are words of `path`, in order of weight, and among that topic's n
+    largest weights (ties allowed). Another model's keys file, or one whose topics are in another
+    order, would give its alphas to the wrong topics."""
+    why = "is the keys file from another model, or are its topics in another order?"
+    for t, listed in enumerate(top):
+        unknown = [w for w in listed if w not in words]
+        if unknown:
+            raise InputFileError(f"{keys}: topic {t}'s top word {shown(unknown[0], 40)} is not a word of "
+                                 f"{path} ({why})")
+        if not listed:
+            continue
+        row = weights[t]
+        ws = row[[words[w] for w in listed]]
+        up = np.flatnonzero(ws[1:] > ws[:-1])
+        if up.size:
+            a, b = (shown(listed[i], 40) for i in (up[0], up[0] + 1))
+            raise InputFileError(f"{keys}: topic {t} lists {a} before {b}, but in {path} topic {t} weighs "
+                                 f"{b} more (MALLET lists top words by weight; {why})")
+        n = min(len(listed), row.size)
+        if ws.min() < np.partition(row, row.size - n)[row.size - n]:
+            low = shown(listed[int(np.argmin(ws))], 40)
+            raise InputFileError(f"{keys}: topic {t} lists {low} among its {n} top words, but in {path} it "
+                                 f"is not among topic {t}'s {n} largest weights ({why})")
 
 
 def read_doc_topics(path: str | os.PathLike, num_topics: int | None = None) -> tuple[list[str], np.ndarray]:

@@ -54,7 +54,8 @@ def load_pickled_object(path: str, from_object: Callable[[Any], TopicModel]) -> 
     try:
         return from_object(obj)
     except MethodError as exc:
-        raise MethodError(f"{path}: {exc}") from None
+        msg = str(exc)
+        raise MethodError(msg if msg.startswith(f"{path}: ") else f"{path}: {msg}") from None
 
 
 def gensim_sibling(path: str) -> bool:

@@ -1,7 +1,9 @@
 """tomotopy `LDAModel` (and subclasses with the same topic-word interface). phi rows are
 `get_topic_word_dist(k)` over `used_vocabs` (the words left after tomotopy's pruning, in that
 order, not `vocabs`), renormalised in float64 (tomotopy computes in float32); alpha is the model's
-alpha vector (optimised during training unless `optim_interval=0`); beta = eta.
+alpha vector (optimised during training unless `optim_interval=0`); beta = eta. The term weighting
+(`tw`) is kept in the metadata; a model trained with IDF or PMI weighting carries a caveat (its
+distributions are over weighted counts), which the CLI prints as a warning.
 
 Files are loaded with tomotopy's own `LDAModel._load` in a child process with a time limit
 (`native`): its loader aborts the process or loops on bad files. (`LDAModel.load` would also
@@ -18,10 +20,11 @@ from ..model import TopicModel, phi_layout
 from .common import build_model, require
 from .native import load_isolated
 from .tomotopy_zoo import NAMES as ZOO_FORMATS
-from .tomotopy_zoo import check_complete
+from .tomotopy_zoo import check_complete, term_weighting, weighting_metadata
 from .tomotopy_zoo import sniff as sniff_zoo
 
 MAGIC = b"LDA\x00"
+TERM_WEIGHTING = {0: "one", 1: "idf", 2: "pmi"}
 
 
 def is_tomotopy(obj: Any) -> bool:
@@ -34,12 +37,14 @@ def from_tomotopy(mdl: Any, name: str = "tomotopy", source: str | None = None) -
     for k in range(mdl.k):  # one topic at a time: no list of all rows
         phi[k] = mdl.get_topic_word_dist(k)
     removed = [str(w) for w in getattr(mdl, "removed_top_words", [])]
-    return _build(phi, mdl.alpha, vocab, float(mdl.eta), removed, name, source)
+    tw = getattr(mdl, "tw", None)  # tomotopy.TermWeight: ONE = 0, IDF = 1, PMI = 2
+    tw = TERM_WEIGHTING.get(int(tw), str(tw)) if tw is not None else None
+    return _build(phi, mdl.alpha, vocab, float(mdl.eta), removed, name, source, tw)
 
 
 def _build(phi: Any, alpha: Any, vocab: list[str], eta: float, removed: list[str], name: str,
-           source: str | None) -> TopicModel:
-    meta = {"format": "tomotopy", "source": source, "removed_top_words": removed}
+           source: str | None, tw: str | None) -> TopicModel:
+    meta = {"format": "tomotopy", "source": source, "removed_top_words": removed, **weighting_metadata(tw)}
     return build_model(phi, alpha, vocab, eta, name, source, meta, copy=False)
 
 
@@ -50,7 +55,8 @@ def load_tomotopy(path: str | os.PathLike, timeout: float | None = None) -> Topi
     check_complete(path)
     a = load_isolated("tomotopy", path, "tomotopy", timeout)
     return _build(a["phi"], a["alpha"], [str(w) for w in a["vocab"]], float(a["eta"]),
-                  [str(w) for w in a["removed_top_words"]], os.path.basename(path), path)
+                  [str(w) for w in a["removed_top_words"]], os.path.basename(path), path,
+                  term_weighting(path))
 
 
 def _not_zoo(path: str) -> None:

@@ -67,6 +67,32 @@ def first_block(head: bytes) -> int | None:
     return at
 
 
+def term_weighting(path: str) -> str | None:
+    """The term weighting a tomotopy file records ("one", "idf" or "pmi"; after the model id),
+    None when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return None
+    at = first_block(head)
+    found = [tw for tw in TERM_WEIGHTS if at is not None and tw in head[4:at]]
+    return found[0].rstrip(b"\x00").decode() if found else None
+
+
+def weighting_metadata(tw: str | None) -> dict[str, str]:
+    """The metadata of a model trained with term weighting `tw`: the weighting, and for IDF or PMI
+    the caveat the CLI prints (its likelihood is over weighted counts, not the raw counts scored)."""
+    if tw is None:
+        return {}
+    out = {"term_weighting": tw}
+    if tw != "one":
+        out["caveat"] = (f"trained with term weighting {tw.upper()}: its topic-word distributions are over "
+                         f"{tw.upper()}-weighted counts, so its held-out likelihood of raw counts is not "
+                         "comparable with count-trained models")
+    return out
+
+
 def sniff(path: str, head: bytes) -> str | None:
     """The zoo format of a tomotopy file (None for plain LDA, which the `tomotopy` reader takes,
     and for files that are not tomotopy's). A tomotopy model tealeaves does not read raises."""
@@ -221,7 +247,8 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
     name = os.path.basename(path)
     source = f"tomotopy {cls}"
     meta: dict[str, Any] = {"format": fmt, "source": path, "eta": float(a["eta"]),
-                            "removed_top_words": [str(w) for w in a["removed_top_words"]]}
+                            "removed_top_words": [str(w) for w in a["removed_top_words"]],
+                            **weighting_metadata(term_weighting(path))}
     common: dict[str, Any] = {"name": name, "source": source, "vocab": vocab, "weights": phi,
                               "weights_kind": "distributions", "doc_topic": a.get("doc_topic"),
                               "metadata": meta}
