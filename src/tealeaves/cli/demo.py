@@ -85,14 +85,17 @@ def run_demo(
     for r, c in zip(results, checks, strict=True):
         sd = "" if np.isnan(r.sd) else f"{r.sd:7.2f}"
         lo, hi = c["ci95"]
-        vs = f"{c['bias_per_token']:+.4f} [{lo:+.4f}, {hi:+.4f}]{' !' if c['flagged'] else ''}"
+        mark = " !" if c["flagged"] else (" ~" if c.get("reference_weak") else "")
+        vs = f"{c['bias_per_token']:+.4f} [{lo:+.4f}, {hi:+.4f}]{mark}"
         say(f"{r.label:<{w}} {r.total:14.2f} {sd:>7} {r.per_token:10.4f} {vs:>32} {r.seconds:8.2f}")
     ref = checks[0]["reference"]
     note = (
         f"Every estimate is checked against a reference on {checks[0]['documents']} random paragraphs "
         f"(AIS with {ref['ais_temperatures']:,} temperatures): '!' marks an estimator whose errors "
         "there are biased or larger than its run-to-run noise explains (check=K in Python, --check K "
-        "on the command line). Left-to-right (the default), Chib-style, AIS and importance sampling "
+        "on the command line); '~' an estimator unbiased for P(w) that sits significantly above the "
+        "reference, which convicts the reference (too weak to judge it), not the estimate. Left-to-right "
+        "(the default), Chib-style, AIS and importance sampling "
         "are unbiased for P(w), so their logs sit low by a gap that shrinks with compute; the "
         f"harmonic mean is {results[-1].total - results[0].total:+.0f} nats away."
     )
@@ -192,5 +195,5 @@ def cross_check(model, docs, results, size: dict, seed: int, workers: int) -> li
         runs = r.run_log_prob[:, idx]
         noise = runs.var(axis=0, ddof=1) / runs.shape[0] + ref_var
         out.append(check_summary(r.doc_log_prob[idx], ref, docs.lengths[idx], idx, how,
-                                 time.perf_counter() - t0, noise))
+                                 time.perf_counter() - t0, noise, r.unbiased))
     return out
