@@ -324,7 +324,8 @@ INTRO = [
     "in any order (for completion the observed and the scored parts are each reordered on their own, so "
     "P(w2 | w1) is the same too), but the particles' variance is not. `ess=κ` resamples only when the "
     "effective sample size of the weighted particles falls below κR, carrying weights in between "
-    "(adaptive resampling: Del Moral, Doucet & Jasra 2012). Both are checked like the rest against exact "
+    "(adaptive resampling: Del Moral, Doucet & Jasra 2012; exactly unbiased: Whiteley, Lee & Heine "
+    "2016). Both are checked like the rest against exact "
     "values (`tests/test_linear_smc.py`: mean of P̂/P within 4 standard errors, 20 tiny models, 8,000 runs "
     "each; the peaked order also for convergence in R, held-out and completion).", "",
     "Also tried in exploratory runs (not kept): K positions drawn uniformly at random from 0..n instead of "

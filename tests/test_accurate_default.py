@@ -44,3 +44,11 @@ def test_ess_above_one_resamples_at_every_position(tiny):
     a = tl.heldout(model, docs, particles=5, seed=3, runs=2)
     b = tl.heldout(model, docs, particles=5, seed=3, runs=2, ess=2.0)
     assert (a.run_log_prob == b.run_log_prob).all()
+    assert b.params["ess"] == 1.0 and b.label == a.label  # one setting, one label
+
+
+def test_no_multinomial_advice_when_resampling_is_adaptive(tiny):
+    """With ess < 1 multinomial resampling gives no Lee-Whiteley estimate either: not advised."""
+    model, docs = tiny
+    assert "multinomial" in tl.heldout(model, docs, particles=5, seed=3).note
+    assert "multinomial" not in tl.heldout(model, docs, particles=5, seed=3, ess=0.5).note

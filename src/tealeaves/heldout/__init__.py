@@ -14,7 +14,7 @@ import numpy as np
 from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
 from ..model import VOCAB_HINT, TopicModel
-from ..sampling import child, compiling, new_state, prepare_doc
+from ..sampling import child, compiling, new_state
 from ..topics import Topics, as_lda, require
 from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
 from ..util.numbers import finite_float
@@ -172,7 +172,7 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
     if words.size == n_obs:
         return out
     spec = get_method(name, task)
-    doc = prepare_doc(phi_wt, alpha, words, reorder=spec.relabel)
+    doc = spec.document(phi_wt, alpha, words, n_obs, params)
     rng = np.random.default_rng(child(seq, 0))  # numpy draws (Dirichlet)
     state = new_state(child(seq, 1))  # the kernels' generator
     for r in range(runs):

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..sampling import child, new_state, prepare_doc
+from ..sampling import child, new_state
 from .registry import get_method
 
 MIN_RUNS = 4
@@ -32,7 +32,7 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool
     if scored == 0:
         return np.zeros(runs), int(params[get_method(name, task).budget]), True, 0.0, 0.0, np.zeros(runs)
     spec = get_method(name, task)
-    doc = prepare_doc(phi_wt, alpha, words, reorder=spec.relabel)
+    doc = spec.document(phi_wt, alpha, words, n_obs, params)
     budget = int(params[spec.budget])
     previous: tuple[float, float] | None = None
     spent = 0.0

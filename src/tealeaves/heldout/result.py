@@ -200,7 +200,8 @@ class HeldoutResult(PerDocumentTotals, Display):
             gap = jensen_gap(sd, self.runs)
             text += (f"; run-to-run sd per document median {float(np.nanmedian(sd)):.3f}, max "
                      f"{float(np.nanmax(sd)):.3f} nats: expected gap of the total about {gap:.2f} nats")
-        elif self.params.get("resampling") == "systematic":  # a particle filter: V needs multinomial
+        elif self.params.get("resampling") == "systematic" and self.params.get("ess", 1.0) >= 1:
+            # a particle filter resampling at every position: V needs multinomial
             text += ("; run it with runs >= 2, or with resampling=multinomial for an estimate from one "
                      "run (Lee-Whiteley), to see the size of that gap")
         else:

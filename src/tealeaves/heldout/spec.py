@@ -16,7 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..errors import MethodError
+from ..sampling import PreparedDoc, prepare_doc
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Param:
     # (other parameter, its values): the parameter exists only with one of these values; with any
     # other it is left out of the resolved parameters, and giving it is an error
     only_for: tuple[str, tuple[Any, ...]] | None = None
+    # values above it give the same estimator: stored as it (one setting, one label)
+    saturates_at: float | None = None
 
     def check(self, method: str, name: str, value: Any) -> Any:
         if self.kind is bool:
@@ -51,6 +56,8 @@ class Param:
             )
         if self.minimum is not None and self.kind in (int, float) and not v >= self.minimum:
             raise MethodError(f"{method}: parameter {name} must be >= {self.minimum}, got {v!r}")
+        if self.saturates_at is not None and v > self.saturates_at:
+            v = self.kind(self.saturates_at)
         return v
 
 
@@ -74,6 +81,9 @@ class MethodSpec:
     # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
     # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost
     relabel: bool = True
+    # a step on the prepared document, once per document before its runs (left-to-right: the
+    # order of its tokens): (doc, n_obs, resolved params) -> doc
+    prepare: Callable[[Any, int, dict[str, Any]], Any] | None = None
     # cost that depends on the number of topics too (exact: the count vectors it enumerates)
     topic_cost: Callable[[int, int, dict[str, Any]], float] | None = None
 
@@ -82,6 +92,13 @@ class MethodSpec:
         if self.topic_cost is not None:
             return float(self.topic_cost(num_tokens, num_topics, params))
         return float(self.cost(num_tokens, params))
+
+    def document(self, phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray, n_obs: int,
+                 params: dict[str, Any]) -> PreparedDoc:
+        """The arrays of one document for this method's runs: `prepare_doc` (relabelled if
+        `relabel`), then `prepare`, once per document."""
+        doc = prepare_doc(phi_wt, alpha, words, reorder=self.relabel)
+        return doc if self.prepare is None else self.prepare(doc, n_obs, params)
 
     def call(self, doc: Any, n_obs: int, rng: Any, state: Any, params: dict[str, Any]) -> tuple[float, float]:
         """One run: (log estimate, V), V NaN for a method without a single-run variance estimate."""

@@ -40,8 +40,9 @@ def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False, es
     which V is proven unbiased); at every position if `ess` >= 1, else only when the effective
     sample size (sum W)^2 / sum W^2 of the weights W falls below `ess` R: in between, particles
     carry weights W_r (the product of their predictives since the last resampling) and the factor
-    estimate is sum_r W_r p_n^(r) / sum_r W_r (adaptive resampling, still unbiased for P(w): Del
-    Moral, Doucet & Jasra 2012; the Gibbs moves leave each particle's target invariant)."""
+    estimate is sum_r W_r p_n^(r) / sum_r W_r (adaptive resampling, still exactly unbiased for
+    P(w): Whiteley, Lee & Heine 2016; Del Moral, Doucet & Jasra 2012 for the scheme; the Gibbs
+    moves leave each particle's target invariant)."""
     N, T = rows.shape
     R = particles
     Z, CNT, USED, POS, NU, buf = new_chains(R, T, N)
