@@ -84,6 +84,27 @@ def bundled_model(source: Any) -> bool:
             and not os.path.exists(source))
 
 
+def bundled_file(name: Any) -> str | None:
+    """The file of tealeaves' own data a bundled name (`sotu:train`, `sotu:sotu-20-asym`,
+    `digits:test`) is read from, None for any other value (a file of that name comes first): what
+    an output must never replace."""
+    if not isinstance(name, str) or ":" not in name or os.path.exists(name):
+        return None
+    prefix, part = name.split(":", 1)
+    if name in SOTU_CORPORA:
+        return str(_path("sotu_corpus.npz"))
+    if prefix == "sotu" and part in SOTU_MODELS:
+        return str(_path(f"{part}.npz"))
+    if name in ("digits:test", "digits:train"):
+        return str(_path("digits_binary.npz"))
+    return None
+
+
+def data_folder() -> str:
+    """The folder of tealeaves' bundled data (tealeaves/data)."""
+    return str(resources.files("tealeaves") / "data")
+
+
 def bundled_corpus(name: Any) -> Corpus | None:
     """The part of the bundled corpus `name` names (`sotu:train`, `sotu:heldout`), or None for any
     other name or object."""

@@ -97,6 +97,8 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, 
     """(path, what it is) for every input file and the files that belong to it (`companions`).
     Every argument that is not an output and names an existing file (or folder) is an input: no
     command can forget to register one (a vector file, a corpus to train on, --doc-topic...)."""
+    from .. import datasets  # the bundled names' files (not at start-up: it reads the model code)
+
     for name, value in sorted(vars(args).items()):
         if name in outputs or name in NOT_PATHS or name.endswith("_command") \
                 or name in FILE_OUTPUTS or name in DIR_OUTPUTS:
@@ -108,35 +110,13 @@ def _inputs(args: argparse.Namespace, outputs: set[str]) -> Iterator[tuple[str, 
                 from ..annotate import sqlite_files
 
                 v = next(iter(sqlite_files(v)), "")
-            bundled = bundled_file(v)
+            bundled = datasets.bundled_file(v)
             if bundled:
                 yield bundled, f"the bundled data {v!r} stands for"
             elif v and os.path.exists(v):
                 yield v, "an input of this command"
                 for companion, what in companions(v):
                     yield companion, f"{what} of the input {v!r}"
-
-
-def bundled_file(value: str) -> str | None:
-    """The file of tealeaves' own data a bundled name (`sotu:train`, `sotu:sotu-20-asym`,
-    `digits:test`) is read from, None for any other value (a file of that name comes first)."""
-    if ":" not in value or os.path.exists(value):
-        return None
-    from ..errors import SOTU_CORPORA, SOTU_MODELS
-
-    prefix, name = value.split(":", 1)
-    if value in SOTU_CORPORA:
-        return os.path.join(data_folder(), "sotu_corpus.npz")
-    if prefix == "sotu" and name in SOTU_MODELS:
-        return os.path.join(data_folder(), f"{name}.npz")
-    if value in ("digits:test", "digits:train"):
-        return os.path.join(data_folder(), "digits_binary.npz")
-    return None
-
-
-def data_folder() -> str:
-    """The folder of tealeaves' bundled data (tealeaves/data)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def companions(path: str) -> list[tuple[str, str]]:
@@ -181,6 +161,8 @@ def _same(a: str, b: str) -> bool:
 def check_outputs(args: argparse.Namespace) -> None:
     """Raise a one-line MethodError for an output that cannot or must not be written: first the
     names (standard output, collisions with each other and with inputs), then each file."""
+    from .. import datasets
+
     outs = [(n, p, folder) for n, p, folder in _outputs(args) if not _stdout(n, p)]
     names = {n for n, _, _ in outs}
     inputs = list(_inputs(args, names if _writes_key(args) else names - {"key"}))
@@ -196,7 +178,7 @@ def check_outputs(args: argparse.Namespace) -> None:
             if _inside(path, inp):
                 raise MethodError(f"{_flag(name)} {path!r} is inside the folder {inp!r}, {what}; it "
                                   "could overwrite a file read from it")
-        if _inside(path, data_folder()):
+        if _inside(path, datasets.data_folder()):
             raise MethodError(f"{_flag(name)} {path!r} is inside tealeaves' bundled data folder; it "
                               "would overwrite the installed package's data")
     tables = _table_outputs(args)
