@@ -60,7 +60,8 @@ class MethodSpec:
     fn: Callable[..., float]
     description: str
     params: dict[str, Param]
-    cost: Callable[[int, dict[str, Any]], float]  # Gibbs site updates for a document of N tokens
+    # Gibbs site updates for one run on a document of N tokens, cost(N, p); read it through `work`
+    cost: Callable[[int, dict[str, Any]], float] | None = None
     tasks: tuple[str, ...] = ("heldout",)
     # E[estimate of P] = P exactly (in probability space); a function of the parameters when it
     # depends on them
@@ -74,13 +75,20 @@ class MethodSpec:
     # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
     # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost
     relabel: bool = True
-    # cost that depends on the number of topics too (exact: the count vectors it enumerates)
+    # instead of `cost`, a cost that depends on the number of topics T too, topic_cost(N, T, p)
+    # (exact: the count vectors it enumerates)
     topic_cost: Callable[[int, int, dict[str, Any]], float] | None = None
 
+    def __post_init__(self) -> None:
+        if (self.cost is None) == (self.topic_cost is None):
+            raise ValueError(f"method {self.name!r} needs exactly one of cost and topic_cost")
+
     def work(self, num_tokens: int, params: dict[str, Any], num_topics: int) -> float:
-        """Gibbs-site-update equivalents for one run on a document of `num_tokens` tokens."""
+        """Gibbs-site-update equivalents for one run on a document of `num_tokens` tokens: the
+        one accessor of a method's price."""
         if self.topic_cost is not None:
             return float(self.topic_cost(num_tokens, num_topics, params))
+        assert self.cost is not None
         return float(self.cost(num_tokens, params))
 
     def call(self, doc: Any, n_obs: int, rng: Any, state: Any, params: dict[str, Any]) -> tuple[float, float]:
