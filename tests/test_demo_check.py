@@ -15,7 +15,7 @@ def test_demo_cross_check_does_not_blame_an_unbiased_estimate_above_the_referenc
     truth = np.linspace(-40.0, -30.0, len(docs))
     ais = {"exact": 0, "ais": len(docs), "ais_temperatures": 10}
     # a reference 0.1 nats per token low on every document: the estimates sit above it
-    low = (truth - 1.5, np.full(len(docs), 1e-4), ais)
+    low = (truth - 1.5, np.full(len(docs), 1e-4), ais, np.zeros(len(docs), dtype=bool))
     monkeypatch.setattr(demo, "reference", lambda *a, **k: low)
     monkeypatch.setattr(demo, "choose", lambda lengths, k, seed: np.arange(len(docs)))
     runs = truth + np.random.default_rng(0).normal(0, 0.01, (3, len(docs)))

@@ -154,45 +154,80 @@ def test_exact_is_priced_by_the_states_it_enumerates():
     doc = np.random.default_rng(0).integers(0, 20, size=60)
     with pytest.raises(MethodError, match="would take about"):
         tl.heldout(model, [doc], method="exact", max_states=10**11, max_hours=1e-5)
-    assert get_method("exact").work(60, {}, 4) == pytest.approx(math.comb(64, 4) * 4)
 
 
-# --- F30: an alpha too large for the arithmetic ---------------------------------------------------
+def _counted_dp(rows: np.ndarray, alpha: np.ndarray) -> tuple[float, int]:
+    """The dynamic programme in plain Python, counting its steps: each count vector of each
+    prefix extended by each topic, then each final vector's T log Gamma terms."""
+    N, T = rows.shape
+    f, steps = {(0,) * T: 1.0}, 0
+    for i in range(N):
+        g: dict[tuple[int, ...], float] = {}
+        for c, v in f.items():
+            for t in range(T):
+                steps += 1
+                c2 = c[:t] + (c[t] + 1,) + c[t + 1:]
+                g[c2] = g.get(c2, 0.0) + v * rows[i, t]
+        f = g
+    A = float(alpha.sum())
+    total = 0.0
+    for c, v in f.items():
+        steps += T
+        total += v * math.exp(sum(math.lgamma(n + a) - math.lgamma(a) for n, a in zip(c, alpha, strict=True))
+                              + math.lgamma(A) - math.lgamma(A + N))
+    return math.log(total), steps
 
-def test_an_alpha_beyond_the_precise_range_is_refused():
-    phi = np.full((2, 5), 0.2)
-    for total in (1e12, 1e16, 1e308):
-        with pytest.raises(InvalidModelError, match="lose their precision"):
-            tl.TopicModel(phi, [total * 0.6, total * 0.4])
+
+@pytest.mark.parametrize("N,T", [(5, 2), (4, 3), (3, 4)])
+def test_exact_work_is_the_steps_its_programme_takes(N, T):
+    """The price against the steps of the same programme run in plain Python (the same value as
+    the kernel's, so the same enumeration), counted as it runs."""
+    rng = np.random.default_rng(N * T)
+    phi = rng.dirichlet(np.ones(6), size=T)
+    alpha = rng.uniform(0.2, 2.0, size=T)
+    doc = rng.integers(0, 6, size=N)
+    value, steps = _counted_dp(phi[:, doc].T, alpha)
+    model = tl.TopicModel(phi, alpha)
+    assert tl.heldout(model, [doc], method="exact").total == pytest.approx(value, abs=1e-9)
+    assert get_method("exact").work(N, {}, T) == steps
 
 
-def test_synth_refuses_an_alpha_sum_beyond_the_precise_range(tmp_path, capsys):
-    assert main(["synth", str(tmp_path / "m.npz"), str(tmp_path / "m.txt"), "--topics", "2", "--words", "5",
-                 "--docs", "2", "--length", "3", "--alpha-sum", "1e16"]) == 2
-    assert "lose their precision" in capsys.readouterr().err
-    assert not (tmp_path / "m.npz").exists()
+# --- F30 (review 5): an alpha sum of any size keeps its precision ---------------------------------
 
-
-def test_exact_at_the_largest_accepted_alpha_matches_the_fixed_theta_limit():
-    """At alpha sum 1e8 theta is fixed at m to within ~N^2 / 1e8: log P(w) = sum_n log sum_t
-    m_t phi[t, w_n], computed here directly."""
+@pytest.mark.parametrize("total", [1e8, 1e12, 1e16, 1e20, 1e300])
+@pytest.mark.parametrize("method", ["exact", "left-to-right", "is-pzw", "is-prior-theta", "chib"])
+def test_a_large_alpha_gives_the_fixed_theta_limit(method, total):
+    """As alpha's sum grows theta is fixed at m (to within ~N^2 / sum): log P(w) = sum_n log
+    sum_t m_t phi[t, w_n], computed here directly. Before the log Gamma differences were taken
+    stably, exact was off by 7e-3 nats at 1e12 and 0.66 at 1e14 (so models above 1e8 were refused);
+    is-pzw and chib, which kept the counts inside n + alpha, by 272 nats at 1e20."""
     rng = np.random.default_rng(1)
     phi = rng.dirichlet(np.ones(5), size=2)
     m = np.array([2 / 3, 1 / 3])
-    model = tl.TopicModel(phi, m * 1e8, vocab=[f"w{i}" for i in range(5)])
+    model = tl.TopicModel(phi, m * total, vocab=[f"w{i}" for i in range(5)])
     doc = np.array([0, 3, 3, 1, 4, 2])
     limit = float(np.log(m @ phi[:, doc]).sum())
-    assert tl.heldout(model, [doc], method="exact").total == pytest.approx(limit, abs=1e-4)
+    params = {"chain_length": 100} if method == "chib" else {}
+    assert tl.heldout(model, [doc], method=method, **params).total == pytest.approx(limit, abs=1e-5)
+
+
+def test_synth_writes_a_model_with_a_large_alpha_sum(tmp_path, capsys):
+    assert main(["synth", str(tmp_path / "m.npz"), str(tmp_path / "m.txt"), "--topics", "2", "--words", "5",
+                 "--docs", "2", "--length", "3", "--alpha-sum", "1e16"]) == 0
+    assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "m.txt"), "--method", "exact"]) == 0
+    assert "error" not in capsys.readouterr().err
 
 
 # --- F18: a cross-check reference too weak to judge -----------------------------------------------
 
-def _check(unbiased: bool, ais: int = 2):
-    est = np.array([-1300.0, -1310.0])
-    ref = est - np.array([295.0, 294.0])  # the estimate ~1 nat per token above the reference
-    how = {"exact": 2 - ais, "ais": ais, "ais_temperatures": 1}
-    return summarise(est, ref, np.array([300, 300]), np.array([0, 1]), how, 0.0, np.array([1.0, 1.0]),
-                     unbiased=unbiased)
+def _check(unbiased: bool, ais: int = 2, docs: int = 2):
+    """`docs` documents, the first `ais` with an AIS reference, the estimate ~1 nat per token
+    above every reference."""
+    est = -1300.0 - 10.0 * np.arange(docs)
+    ref = est - (295.0 - np.arange(docs) % 2)
+    how = {"exact": docs - ais, "ais": ais, "ais_temperatures": 1}
+    return summarise(est, ref, np.full(docs, 300), np.arange(docs), how, 0.0, np.ones(docs),
+                     unbiased=unbiased, exact=np.arange(docs) >= ais)
 
 
 def test_an_unbiased_estimate_above_an_ais_reference_convicts_the_reference():
@@ -203,6 +238,21 @@ def test_an_unbiased_estimate_above_an_ais_reference_convicts_the_reference():
     assert _check(unbiased=False)["flagged"]
     # and so is any estimate against an exact reference
     assert _check(unbiased=True, ais=0)["flagged"]
+
+
+def test_an_unbiased_estimate_above_exact_references_is_flagged_beside_weak_ais_ones():
+    """Review 5: 2 AIS and 2 exact references, the estimate ~1 nat per token above all four: the
+    AIS ones are too weak, but above the exact ones the estimate is wrong (it was not flagged)."""
+    c = _check(unbiased=True, ais=2, docs=4)
+    assert c["reference_weak"] and c["flagged"] and "bias" in c["flags"]
+    assert "this estimate is off" in describe(c)
+    # the estimate at the exact values and above the AIS ones: the AIS references alone are weak
+    est = np.array([-1300.0, -1310.0, -1320.0, -1330.0])
+    ref = est - np.array([295.0, 294.0, 0.1, -0.1])
+    how = {"exact": 2, "ais": 2, "ais_temperatures": 1}
+    c = summarise(est, ref, np.full(4, 300), np.arange(4), how, 0.0, np.ones(4), unbiased=True,
+                  exact=np.array([False, False, True, True]))
+    assert c["reference_weak"] and not c["flagged"]
 
 
 def test_check_with_one_temperature_does_not_blame_left_to_right():

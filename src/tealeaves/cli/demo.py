@@ -188,12 +188,12 @@ def cross_check(model, docs, results, size: dict, seed: int, workers: int) -> li
     def estimate(sub, method, runs, **p):
         return heldout(model, sub, method=method, runs=runs, seed=seed + 1, workers=workers, **p)
 
-    ref, ref_var, how = reference(estimate, words, [0] * len(words), model.num_topics,
-                                  DEFAULT_MAX_STATES, size["check_temperatures"], model.vocab)
+    ref, ref_var, how, exact = reference(estimate, words, [0] * len(words), model.num_topics,
+                                         DEFAULT_MAX_STATES, size["check_temperatures"], model.vocab)
     out = []
     for r in results:
         runs = r.run_log_prob[:, idx]
         noise = runs.var(axis=0, ddof=1) / runs.shape[0] + ref_var
         out.append(check_summary(r.doc_log_prob[idx], ref, docs.lengths[idx], idx, how,
-                                 time.perf_counter() - t0, noise, r.unbiased))
+                                 time.perf_counter() - t0, noise, r.unbiased, exact))
     return out

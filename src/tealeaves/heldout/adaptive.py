@@ -42,7 +42,7 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool
         state = new_state(child(seq, 2 * level + 1))
         both = np.array([spec.call(doc, n_obs, rng, state, p) for _ in range(runs)])
         vals, rel_var = both[:, 0], both[:, 1]
-        spent += runs * spec.cost(int(words.size), p)
+        spent += runs * spec.work(int(words.size), p, doc.num_topics)
         sd = float(vals.std(ddof=1))
         mean = float(np.log(np.mean(np.exp(vals - vals.max()))) + vals.max())
         se = sd / math.sqrt(runs)

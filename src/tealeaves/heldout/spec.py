@@ -67,7 +67,8 @@ class MethodSpec:
     fn: Callable[..., float]
     description: str
     params: dict[str, Param]
-    cost: Callable[[int, dict[str, Any]], float]  # Gibbs site updates for a document of N tokens
+    # Gibbs site updates for one run on a document of N tokens, cost(N, p); read it through `work`
+    cost: Callable[[int, dict[str, Any]], float] | None = None
     tasks: tuple[str, ...] = ("heldout",)
     # E[estimate of P] = P exactly (in probability space); a function of the parameters when it
     # depends on them
@@ -84,13 +85,20 @@ class MethodSpec:
     # a step on the prepared document, once per document before its runs (left-to-right: the
     # order of its tokens): (doc, n_obs, resolved params) -> doc
     prepare: Callable[[Any, int, dict[str, Any]], Any] | None = None
-    # cost that depends on the number of topics too (exact: the count vectors it enumerates)
+    # instead of `cost`, a cost that depends on the number of topics T too, topic_cost(N, T, p)
+    # (exact: the count vectors it enumerates)
     topic_cost: Callable[[int, int, dict[str, Any]], float] | None = None
 
+    def __post_init__(self) -> None:
+        if (self.cost is None) == (self.topic_cost is None):
+            raise ValueError(f"method {self.name!r} needs exactly one of cost and topic_cost")
+
     def work(self, num_tokens: int, params: dict[str, Any], num_topics: int) -> float:
-        """Gibbs-site-update equivalents for one run on a document of `num_tokens` tokens."""
+        """Gibbs-site-update equivalents for one run on a document of `num_tokens` tokens: the
+        one accessor of a method's price."""
         if self.topic_cost is not None:
             return float(self.topic_cost(num_tokens, num_topics, params))
+        assert self.cost is not None
         return float(self.cost(num_tokens, params))
 
     def document(self, phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray, n_obs: int,

@@ -47,7 +47,10 @@ def chib(rows, logrows, cum, alpha, chain_length, init_sweeps, max_climb, state)
     climb(rows, na, alpha, z, max_climb)
     zstar = z.copy()
     set_assignments(Z, CNT, USED, POS, NU, 0, zstar)
-    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(na, alpha, N)
+    counts = np.zeros(T)
+    for i in range(N):
+        counts[zstar[i]] += 1.0
+    log_joint = log_lik(logrows, zstar, 0, N) + log_dm(counts, alpha, N)
     S = chain_length
     logT = np.empty(S)
     s = min(int(uniform(state) * S), S - 1)

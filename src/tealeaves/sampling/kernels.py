@@ -114,15 +114,33 @@ def log_lik(logrows, z, lo, hi):
     return s
 
 
+@njit(inline="always", fastmath=FM)
+def lgamma_rise(x, n):
+    """log Gamma(x + n) - log Gamma(x) for x > 0, n >= 0, to ~1e-13 nats at any x. The plain
+    difference loses eps |log Gamma(x)| ~ 2e-16 x log x (7e-3 nats at x = 1e12); above x = 100
+    it is taken from Stirling's series, whose large terms cancel analytically:
+    (x - 1/2) log1p(n / x) + n log(x + n) - n + c(x + n) - c(x), c(y) = 1/(12y) - 1/(360y^3)
+    + 1/(1260y^5) (truncation below 1e-17 there)."""
+    if n == 0.0:
+        return 0.0
+    if x < 100.0:
+        return math.lgamma(x + n) - math.lgamma(x)
+    y = x + n
+    cx = (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * x * x)) / (x * x)) / x
+    cy = (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * y * y)) / (y * y)) / y
+    return (x - 0.5) * math.log1p(n / x) + n * (math.log(y) - 1.0) + (cy - cx)
+
+
 @njit(cache=True, fastmath=FM)
-def log_dm(na, alpha, total):
-    """log P(z | alpha m) for a sequence of `total` positions with na = counts + alpha (eq. 5)."""
+def log_dm(counts, alpha, total):
+    """log P(z | alpha m) for a sequence of `total` positions with topic `counts` (eq. 5). Takes
+    the counts, not na = counts + alpha: above alpha_t = 2^53, na + 1 rounds back to na."""
     A = 0.0
     s = 0.0
     for t in range(alpha.shape[0]):
         A += alpha[t]
-        s += math.lgamma(na[t]) - math.lgamma(alpha[t])
-    return s + math.lgamma(A) - math.lgamma(total + A)
+        s += lgamma_rise(alpha[t], float(counts[t]))
+    return s - lgamma_rise(A, float(total))
 
 
 @njit(cache=True, fastmath=FM)
@@ -224,10 +242,10 @@ def independent_is(logrows, alpha, Q, samples, state):
             c += Q[i, t]
             cum[i, t] = c
             logq[i, t] = math.log(Q[i, t]) if Q[i, t] > 0.0 else -np.inf
-    na = np.empty(T)
+    cnt = np.empty(T)
     out = np.empty(samples)
     for s in range(samples):
-        na[:] = alpha
+        cnt[:] = 0.0
         lw = 0.0
         for i in range(N):
             u = uniform(state) * cum[i, T - 1]
@@ -237,8 +255,8 @@ def independent_is(logrows, alpha, Q, samples, state):
             while k > 0 and Q[i, k] == 0.0:
                 k -= 1
             lw += logrows[i, k] - logq[i, k]
-            na[k] += 1.0
-        out[s] = lw + log_dm(na, alpha, N)
+            cnt[k] += 1.0
+        out[s] = lw + log_dm(cnt, alpha, N)
     return out
 
 
@@ -317,7 +335,7 @@ def exact_log_prob(rows, alpha):
     """log P(w | Phi, alpha m) less the row scales, by dynamic programming over topic-count
     vectors: f_i(c) = sum over z_1..z_i with counts c of prod_j phi[z_j, w_j], built one
     position at a time, then P(w) = sum_c f_N(c) P(z with counts c | alpha m) (eq. 5).
-    Cost ~ N T^2 C(N+T-1, T-1); the caller checks the size first."""
+    Cost: `heldout.exact.work`; the caller checks the size first."""
     N, T = rows.shape
     if N == 0:
         return 0.0
@@ -343,10 +361,7 @@ def exact_log_prob(rows, alpha):
         g /= m
         log_scale += math.log(m)
         f = g
-    A = alpha.sum()
-    base = math.lgamma(A) - math.lgamma(N + A)
-    for t in range(T):
-        base -= math.lgamma(alpha[t])
+    base = -lgamma_rise(alpha.sum(), float(N))
     c[:] = 0
     c[0] = N
     terms = np.empty(f.shape[0])
@@ -358,7 +373,7 @@ def exact_log_prob(rows, alpha):
         if v > 0.0:
             lv = math.log(v)
             for t in range(T):
-                lv += math.lgamma(c[t] + alpha[t])
+                lv += lgamma_rise(alpha[t], float(c[t]))
         terms[j] = lv
         j += 1
         more = _next_composition(c)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import FLUSH, FM, _draw, anneal_from_prior, burned_in, log_lik, sample_prior
+from .kernels import FLUSH, FM, _draw, anneal_from_prior, burned_in, lgamma_rise, log_lik, sample_prior
 
 
 @njit(cache=True, fastmath=FM)
@@ -43,9 +43,8 @@ def log_dm_counts(cnt, alpha, total):
     s = 0.0
     for t in range(alpha.shape[0]):
         A += alpha[t]
-        if cnt[t] > 0:
-            s += math.lgamma(cnt[t] + alpha[t]) - math.lgamma(alpha[t])
-    return s + math.lgamma(A) - math.lgamma(total + A)
+        s += lgamma_rise(alpha[t], float(cnt[t]))
+    return s - lgamma_rise(A, float(total))
 
 
 @njit(inline="always", fastmath=FM)
