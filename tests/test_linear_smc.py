@@ -193,7 +193,7 @@ def test_peaked_order_is_unbiased_in_probability_space(seed):
 
 def test_peaked_first_sorts_each_part_by_topic_entropy():
     """The least entropy of phi[:, w] (normalised over topics) first, within positions < n_obs and
-    within the rest; the rows, scales and words move together."""
+    within the rest, a word's repeats in later rounds; the rows, scales and words move together."""
     phi_wt = np.array([[0.5, 0.5], [0.9, 0.1], [0.7, 0.3], [0.99, 0.01]])
     doc = prepare_doc(phi_wt, np.array([0.5, 0.5]), np.array([0, 1, 2, 0, 3, 2]), reorder=False)
     out = peaked_first(doc, 3)
@@ -203,3 +203,6 @@ def test_peaked_first_sorts_each_part_by_topic_entropy():
         np.testing.assert_array_equal(out.rows[i], doc.rows[j])
         assert out.scales[i] == doc.scales[j]
     np.testing.assert_allclose(out.cum[:, -1], out.rows @ np.array([0.5, 0.5]))
+    # repeats come in rounds: the first occurrence of every word, then the second ones
+    doc = prepare_doc(phi_wt, np.array([0.5, 0.5]), np.array([0, 0, 1, 3, 1, 0]), reorder=False)
+    np.testing.assert_array_equal(peaked_first(doc, 0).words, [3, 1, 0, 1, 0, 0])
