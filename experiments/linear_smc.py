@@ -320,7 +320,10 @@ INTRO = [
     "of 30–60 tokens (held-out and completion), and that a document of at most K + 1 tokens gets exactly "
     "`smc-full`'s numbers.", "",
     "Two more unbiased choices (point 2): `order=\"peaked\"` takes the tokens with the least topic entropy "
-    "(of φ[:, w] normalised over topics) first. Under LDA the tokens are exchangeable, so P(w) is the same "
+    "(of φ[:, w] normalised over topics) first, in rounds: the first occurrence of every word, then the "
+    "second ones, and so on (taking a word's repeats in a block let the particles settle on the wrong "
+    "topics when alpha is sparse: `tests/test_linear_smc.py`). Under LDA the tokens are exchangeable, so "
+    "P(w) is the same "
     "in any order (for completion the observed and the scored parts are each reordered on their own, so "
     "P(w2 | w1) is the same too), but the particles' variance is not. `ess=κ` resamples only when the "
     "effective sample size of the weighted particles falls below κR, carrying weights in between "

@@ -18,12 +18,12 @@ Variants (`variant=`):
   implementation). With one particle it is sequential importance sampling and unbiased; with
   more it is neither.
 
-`order` (smc, smc-full): `peaked` (default) takes the tokens with the least topic entropy first
-(`peaked_first`; under LDA the tokens are exchangeable, so the estimand is the same, and on real
-paragraphs the summed squared error is less than half: docs/linear_smc.md), `given` as in the
-document. `ess` (smc, smc-full): resample at every position (1, default) or only when the
-effective sample size falls below ess R (adaptive resampling, unbiased; no gain measured on real
-paragraphs).
+`order` (smc, smc-full): `peaked` (default) takes the tokens with the least topic entropy first,
+a word's repeats in later rounds (`peaked_first`; under LDA the tokens are exchangeable, so the
+estimand is the same, and on real paragraphs the summed squared error is less than half:
+docs/linear_smc.md), `given` as in the document. `ess` (smc, smc-full): resample at every
+position (1, default) or only when the effective sample size falls below ess R (adaptive
+resampling, unbiased; no gain measured on real paragraphs).
 
 `resampling` (smc, smc-full): `systematic` (default; the lower variance) or `multinomial`, with
 which each run also carries V, the Lee & Whiteley (2018) estimate of Var(P-hat) / P^2 from the
@@ -142,7 +142,8 @@ register(MethodSpec(
                                 "of its relative variance)", choices=RESAMPLING, minimum=None,
                                 only_for=("variant", ("smc", "smc-full"))),
             "order": Param("peaked", str, "smc, smc-full: the order in which the tokens are taken: peaked "
-                           "(words with the least topic entropy first: the same P(w), less variance) or "
+                           "(words with the least topic entropy first, repeats in later rounds: the "
+                           "same P(w), less variance) or "
                            "given (as in the document, the order before issue 21)", choices=ORDERS,
                            minimum=None,
                            only_for=("variant", ("smc", "smc-full"))),
