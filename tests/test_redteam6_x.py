@@ -249,3 +249,100 @@ def test_six_held_out_documents_can_separate():
 
     d = decide([2, 3], _evals({2: [-12.0 - i for i in range(6)], 3: [-10.0 - i for i in range(6)]}, [4] * 6))
     assert d["comparisons"][0]["separated"]
+
+
+# -- F20: numba's colour reset printed as text on a terminal ---------------------------------------
+
+def test_no_escaped_colour_reset_on_a_terminal(model_path, doc_path):
+    import os
+    import pty
+    import subprocess
+
+    pytest.importorskip("colorama")  # numba sets up colours (and colorama's exit hook) only with it
+    main_fd, child_fd = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"}
+    proc = subprocess.Popen([sys.executable, "-m", "tealeaves", "heldout", model_path, doc_path, "--method",
+                             "exact"], stdout=child_fd, stderr=subprocess.DEVNULL, env=env)
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=600) == 0
+    os.close(main_fd)
+    out = b"".join(chunks).decode()
+    assert "exact" in out and "\\x1b" not in out
+
+
+# -- F16: an output that replaces a file keeps its mode; a read-only file is not replaced --------
+
+def test_read_only_output_is_refused_before_the_work(model_path, doc_path, tmp_path):
+    import os
+
+    ro = tmp_path / "ro.json"
+    ro.write_text("precious\n")
+    os.chmod(ro, 0o444)
+    one_line_error(["heldout", model_path, doc_path, "--method", "exact", "--json", ro],
+                   "ro.json", "read-only")
+    assert ro.read_text() == "precious\n"
+
+
+def test_replaced_output_keeps_its_mode(model_path, doc_path, tmp_path):
+    import os
+    import stat
+
+    out = tmp_path / "private.json"
+    out.write_text("old\n")
+    os.chmod(out, 0o600)
+    code, _, err = run_cli(["heldout", model_path, doc_path, "--method", "exact", "--json", out])
+    assert code == 0, err
+    assert json.loads(out.read_text())["command"] == "heldout"
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+
+
+# -- F17: compare's options for one method given with the other ---------------------------------
+
+@pytest.mark.parametrize("opts, flag", [
+    (["--method", "difference", "--temperatures", "50"], "--temperatures"),
+    (["--method", "difference", "--no-align-topics"], "--no-align-topics"),
+    (["--method", "difference", "--path", "geometric"], "--path"),
+    (["--method", "difference", "--burn-in", "7"], "--burn-in"),
+    (["--estimator", "exact"], "--estimator"),
+])
+def test_compare_refuses_options_of_the_other_method(model_path, doc_path, opts, flag):
+    one_line_error(["compare", model_path, model_path, doc_path, *opts], flag, "applies only to --method")
+
+
+# -- F19: word-vector files follow the text rules (BOM at a line start, lone CR line ends) --------
+
+def _vector_lines() -> list[str]:
+    rng = np.random.default_rng(19)
+    return [f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) for w in ("a", "b", "c")]
+
+
+def test_vectors_with_a_bom_at_a_line_start_keep_the_word(tmp_path):
+    from tealeaves.coherence.embeddings import read_vectors
+
+    lines = _vector_lines()
+    plain = tmp_path / "v.txt"
+    plain.write_text("\n".join(lines) + "\n")
+    marked = tmp_path / "vbom.txt"
+    marked.write_bytes(("\n".join(lines[:2]) + "\n\ufeff" + lines[2] + "\n").encode())
+    want = read_vectors(plain, ["a", "b", "c"], format="glove")
+    got = read_vectors(marked, ["a", "b", "c"], format="glove")
+    assert sorted(got.vectors) == ["a", "b", "c"]
+    assert np.array_equal(got.vectors["c"], want.vectors["c"])
+
+
+def test_vectors_with_lone_cr_line_ends_are_refused(tmp_path):
+    from tealeaves.coherence.embeddings import read_vectors
+
+    cr = tmp_path / "vcr.txt"
+    cr.write_bytes(("\r".join(_vector_lines()) + "\r").encode())
+    with pytest.raises(tl.TealeavesError, match="lone carriage returns"):
+        read_vectors(cr, ["a", "b", "c"])

@@ -42,7 +42,9 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `tealeaves ARGV`; everything it prints passes `terminal_safe` (an input's words and
-    tokens never send control sequences to the terminal); `--json -` is JSON, which escapes its own."""
+    tokens never send control sequences to the terminal); `--json -` is JSON, which escapes its own.
+    numba's colour set-up is off: colorama's exit hook would write its reset through the escaper."""
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
     out = TerminalStream(sys.stdout)
     jsonout.STDOUT = raw = TerminalStream(sys.stdout, escape=False)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(TerminalStream(sys.stderr)):
