@@ -278,8 +278,10 @@ def test_one_held_out_document_separates_nothing():
 
 
 def test_few_held_out_documents_carry_the_small_sample_warning():
-    d = decide([2, 3], _evals({2: [-12.0, -13.0, -11.0], 3: [-10.0, -10.5, -9.0]}, [4, 4, 4]))
-    assert "only 3 documents" in d["warning"]
+    # 8 documents: at least select.rule.MIN_DOCUMENTS (6; red team 6 F12), fewer than the 30 measured
+    d = decide([2, 3], _evals({2: [-12.0, -13.0, -11.0] * 2 + [-12.0] * 2,
+                               3: [-10.0, -10.5, -9.0] * 2 + [-10.0] * 2}, [4] * 8))
+    assert "only 8 documents" in d["warning"]
 
 
 # --- F21 and F26: evaluate without a reference, and without comparisons ------------------------------

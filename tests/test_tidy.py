@@ -171,7 +171,10 @@ def test_stability_cli_passes_p_and_floor_to_the_api(restarts, tmp_path):
     assert (doc["params"], doc["floor"]) == ({"p": 0.5}, 1.0)
     args = build_parser().parse_args(["stability", "a", "b"])
     signature = inspect.signature(stability).parameters
-    assert (args.p, args.floor) == (signature["p"].default, signature["floor"].default) == (0.9, None)
+    # None: p 0.9 with rbo, topn 10 with a top-word distance; given where it does not apply, refused
+    # (red team 6 F6)
+    defaults = (signature["p"].default, signature["topn"].default, signature["floor"].default)
+    assert (args.p, args.topn, args.floor) == defaults == (None, None, None)
 
 
 # --- evaluate's estimate for a reference index ---

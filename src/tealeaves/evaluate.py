@@ -37,6 +37,7 @@ import numpy as np
 
 from .coherence import ABSENT, DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from .coherence import coherence as coherence_of
+from .coherence.counts import read_once
 from .coherence.index import is_index, read_index
 from .compare import CompareResult, compare
 from .corpus import Corpus
@@ -582,6 +583,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             raise MethodError("evaluate needs held-out documents (heldout=...)")
         corpora, scoring = common_tokens(loaded, docs, tokenizer, encoding) if loaded else (
             [], {"rule": "no model has a likelihood: no held-out documents scored"})
+        reference = read_once(reference, encoding)  # a pipe: read once for every measure and window
     est = estimate_cost(loaded, corpora, reference, coherence, method, runs, params, compare_models, workers)
     _check_estimate(est, len(loaded), max_hours, clock, show=progress is not False)
     n = len(loaded)

@@ -92,6 +92,7 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 
 def _cmd_coherence(args: argparse.Namespace) -> int:
     from ..coherence import CONVENTION_MEASURES, GENSIM_TOPN, coherence, count, counting, topic_words
+    from ..coherence.counts import read_once
 
     names = name_list(args.measure, "--measure", "measure")
     known = CONVENTION_MEASURES[args.convention]
@@ -105,11 +106,12 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
                           f"{args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
     topn = args.topn or (GENSIM_TOPN if args.convention == "gensim" else 10)
-    lists = isinstance(topics, str) and args.convention == "gensim"  # gensim cuts lists itself
+    lists = isinstance(topics, str | list) and args.convention == "gensim"  # gensim cuts lists itself
     words = topic_words(topics, 10**9 if lists else topn)
     reference = args.reference
     if reference.endswith(".npz"):
         reference = read_corpus(reference)
+    reference = read_once(reference, args.encoding)  # a pipe: read once for every measure
     results = []
     cache: dict = {}
     targets = sorted({w for t in words for w in t})
@@ -124,7 +126,7 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         results.append(coherence(words, reference, measure=m, topn=topn, window=win,
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))
-    labels = topic_labels(words if isinstance(topics, str) else topics)
+    labels = topic_labels(words if isinstance(topics, str | list) else topics)
     for line in coherence_table(results[0].topics if lists else words, results, labels):
         print(line)
     if args.json:

@@ -40,17 +40,19 @@ def _add_compare(sub: Any) -> None:
     add_model_options(cp)
     corpus_options(cp)
     cp.add_argument("--method", default="ratio-ais", choices=("ratio-ais", "difference"))
-    cp.add_argument("--path", default="convex", choices=("convex", "geometric"))
-    cp.add_argument("--direction", default="both", choices=("forward", "reverse", "both"))
-    cp.add_argument("--temperatures", type=at_least(1), default=1000)
+    # the Ratio-AIS options (None: the API's default); given with --method difference: refused
+    cp.add_argument("--path", default=None, choices=("convex", "geometric"), help="default convex")
+    cp.add_argument("--direction", default=None, choices=("forward", "reverse", "both"), help="default both")
+    cp.add_argument("--temperatures", type=at_least(1), default=None, help="default 1000")
     cp.add_argument("--chains", type=at_least(1), default=4, help="chains per document and direction")
-    cp.add_argument("--start", default="ais", choices=("ais", "burn-in"))
-    cp.add_argument("--start-temperatures", type=at_least(1), default=2000, help="prior -> B (start ais)")
-    cp.add_argument("--burn-in", type=at_least(0), default=200)
-    cp.add_argument("--schedule", default="sigmoid", choices=SCHEDULES)
-    cp.add_argument("--no-align-topics", dest="align_topics", action="store_false",
+    cp.add_argument("--start", default=None, choices=("ais", "burn-in"), help="default ais")
+    cp.add_argument("--start-temperatures", type=at_least(1), default=None,
+                    help="prior -> B (start ais; default 2000)")
+    cp.add_argument("--burn-in", type=at_least(0), default=None, help="default 200")
+    cp.add_argument("--schedule", default=None, choices=SCHEDULES, help="default sigmoid")
+    cp.add_argument("--no-align-topics", dest="align_topics", action="store_const", const=False, default=None,
                     help="do not relabel B's topics to match A's")
-    cp.add_argument("--estimator", default="left-to-right", help="for --method difference")
+    cp.add_argument("--estimator", default=None, help="for --method difference (default left-to-right)")
     cp.add_argument("--particles", type=at_least(1), default=None, help="for --method difference")
     run_options(cp)
     cp.set_defaults(func=_cmd_compare)
@@ -77,19 +79,33 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 }
 
 
+RATIO_OPTIONS = {"path": "--path", "direction": "--direction", "temperatures": "--temperatures",
+                 "start": "--start", "start_temperatures": "--start-temperatures", "burn_in": "--burn-in",
+                 "schedule": "--schedule", "align_topics": "--no-align-topics"}
+
+
+def _method_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options given for the comparison method; one given for the other method is refused."""
+    given = {k: getattr(args, k) for k in RATIO_OPTIONS if getattr(args, k) is not None}
+    if args.method == "difference" and given:
+        raise MethodError(f"{RATIO_OPTIONS[next(iter(given))]} applies only to --method ratio-ais "
+                          "(--method difference takes --estimator, --particles, --chains)")
+    if args.method == "ratio-ais" and args.estimator is not None:
+        raise MethodError("--estimator applies only to --method difference")
+    return {**given, **({"estimator": args.estimator} if args.estimator is not None else {})}
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ..compare import compare
 
+    extra = {"particles": args.particles} if args.particles is not None else {}
+    extra.update(_method_options(args))
     a = load_model_arg(args, args.model_a, "compare")
     b = load_model_arg(args, args.model_b, "compare")
     docs = read_docs(args, args.docs, a)
-    extra = {"particles": args.particles} if args.particles is not None else {}
-    res = compare(a, b, docs, method=args.method, path=args.path, direction=args.direction,
-                  temperatures=args.temperatures, chains=args.chains, start=args.start,
-                  start_temperatures=args.start_temperatures, burn_in=args.burn_in,
-                  schedule=args.schedule, align_topics=args.align_topics, seed=args.seed,
+    res = compare(a, b, docs, method=args.method, chains=args.chains, seed=args.seed,
                   workers=args.workers, bootstrap=args.bootstrap,
-                  progress=None if not args.quiet else False, estimator=args.estimator,
+                  progress=None if not args.quiet else False,
                   max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], **extra)
     print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))

@@ -42,11 +42,18 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `tealeaves ARGV`; everything it prints passes `terminal_safe` (an input's words and
-    tokens never send control sequences to the terminal); `--json -` is JSON, which escapes its own."""
-    jsonout.STDOUT = sys.stdout
-    with contextlib.redirect_stdout(TerminalStream(sys.stdout)), \
-            contextlib.redirect_stderr(TerminalStream(sys.stderr)):
-        return _main(argv)
+    tokens never send control sequences to the terminal); `--json -` is JSON, which escapes its own.
+    numba's colour set-up is off: colorama's exit hook would write its reset through the escaper."""
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+    out = TerminalStream(sys.stdout)
+    jsonout.STDOUT = raw = TerminalStream(sys.stdout, escape=False)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(TerminalStream(sys.stderr)):
+        status = _main(argv)
+        if status == 0 and (out.pipe_closed or raw.pipe_closed):  # `| head`: files written all the same
+            print("tealeaves: standard output was closed before the command finished; "
+                  "its output files were written", file=sys.stderr)
+            return 141
+        return status
 
 
 def _main(argv: Sequence[str] | None) -> int:

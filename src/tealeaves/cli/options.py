@@ -26,12 +26,16 @@ MODEL_HELP = ("model file: tealeaves .npz, MALLET state or topic-word weights, t
               "--allow-pickle")
 
 
+TOP_WORDS = "top-words"  # --model-format: a top-words file read with every field a word
+
+
 def add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model file")
-    g.add_argument("--model-format", default=None, choices=[*FORMATS, *ZOO_FORMATS, *FORMAT_ALIASES],
-                   metavar="FORMAT",
+    g.add_argument("--model-format", default=None,
+                   choices=[*FORMATS, *ZOO_FORMATS, *FORMAT_ALIASES, TOP_WORDS], metavar="FORMAT",
                    help="model file format (default: detected); one of "
-                        f"{', '.join([*FORMATS, *ZOO_FORMATS])}")
+                        f"{', '.join([*FORMATS, *ZOO_FORMATS])}; {TOP_WORDS}: a text file of each "
+                        "topic's top words, every field a word (numbers too), for the top-word measures")
     g.add_argument("--alpha", default=None,
                    help="alpha for formats without it (MALLET topic-word weights: the "
                         "--output-topic-keys file; pyLDAvis JSON: a number or comma-separated values)")
@@ -94,6 +98,9 @@ def load_model_arg(args: argparse.Namespace, path: str, metric: str = "heldout")
 def load_any_arg(args: argparse.Namespace, path: str) -> Topics | list[Topics]:
     """A model file of any kind as the options say (format, alpha for formats that lack it,
     consent); what --normalize did is said on stderr."""
+    if getattr(args, "model_format", None) == TOP_WORDS:
+        raise MethodError(f"--model-format {TOP_WORDS} is a list of top words, not a model: it is read by "
+                          "coherence, diversity and the embedding measures")
     alpha: Any = getattr(args, "alpha", None)
     if alpha is not None and not os.path.exists(alpha):
         try:
@@ -132,9 +139,13 @@ def load_kind_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics:
     return model.lda if model.lda is not None else model
 
 
-def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics | str:
+def load_topics_arg(args: argparse.Namespace, path: str) -> TopicModel | Topics | str | list[list[str]]:
     """A model, or the path of a text file of topics (one topic's words per line) when the file
     is no model format we know and no --model-format was given."""
+    if getattr(args, "model_format", None) == TOP_WORDS:  # every field a word: years, ids
+        from ..io.topwords import read_top_words
+
+        return read_top_words(path, layout="words")
     if not bundled_model(path) and getattr(args, "model_format", None) is None and sniff_format(path) is None:
         return path
     return load_kind_arg(args, path)

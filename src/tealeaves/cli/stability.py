@@ -33,9 +33,9 @@ def _add_stability(sub: Any) -> None:
     p.add_argument("--distance", default="auto", choices=DISTANCE_CHOICES,
                    help="auto (default): Jensen-Shannon between topic-word distributions when every model "
                         "has them, else average Jaccard over the top words")
-    p.add_argument("--topn", type=at_least(1), default=10,
-                   help="top words for the word distances (default 10)")
-    p.add_argument("--p", type=fraction(open_low=True), default=0.9,
+    p.add_argument("--topn", type=at_least(1), default=None,
+                   help="top words for the word distances (default 10; not with jensen-shannon)")
+    p.add_argument("--p", type=fraction(open_low=True), default=None,
                    help="RBO persistence, in (0, 1) (default 0.9; --distance rbo only)")
     p.add_argument("--floor", type=fraction(open_high=False), default=None,
                    help="the similarity, in [0, 1], below which a matched topic has no counterpart "

@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -36,7 +37,7 @@ from numba import njit
 from ..corpus import Corpus
 from ..datasets import bundled_corpus
 from ..errors import InvalidCorpusError
-from ..files.textfile import check_encoding, read_lines
+from ..files.textfile import check_encoding, is_pipe, read_lines
 from ..util.limits import check_memory
 from ..util.parallel import stream_tasks
 from . import index
@@ -353,6 +354,16 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
     return Counts(targets, single, _finish(single, upper), units, window, documents, tokens, rule,
                   idx.content, partial=pairs is not None, digest_of=idx.content_of,
                   empty=int((np.asarray(idx.arrays["doc_lengths"]) == 0).sum()))
+
+
+def read_once(reference: Any, encoding: str = "utf-8") -> Any:
+    """`reference`, or, when it is a pipe (`<(zcat ref.gz)`, `/dev/stdin`), its text read once into a
+    Corpus: every measure and window counts the same documents, where the pipe yields them once."""
+    if isinstance(reference, str | os.PathLike) and is_pipe(reference):
+        from ..datasets import read_corpus
+
+        return read_corpus(reference, format="text", encoding=encoding)
+    return reference
 
 
 def count(reference: Corpus | str | os.PathLike | Iterable[Sequence[str]], targets: Sequence[str],

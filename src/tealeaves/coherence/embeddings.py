@@ -112,11 +112,18 @@ def _looks_text(fh: IO[bytes]) -> bool:
     return len(line.split()) >= 2 and not any(ord(ch) < 32 and ch != "\t" for ch in text)
 
 
+def _unmarked(line: bytes) -> bytes:
+    """A text line without a byte-order mark at its start (`cat a.txt b.txt` of two files that
+    had one), as `files.textfile.read_lines` reads every other text input."""
+    return line[3:] if line.startswith(b"\xef\xbb\xbf") else line
+
+
 def _detect(fh: IO[bytes], path: str, format: str | None) -> tuple[str, tuple[int, int] | None, bytes]:
     """The file's format, its header (None for GloVe) and its first line when that is a row."""
-    first = fh.readline(MAX_LINE)
-    if first.startswith(b"\xef\xbb\xbf"):
-        first = first[3:]
+    first = _unmarked(fh.readline(MAX_LINE))
+    if b"\r" in first.rstrip(b"\r\n"):  # as files.textfile.read_lines: never one long "line"
+        raise InputFileError(f"{path}: its lines end in lone carriage returns (CR, classic Mac OS), but "
+                             "only LF or CRLF ends a line; convert it (tr '\\r' '\\n')")
     if not first.strip():
         raise InputFileError(f"{path}: empty, or a blank first line; expected word vectors "
                              f"({', '.join(FORMATS)})")
@@ -146,7 +153,7 @@ def _read_text(fh: IO[bytes], path: str, first: bytes, header: tuple[int, int] |
     out.dim = dim
     lineno = 1 if header else 0
     rows = blank = spaced = duplicates = 0
-    line = first if not header else fh.readline(MAX_LINE)
+    line = first if not header else _unmarked(fh.readline(MAX_LINE))
     while line:
         lineno += 1
         where = f"{path}:{lineno}"
@@ -168,7 +175,7 @@ def _read_text(fh: IO[bytes], path: str, first: bytes, header: tuple[int, int] |
                     duplicates += 1
                 else:
                     out.vectors[word] = _floats(fields[1:], where)
-        line = fh.readline(MAX_LINE)
+        line = _unmarked(fh.readline(MAX_LINE))
     if header is not None and rows != header[0]:
         raise InputFileError(f"{path}: the header says {header[0]:,} vectors, the file has {rows:,} "
                              "(truncated or damaged?)")

@@ -154,7 +154,7 @@ class StabilityResult(Display):
 
 
 def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, distance: str = "auto",
-              topn: int = 10, names: Sequence[str] | None = None, p: float = 0.9,
+              topn: int | None = None, names: Sequence[str] | None = None, p: float | None = None,
               floor: float | None = None) -> StabilityResult:
     """Stability of two or more restarts of the same K (models of any kind, or model files): see
     the module notes. `distance`: "auto" (Jensen-Shannon when every restart has topic-word
@@ -162,13 +162,16 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
     label the restarts (default: their names; a repeated name gets " #2", " #3", said in
     `params["renamed"]`). `floor`: the similarity below which a match has no counterpart (default
     `MATCH_FLOOR[distance]`). Vocabularies are aligned by word strings; restarts whose words differ
-    are an error."""
+    are an error. `topn` (default 10) applies to the top-word distances only and `p` (default 0.9)
+    to rbo only: given with another distance, they are refused."""
     start = time.perf_counter()
-    topn = check_int("topn", topn, 1)
     topics, renamed = _inputs(models, names)
     K = _same_k(topics)
     _same_words(topics)
-    distance = _distance(distance, topics)
+    asked, distance = distance, _distance(distance, topics)
+    _check_applies(asked, distance, topn, p)
+    topn = check_int("topn", 10 if topn is None else topn, 1)
+    p = 0.9 if p is None else p
     if floor is None:
         floor = MATCH_FLOOR[distance]
     elif (x := finite_float(floor)) is None or not 0 <= x <= 1:
@@ -303,6 +306,16 @@ def average_jaccard(a: Sequence[str], b: Sequence[str], depth: int | None = None
     else the shorter list's length)."""
     t = min(len(a), len(b)) if depth is None else depth
     return sum(len(set(a[:d]) & set(b[:d])) / len(set(a[:d]) | set(b[:d])) for d in range(1, t + 1)) / t
+
+
+def _check_applies(asked: str, distance: str, topn: int | None, p: float | None) -> None:
+    """Refuse `p` with a distance other than rbo, and `topn` with Jensen-Shannon: never ignored."""
+    here = distance if asked != "auto" else f"{distance}, chosen by auto"
+    if p is not None and distance != "rbo":
+        raise MethodError(f"p applies only with distance rbo (here {here})", options=("p", "distance"))
+    if topn is not None and distance == "jensen-shannon":
+        raise MethodError(f"topn applies only with distance average-jaccard or rbo (here {here}: "
+                          "it compares whole topic-word distributions)", options=("topn", "distance"))
 
 
 def _word_distance(distance: str, p: float):

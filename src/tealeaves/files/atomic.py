@@ -213,10 +213,24 @@ def probe(target: str | os.PathLike) -> None:
     path, through = resolve(target)
     if through:
         return
+    _writable(path)
     _remove(_temporary(path, through))
     if not os.path.lexists(path):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         _remove(path)
+
+
+def _writable(path: str) -> os.stat_result | None:
+    """The status of the regular file an output will replace (None: none yet); a read-only one is
+    refused, as the shell's `>` refuses it (the rename that replaces a file would not)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode) and (not st.st_mode & 0o222 or not os.access(path, os.W_OK)):
+        raise MethodError(f"{path}: is read-only; it is not replaced (make it writable or write "
+                          "another file)")
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 @contextlib.contextmanager
@@ -226,11 +240,17 @@ def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = 
     inside a transaction, when it does), removed when it fails. `mode`: the file's permissions
     (default: 0666 less the umask)."""
     path, through = resolve(target)
+    old = None if through else _writable(path)
     with _naming(os.fspath(target), None):
         tmp = _temporary(path, through, suffix)
     try:
         with _naming(os.fspath(target), tmp):
             yield tmp
+        if mode is None and old is not None:  # a replaced file keeps its permissions (and owner)
+            mode = stat.S_IMODE(old.st_mode)
+            if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+                with contextlib.suppress(OSError):
+                    os.chown(tmp, old.st_uid, old.st_gid)
         os.chmod(tmp, 0o666 & ~_UMASK if mode is None else mode)  # mkstemp makes 0600
     except BaseException:
         _remove(tmp)

@@ -15,6 +15,7 @@ ends a line, as `wc -l` counts. A compressed file or an archive (gzip, zip/.npz,
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gzip
 import io
 import os
@@ -175,12 +176,36 @@ class _Metered(io.RawIOBase):
         return n
 
 
+_READ_PIPES: set[str] = set()  # the anonymous pipes read so far: a second read would see nothing
+
+
+def anonymous_pipe(path: str | os.PathLike) -> str | None:
+    """`pipe:[inode]` for an anonymous pipe (`/dev/stdin`, `<(zcat ...)`), which yields its text
+    once; None for anything else (a file, or a named FIFO, which a new writer can fill again)."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            name = os.path.basename(os.path.realpath(path))
+            return name if name.startswith("pipe:[") else None
+    return None
+
+
+def is_pipe(path: str | os.PathLike) -> bool:
+    """Whether `path` is a pipe or FIFO (its text can be read once)."""
+    with contextlib.suppress(OSError):
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    return False
+
+
 class _Bounded(_Metered):
     """The bytes of a regular file or a pipe; a pipe silent for PIPE_IDLE seconds is an error."""
 
     def __init__(self, path: str, kind: str, budget: float, factor: float) -> None:
         super().__init__(path, budget, factor)
         self.pipe = kind == "pipe"
+        self.once = anonymous_pipe(path) if self.pipe else None
+        if self.once in _READ_PIPES:
+            raise InputFileError(f"{path}: is a pipe, already read: a pipe's text can be read only once "
+                                 "and it is needed again here; give a file (for example zcat X.gz > FILE)")
         try:
             self.fd = os.open(path, os.O_RDONLY | (os.O_NONBLOCK if self.pipe else 0))
         except OSError as exc:
@@ -188,6 +213,8 @@ class _Bounded(_Metered):
 
     def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
+        if self.once is not None:
+            _READ_PIPES.add(self.once)
         return self._counted(self._read_pipe(view) if self.pipe else os.readv(self.fd, [view]))
 
     def _read_pipe(self, view: memoryview) -> int:

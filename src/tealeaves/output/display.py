@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import math
+import os
 from html import escape
 from typing import Any
 
@@ -76,14 +79,39 @@ def terminal_safe(text: str) -> str:
 
 class TerminalStream:
     """A text stream that writes `terminal_safe` text to `stream` (the CLI wraps standard output and
-    standard error in one: every string printed passes one escaper); the rest is `stream`'s."""
+    standard error in one: every string printed passes one escaper); the rest is `stream`'s.
+    A character the stream's encoding lacks is written as its escape (`\\xb1`: a cp1252 or ascii
+    console never fails over a display character). A closed reader (`| head`) does not stop the
+    command: the rest goes to the null device and `pipe_closed` is set (the CLI still commits its
+    files and says so)."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, escape: bool = True) -> None:
         self._stream = stream
+        self._escape = escape
+        self.pipe_closed = False
 
     def write(self, text: str) -> int:
-        self._stream.write(terminal_safe(text))
+        out = terminal_safe(text) if self._escape else text
+        encoding = getattr(self._stream, "encoding", None)
+        if encoding and codecs.lookup(encoding).name != "utf-8":
+            out = out.encode(encoding, "backslashreplace").decode(encoding, "replace")
+        try:
+            self._stream.write(out)
+        except BrokenPipeError:
+            self._closed()
         return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._closed()
+
+    def _closed(self) -> None:
+        """The reader went away: send the rest (and what is buffered) to the null device."""
+        self.pipe_closed = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -18,6 +18,7 @@ variational Bayes; extra `gensim`), `sklearn` (batch variational Bayes; extra `s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -488,7 +489,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     settings = json.loads(json.dumps(json_safe({"trainer": trainer, "iterations": iterations,
                                                 "coherence": list(coherence),
                                                 "heldout_params": heldout_params})))
-    train_idx, test_idx = _split(out, len(texts), holdout, seed, settings)
+    train_idx, test_idx = _split(out, len(texts), holdout, seed, settings,
+                                 (corpus_hash(texts), _corpus_name(corpus)))
     train_texts = [texts[i] for i in train_idx]
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
@@ -546,11 +548,27 @@ def _texts(corpus: Any, tokenizer: str, encoding: str) -> list[list[str]]:
     return [[str(t) for t in doc] for doc in corpus]
 
 
+def corpus_hash(texts: Sequence[Sequence[str]]) -> str:
+    """`sha256:...` of the documents' tokens: which corpus a `select --out` folder was made from."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(json.dumps(list(t)).encode("utf-8") + b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+def _corpus_name(corpus: Any) -> str:
+    if isinstance(corpus, str | os.PathLike):
+        return os.fspath(corpus)
+    return getattr(corpus, "name", None) or "documents given in Python"
+
+
 def _split(out: str | None, num_docs: int, holdout: float, seed: int,
-           settings: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The split, from `out/split.json` when resuming (it must match, and so must the `settings`
-    that make each saved model and evaluation: trainer, iterations, measures, held-out parameters;
-    a file saved before they were recorded is trusted), else drawn and saved; the temporary files of
+           settings: dict[str, Any] | None = None,
+           corpus: tuple[str, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The split, from `out/split.json` when resuming (it must match, and so must the `corpus`
+    (hash, name) and the `settings` that make each saved model and evaluation: trainer, iterations,
+    measures, held-out parameters; a file saved before they were recorded is trusted), else drawn
+    and saved; the temporary files of
     a run killed mid-write are removed from `out/models` and `out/evals`."""
     train_idx, test_idx = split(num_docs, holdout, seed)
     if out is None:
@@ -568,6 +586,11 @@ def _split(out: str | None, num_docs: int, holdout: float, seed: int,
             raise InputFileError(f"{exc}; remove {path} to start again") from None
         if not isinstance(saved, dict):
             raise InputFileError(f"{path}: not a split (a JSON object); remove it to start again")
+        kept_hash = saved.get("corpus")
+        if corpus is not None and isinstance(kept_hash, str) and kept_hash != corpus[0]:
+            raise MethodError(f"{out} holds models of another corpus ({saved.get('corpus_name')}, "
+                              f"{kept_hash[:19]}...), not of {corpus[1]} ({corpus[0][:19]}...); "
+                              "use another --out directory")
         if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
             raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
                               "--out directory")
@@ -578,7 +601,8 @@ def _split(out: str | None, num_docs: int, holdout: float, seed: int,
             raise MethodError(f"{out} holds models and evaluations made with other settings: {diff}; "
                               "use another --out directory or the same settings")
         return train_idx, test_idx
-    write_text(path, json.dumps({"documents": num_docs, "holdout": holdout, "seed": seed,
+    named = {"corpus": corpus[0], "corpus_name": corpus[1]} if corpus is not None else {}
+    write_text(path, json.dumps({"documents": num_docs, **named, "holdout": holdout, "seed": seed,
                                  "heldout": test_idx.tolist(), "settings": settings}))
     return train_idx, test_idx
 

@@ -17,7 +17,8 @@ other K is compared with it by a paired bootstrap over held-out documents (the s
 documents for all Ks): the difference (chosen - K) in nats per token and its 95% interval. A K
 whose interval reaches 0 cannot be separated from the chosen one (each interval at 95%, no
 correction for the number of Ks). With one held-out document there is no spread between
-documents: no interval, and no K is separated; with fewer documents than the population
+documents, and below MIN_DOCUMENTS (6) too few to separate anything: no interval, and no K is
+separated; with fewer documents than the population
 interval was measured at (`compare.intervals.small_sample_warning`), a warning says so."""
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from ..util.numbers import finite_float
 
 RULES = ("best-train", "best-heldout", "mean")
 DRAWS, LEVEL = 4000, 0.95
-MIN_DOCUMENTS = 2  # a bootstrap over fewer documents resamples the same one: no interval
+# Below 6 held-out documents no K is separated: with n documents all n differences favour one K by
+# chance with probability 2^(1-n) > 5% (a sign test cannot reach 95%), and the percentile bootstrap
+# over n <= 5 documents excludes 0 whenever they do (with 2 documents its interval is their range).
+MIN_DOCUMENTS = 6
 
 
 def interval_text(c: dict[str, Any], level: float = LEVEL, sign: int = 1) -> str:
@@ -108,8 +112,11 @@ def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-tra
         out["why"] = f"only K = {best} has held-out values: nothing to compare it with"
         return out
     if tokens.size < MIN_DOCUMENTS:
-        docs = f"{tokens.size} held-out document{'' if tokens.size == 1 else 's'}"
-        note = (f"{docs}: no spread between documents, so no K is separated; "
+        n = int(tokens.size)
+        note = ("1 held-out document: no spread between documents, so no K is separated; raise --holdout"
+                if n == 1 else
+                f"{n} held-out documents: too few to separate Ks (below {MIN_DOCUMENTS}, all of them "
+                f"favouring one K happens by chance with probability 2^(1-n) = {2.0 ** (1 - n):.0%}); "
                 "raise --holdout")
         out["comparisons"] = [{"k": k, "difference": (per_token[best] - per_token[k]),
                                "interval": [math.nan, math.nan], "separated": False, "note": note}
