@@ -434,7 +434,7 @@ def _linear() -> list[tuple[str, str]]:
               f"words with the least topic entropy first, repeats in later rounds) was "
               f"{minus(new['error_per_token_mean'], 4)} nats "
               f"per token from a 200,000-temperature AIS reference (mean of {new['seeds']} seeds, each "
-              f"within {within:.4f}; worst paragraph {new['largest_document_error']:.2f} nats off;")
+              f"within {within:.5f}; worst paragraph {new['largest_document_error']:.2f} nats off;")
     return [("README.md", readme),
             ("docs/choosing_an_estimator.md", phrase),
             ("docs/choosing_an_estimator.md", f"with 200 one training paragraph was "
