@@ -296,6 +296,9 @@ def fill_phi(dest: np.ndarray, blocks: Iterable[np.ndarray], normalize: bool) ->
     return dest
 
 
+TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float64, about 2.2e-308
+
+
 def check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     """A Dirichlet prior over topics: one finite value > 0 per topic, whose sum is finite too
     (every use of alpha divides by its sum), or a one-line InvalidModelError."""
@@ -317,6 +320,10 @@ def check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     if (arr <= 0).any():
         t = int(np.argmax(arr <= 0))
         raise InvalidModelError(f"alpha[{t}] = {arr[t]:.6g} must be > 0")
+    if (arr < TINY).any():  # subnormal: alpha_t phi products round to 0 (red team 6, F1)
+        t = int(np.argmax(arr < TINY))
+        raise InvalidModelError(f"alpha[{t}] = {arr[t]:.6g} is below the smallest normal number "
+                                f"({TINY:.3g}): the estimators' products with it round to 0")
     with np.errstate(over="ignore"):
         total = arr.sum()
     if not np.isfinite(total):
