@@ -181,9 +181,11 @@ def test_rejuvenate_only_with_smc(variant):
 @pytest.mark.parametrize("seed", CASES)
 def test_peaked_order_is_unbiased_in_probability_space(seed):
     """order="peaked" takes the tokens in another order: under LDA P(w) is the same, so the mean
-    of P-hat / P over runs is still 1 against the exact value (computed in the given order)."""
+    of P-hat / P over runs is still 1 against the exact value (computed in the given order). 32,000
+    runs: the ratio's tail is heavy in this order, and at 8,000 case 3 sat at 4.2 standard errors
+    (3 other seeds of it: -0.2, -0.3 and +0.6 at 32,000 runs)."""
     model, docs, exact = _case(seed)
-    res = tl.heldout(model, docs, method="left-to-right", runs=8000, seed=seed, bootstrap=0,
+    res = tl.heldout(model, docs, method="left-to-right", runs=32000, seed=seed, bootstrap=0,
                      particles=3, rejuvenate=1, order="peaked")
     ratio = np.exp(res.run_log_prob[:, 0] - exact)
     se = ratio.std(ddof=1) / np.sqrt(ratio.size)

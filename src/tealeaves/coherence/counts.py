@@ -359,7 +359,8 @@ def _from_index(reference, targets: tuple[str, ...], window: int | None, rule: s
 def read_once(reference: Any, encoding: str = "utf-8") -> Any:
     """`reference`, or, when it is a pipe (`<(zcat ref.gz)`, `/dev/stdin`), its text read once into a
     Corpus: every measure and window counts the same documents, where the pipe yields them once."""
-    if isinstance(reference, str | os.PathLike) and is_pipe(reference):
+    if isinstance(reference, str | os.PathLike) and is_pipe(reference) and not index.is_index(reference):
+        # (a pipe named as an index is refused by the index reader, never opened here: it would wait)
         from ..datasets import read_corpus
 
         return read_corpus(reference, format="text", encoding=encoding)
