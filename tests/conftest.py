@@ -79,3 +79,13 @@ def backend(request, tmp_path_factory):
         pytest.skip("PostgreSQL is not installed (.ci/run installs Debian's postgresql)")
     with postgres_cluster() as prefix:
         yield lambda name: create_database(prefix, name)
+
+
+@pytest.fixture
+def model_path(tmp_path) -> str:
+    """A two-topic model over the words a, b, c, saved as .npz (the red-team CLI tests' model; a
+    test module may define its own)."""
+    p = tmp_path / "m.npz"
+    phi = np.array([[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
+    tl.save_model(tl.TopicModel(phi, np.array([0.5, 0.5]), vocab=["a", "b", "c"]), p)
+    return str(p)

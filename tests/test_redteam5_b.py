@@ -26,15 +26,6 @@ def md5(path: Path) -> str:
     return hashlib.md5(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture
-def model_path(tmp_path: Path) -> str:
-    """A model with the words a, b, c."""
-    p = tmp_path / "m.npz"
-    phi = np.array([[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
-    tl.save_model(tl.TopicModel(phi, np.array([0.5, 0.5]), vocab=["a", "b", "c"]), p)
-    return str(p)
-
-
 # -- F5: a bundled name's file is an input -------------------------------------------------------
 
 @pytest.fixture

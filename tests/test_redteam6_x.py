@@ -18,15 +18,6 @@ from tealeaves.cli import main
 
 
 @pytest.fixture
-def model_path(tmp_path: Path) -> str:
-    """A model with the words a, b, c."""
-    p = tmp_path / "m.npz"
-    phi = np.array([[0.6, 0.3, 0.1], [0.1, 0.3, 0.6]])
-    tl.save_model(tl.TopicModel(phi, np.array([0.5, 0.5]), vocab=["a", "b", "c"]), p)
-    return str(p)
-
-
-@pytest.fixture
 def doc_path(tmp_path: Path) -> str:
     p = tmp_path / "d.txt"
     p.write_text("a b c a\nb b c\n")

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
 from .kernels import FM
-from .rng import INV53
+from .rng import step
 
 
 @njit(cache=True, fastmath=FM)
@@ -72,8 +72,8 @@ def update(rows, cum, Z, CNT, USED, POS, NU, lo, hi, reverse, fresh_from, mass, 
 
     The one place the sparse site update is written, for all chains at once: numba does not
     inline a helper without reference-counting its array arguments at every site (measured 3.5x
-    to 7x slower). The generator's state is held in locals for the call (`rng.uniform`'s steps,
-    written out): through the array every draw loaded and stored it, 1-3% slower; same draws."""
+    to 7x slower). The generator's state is held in locals for the call (`rng.step`): through the
+    array every draw loaded and stored it, 1-3% slower; same draws."""
     T = rows.shape[1]
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(Z.shape[0]):
@@ -82,8 +82,8 @@ def update(rows, cum, Z, CNT, USED, POS, NU, lo, hi, reverse, fresh_from, mass, 
         used = USED[r]
         pos = POS[r]
         nused = NU[r]
-        for step in range(hi - lo):
-            i = hi - 1 - step if reverse else lo + step
+        for nth in range(hi - lo):
+            i = hi - 1 - nth if reverse else lo + nth
             fresh = i >= fresh_from
             if not fresh:  # take z_i out of the counts
                 t = z[i]
@@ -102,15 +102,8 @@ def update(rows, cum, Z, CNT, USED, POS, NU, lo, hi, reverse, fresh_from, mass, 
             prior = cum[i, T - 1]
             if fresh:
                 mass[i] += r_ + prior
-            bits = s0 + s3  # xoshiro256+ (rng.uniform)
-            sh = s1 << uint64(17)
-            s2 ^= s0
-            s3 ^= s1
-            s1 ^= s2
-            s0 ^= s3
-            s2 ^= sh
-            s3 = (s3 << uint64(45)) | (s3 >> uint64(19))
-            u = ((bits >> uint64(11)) + 0.5) * INV53 * (r_ + prior)
+            u, s0, s1, s2, s3 = step(s0, s1, s2, s3)
+            u *= r_ + prior
             if u < r_:
                 j = 0
                 c = buf[0]
