@@ -554,6 +554,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
                f"training, {_num(p.get('heldout_documents'))} held out; {_num(doc.get('restarts'))} restarts per K "
                f"({escape(str(p.get('trainer')))}, {_num(p.get('iterations'))} iterations). Points are the "
                "mean over restarts, bars ±1 sd over restarts.</p>")
+    out.extend(_edge(doc))
     metrics = list(doc["per_k"])
     rows = []
     for i, k in enumerate(ks):
@@ -575,8 +576,43 @@ def _select(doc: dict[str, Any]) -> list[Part]:
         out.append(Chart("lines", f"{m} against the number of topics", "number of topics K", m,
                          name=f"select-{m}", logx=logx,
                          series=[{"name": m, "x": ks, "y": mean, "lo": lo, "hi": hi}]))
+    out.extend(_chosen_topics(doc.get("chosen")))
     out.extend(_stability_groups(doc.get("stability")))
     return out
+
+
+def _edge(doc: dict[str, Any]) -> list[Part]:
+    """Where select's chosen K lies in its grid, and the Ks `--extend` added."""
+    out: list[Part] = []
+    e, g = doc.get("edge"), doc.get("grid")
+    if isinstance(e, dict) and isinstance(e.get("message"), str):
+        cls = "warn" if e.get("status") == "rising" else "note"
+        out.append(f'<p class="{cls}">Edge of the grid: {escape(e["message"])}.</p>')
+    if isinstance(g, dict) and g.get("extend"):
+        added = ", ".join(map(str, g.get("added") or [])) or "none"
+        out.append(f'<p class="note">Grid asked for: K = {escape(", ".join(map(str, g.get("asked") or [])))}; '
+                   f"extended (up to {_num(g.get('extend'))} more): K added: {escape(added)}; stopped: "
+                   f"{escape(str(g.get('stopped')))}.</p>")
+    return out
+
+
+def _chosen_topics(c: Any) -> list[Part]:
+    """The model that stands for select's chosen K: its per-topic table (top words, coherence,
+    stability among the restarts of its K, diagnostics and flags)."""
+    if not isinstance(c, dict) or not c.get("model"):
+        return []
+    name = str(c["model"])
+    t = pertopic.table(name, c.get("words"), c.get("coherence") or None, c.get("diagnostics"),
+                       c.get("stability"))
+    if t is None:
+        return []
+    out: list[Part] = [f"<h3>Topics of the chosen model, {escape(name)}</h3>",
+                       f'<p class="note">{escape(str(c.get("why", "")))}. Click a column heading to sort by '
+                       "it; stability: 1 = the topic recurs exactly in the other restarts of its K; "
+                       "diagnostics on the held-out documents.</p>"]
+    if c.get("diagnostics_note"):
+        out.append(f'<p class="note">{escape(str(c["diagnostics_note"]))}.</p>')
+    return out + [t]
 
 
 def summary(docs: Sequence[dict[str, Any]]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..output import numbers
 from ..select.classic import BIAS
-from ..select.rule import interval_text
+from ..select.rule import interval_text, leans
 from ..util.numbers import finite_float
 from .pertopic import MEASURE_NAMES
 
@@ -70,7 +70,6 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     best = list(groups[0])
     pick = best[0]
     by = {r["model"]: r for r in rows}
-    ks = {r.get("topics") for r in rows}
     r = by.get(pick, {})
     scored = sum(len(g) for g in groups)
     what = "the best held-out likelihood" if scored > 1 else "the only model with a held-out likelihood"
@@ -96,7 +95,9 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
         if set(top) & set(best):
             agree.append(label)
         else:
-            why = f" ({_bias(name)})" if _bias(name) and len(ks) > 1 else ""
+            side = BIAS.get(name, ("neither",))[0]
+            topics = [by[n].get("topics") for n in top]  # the bias is named only when the result leans its way
+            why = f" ({_bias(name)})" if topics and all(leans(side, t, r.get("topics")) for t in topics) else ""
             disagree.append(f"{label} favours {', '.join(top)}{why}")
     reasons += _agreement(agree, disagree)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
@@ -111,7 +112,12 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
     if isinstance(d, dict) and d.get("k") is not None:  # select's stated decision rule
         k = d["k"]
         head = f"Recommended: K = {k}, by the {d.get('rule', '')} rule"
+        e = doc.get("edge")
+        if isinstance(e, dict) and e.get("status") == "rising":
+            head += f", at the edge of the grid (the best K may lie beyond K = {k})"
         reasons = [f"{d.get('why', '')}."] if d.get("why") else []
+        if isinstance(e, dict) and isinstance(e.get("message"), str):
+            reasons.insert(0, f"Edge of the grid: {e['message']}.")
         for cmp in d.get("comparisons") or []:
             verdict = "worse" if cmp.get("separated") else "not separated"
             reasons.append(f"K = {cmp['k']}: {verdict}, {-cmp['difference']:+.5f} nats per token against "
@@ -134,8 +140,8 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
         if other["k"] == k:
             agree.append(m)
         else:
-            bias = (f"known to favour {other['bias']} topics" if other.get("bias") in ("few", "many")
-                    else _bias(m))  # a result saved before select recorded each metric's bias
+            side = other.get("bias") or BIAS.get(m, ("neither",))[0]  # older results lack "bias"
+            bias = f"known to favour {side} topics" if leans(side, other["k"], k) else ""
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]

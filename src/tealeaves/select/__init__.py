@@ -46,7 +46,17 @@ from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..topics import as_topics
-from ..util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
+from ..util.limits import (
+    MAX_HOURS,
+    OPS_RATE,
+    RATE,
+    RATE_TOPICS,
+    check_budget,
+    check_cost,
+    check_float,
+    check_int,
+    update_seconds,
+)
 from ..util.parallel import Progress, run_tasks
 from .classic import (
     BIAS,
@@ -58,11 +68,12 @@ from .classic import (
     griffiths_2004,
     log_p_w_given_z,
 )
-from .rule import RULES, decide, disagreements, interval_text
+from .rule import RULES, decide, disagreements, edge, interval_text, leans, represent
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
 STABILITY_TOPN = 10  # the top words each restart keeps for the stability of its K
+MODEL_KEY = "_model"  # a trained model handed back by a task when no --out folder keeps it
 BETA = 0.01  # the topic-word prior every trainer uses (and Griffiths 2004's p(w | z) with it)
 METRICS = {  # name in the table -> (row key, higher is better)
     "log-lik/token": ("per_token", True),
@@ -155,15 +166,34 @@ def _gibbs_schedule(iterations: int) -> tuple[int, int, int]:
     return samples, iterations - samples * thin, thin
 
 
+def _plan_updates(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
+                  iterations: int, heldout_params: dict[str, Any]) -> float:
+    """Gibbs-site-update equivalents of training and evaluating `restarts` models of every K in
+    `ks`: per model and iteration a site update per token plus K x (V + D) for the dense counts, then
+    the held-out evaluation (by default left-to-right, 2 runs) and the automated word intrusion
+    (quadratic in K)."""
+    tokens = float(sum(map(len, train)))
+    V, D = len({w for t in train for w in t}), len(train)
+    params = dict(heldout_params)
+    spec = get_method(params.pop("method", "left-to-right"))
+    runs = check_int("runs", params.pop("runs", 2), 1)
+    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
+
+    def scored(k: int) -> float:
+        return runs * sum(spec.work(len(t), resolved, k) for t in test)
+
+    return sum(restarts * (iterations * (tokens + k * (V + D)) + scored(k) * max(1.0, k / RATE_TOPICS)
+                           + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
+
+
 def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
-                iterations: int, workers: int, heldout_params: dict[str, Any]) -> float:
+                iterations: int, workers: int, heldout_params: dict[str, Any],
+                max_hours: float | None = None) -> float:
     """Refuse, before training, a plan whose models would not fit in memory (K x (V + D) float64
     counts and topic-word matrices, three times over, per worker) or that would take longer than
-    MAX_HOURS: per model and iteration a site update per token plus K x (V + D) for the dense
-    counts, then the held-out evaluation (by default left-to-right, 2 runs) and the automated
-    word intrusion (quadratic in K). Returns the estimated seconds on one worker."""
+    `max_hours` (`_plan_updates` at the site-update rate). Returns the estimated seconds on one
+    worker."""
     workers = check_int("workers", workers, 1)
-    tokens = float(sum(map(len, train)))
     V, D = len({w for t in train for w in t}), len(train)
     if V < DIVERSITY_TOPN:
         raise MethodError(f"the training documents hold only {V} distinct word(s); select scores each "
@@ -171,17 +201,9 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
     held = 3 * 8.0 * max(ks) * (V + D) * min(workers, len(ks) * restarts)
     check_cost(f"training LDA with up to {max(ks):,} topics over {V:,} words and {D:,} documents",
                nbytes=held, how="three float64 topics x (words + documents) matrices per worker")
-    params = dict(heldout_params)
-    spec = get_method(params.pop("method", "left-to-right"))
-    runs = check_int("runs", params.pop("runs", 2), 1)
-    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
-    def scored(k: int) -> float:
-        return runs * sum(spec.work(len(t), resolved, k) for t in test)
-
-    updates = sum(restarts * (iterations * (tokens + k * (V + D)) + scored(k) * max(1.0, k / RATE_TOPICS)
-                              + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
-    check_budget(updates, workers, None, f"training and evaluating {len(ks) * restarts:,} models "
-                                         f"({iterations:,} iterations each)")
+    updates = _plan_updates(train, test, ks, restarts, iterations, heldout_params)
+    check_budget(updates, workers, max_hours, f"training and evaluating {len(ks) * restarts:,} models "
+                                              f"({iterations:,} iterations each)")
     return update_seconds(updates, 1)
 
 
@@ -281,9 +303,12 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
                          "doc_tokens": res.heldout[name].doc_tokens.tolist(),
                          "topic_words": topic_words(model, STABILITY_TOPN),
+                         "topic_coherence": res.topics[name]["coherence"],
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
         write_text(eval_path, json.dumps(out_doc))
+    if not out:  # no folder keeps the model: it comes back for the chosen K's per-topic diagnostics
+        return {**out_doc, MODEL_KEY: model}
     return out_doc
 
 
@@ -294,7 +319,10 @@ class SelectionResult(Display):
     than the runner-up and the direction the metric is known to err in (`choice`), the decision
     (`decision`: the chosen K by the stated rule, every other K compared with it, the Ks not
     separated from it; see `rule`), the metrics that favour another K and why (`disagreements`),
-    and, once computed, the stability of each K's restarts (`stability`, one dict per K)."""
+    and, once computed, the stability of each K's restarts (`stability`, one dict per K); where the
+    chosen K lies in the grid (`edge`, `rule.edge`: {} inside it), the grid asked for and the Ks added
+    by `extend` (`grid`), and the model that stands for the chosen K with its per-topic values
+    (`chosen`: top words, coherence, stability, diagnostics)."""
 
     topics: list[int]
     restarts: int
@@ -307,6 +335,9 @@ class SelectionResult(Display):
     decision: dict[str, Any] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     stability: list[dict[str, Any]] = field(default_factory=list)
+    edge: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, Any] = field(default_factory=dict)
+    chosen: dict[str, Any] = field(default_factory=dict)
 
     def table(self) -> str:
         shown = [m for m in METRICS if m in self.per_k]  # a result saved before a metric existed lacks it
@@ -332,7 +363,9 @@ class SelectionResult(Display):
             if c.get("k") is None or "runner_up" not in c:
                 continue
             sig = "significantly" if c["significant"] else "not significantly"
-            bias = f"; known to favour {c['bias']} topics" if c.get("bias") in ("few", "many") else ""
+            ref = self.decision.get("k") if self.decision.get("k") is not None else c["runner_up"]
+            bias = (f"; known to favour {c['bias']} topics, and it does here" if c["k"] != ref
+                    and leans(c.get("bias"), c["k"], ref) else "")
             lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: "
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
@@ -361,13 +394,36 @@ class SelectionResult(Display):
                          f"{interval_text(c, d.get('level', 0.95))}: {verdict}")
         if d.get("warning") and d["warning"] not in d["why"]:
             lines.append(f"  WARNING: {d['warning']}")
+        if self.edge:
+            lines.append(f"  EDGE OF THE GRID: {self.edge['message']}"
+                         + ("" if self.grid.get("extend") or self.edge["status"] != "rising"
+                            else " (or rerun with --extend N to add them)"))
+        if self.grid.get("extend"):
+            added = ", ".join(map(str, self.grid["added"])) or "none"
+            lines.append(f"  grid extended (extend {self.grid['extend']}): K added: {added}; stopped: "
+                         f"{self.grid['stopped']}")
         for g in self.disagreements:
             if g["known_bias"] == "neither":
-                known = g["why"]
+                known = f", {g['why']}"
+            elif g["expected"]:
+                known = f", as it is known to do ({g['why']})"
             else:
-                known = (f"{'as' if g['expected'] else 'against what'} it is known to do: favour "
-                         f"{g['known_bias']} topics ({g['why']})")
-            lines.append(f"  {g['metric']} favours K = {g['k']} ({g['side']} topics), {known}")
+                known = ""
+            lines.append(f"  {g['metric']} favours K = {g['k']} ({g['side']} topics){known}")
+        return lines
+
+    def topic_lines(self) -> list[str]:
+        """The chosen model's topics: number, top words (and stability among its K's restarts)."""
+        c = self.chosen
+        if not c or not c.get("words"):
+            return []
+        stab = c.get("stability")
+        lines = [f"topics of {c['model']} ({c['why']}):"]
+        for t, words in enumerate(c["words"]):
+            s = f"  {stab[t]:.2f}" if stab and t < len(stab) and stab[t] is not None else ""
+            lines.append(f"  {t:>3}{s}  {' '.join(words)}")
+        if stab:
+            lines.insert(1, "  (topic, stability among the restarts of its K, top words)")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -379,6 +435,12 @@ class SelectionResult(Display):
                                for e in self.evaluations]}
         if self.stability:
             doc["stability"] = self.stability
+        if self.edge:
+            doc["edge"] = self.edge
+        if self.grid:
+            doc["grid"] = self.grid
+        if self.chosen:
+            doc["chosen"] = self.chosen
         return json_safe(doc)
 
     _name = "SelectionResult"
@@ -467,10 +529,15 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
            progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
-           rule: str = "best-train", **heldout_params: Any) -> SelectionResult:
+           rule: str = "best-train", extend: int = 0, max_hours: float | None = None,
+           **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
     keeps every finished step so an interrupted run resumes; `rule` is the decision rule
-    (`rule.RULES`); `heldout_params` go to the held-out estimator (for example particles=...)."""
+    (`rule.RULES`); `heldout_params` go to the held-out estimator (for example particles=...).
+    A chosen K at the edge of the grid is said (`result.edge`, `rule.edge`); with `extend` > 0,
+    while the held-out likelihood still rises at the edge, up to `extend` further Ks are added one
+    at a time (the grid's spacing continued, `rule.next_ks`), each only if the whole run's estimate
+    stays within `max_hours` (default `util.limits.MAX_HOURS`, which the first plan is refused past)."""
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in topics})
     if not ks or ks[0] < 1:
@@ -483,6 +550,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
     if rule not in RULES:
         raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
+    extend = check_int("extend", extend, 0)
+    limit = 3600 * (MAX_HOURS if max_hours is None else check_float("max_hours", max_hours, 0, low_open=True))
     texts = _texts(corpus, tokenizer, encoding)
     empty = sum(1 for t in texts if not t)
     texts = [t for t in texts if t]  # an empty line is no document to train on or score: counted
@@ -496,12 +565,47 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
             "heldout_params": heldout_params}
-    one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
-    plan = [(k, r) for k in ks for r in range(restarts)]
-    bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
-    evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
-                      [k for k, _ in plan],  # training and held-out cost grow with the topics
-                      one_worker, "select")
+    one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params,
+                             max_hours)
+
+    def run(grid: list[int], seconds: float) -> list[dict[str, Any]]:
+        plan = [(k, r) for k in grid for r in range(restarts)]
+        bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
+        return run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
+                         [k for k, _ in plan],  # training and held-out cost grow with the topics
+                         seconds, "select")
+
+    evals = run(ks, one_worker)
+    decision = decide(ks, evals, rule, seed)
+    where = edge(ks, decision)
+    spent = one_worker / workers  # the whole run's estimate, as max_hours counts it
+    grid = {"asked": list(ks), "extend": extend, "added": [], "stopped": None}
+    while extend:
+        if not where or where["status"] != "rising":
+            grid["stopped"] = (f"K = {decision.get('k')} lies inside the grid" if not where else
+                               "the held-out likelihood has levelled off at the edge of the grid"
+                               if where["status"] == "level" else "nothing to compare at the edge")
+            break
+        if len(grid["added"]) >= extend:
+            grid["stopped"] = f"the {extend} extra K(s) allowed (extend) were added"
+            break
+        if not where["suggest"]:
+            grid["stopped"] = "no K is left to try beyond the edge"
+            break
+        k_new = where["suggest"][0]
+        cost = update_seconds(_plan_updates(train_texts, test_texts, [k_new], restarts, iterations,
+                                            heldout_params), workers)
+        if spent + cost > limit:
+            grid["stopped"] = (f"K = {k_new} (about {cost / 3600:.2g} hours more) would take the run's "
+                               f"estimate past max_hours={limit / 3600:g}")
+            break
+        spent += cost
+        evals += run([k_new], cost * workers)
+        ks = sorted(ks + [k_new])
+        grid["added"].append(k_new)
+        decision = decide(ks, evals, rule, seed)
+        where = edge(ks, decision)
+    models = {e["model"]: e.pop(MODEL_KEY) for e in evals if MODEL_KEY in e}
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]
@@ -509,19 +613,59 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
                     "sd": [float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else math.nan
                            for v in vals],
                     "values": vals}
-    decision = decide(ks, evals, rule, seed)
     choice = _choose(ks, evals, per_k, decision)
     params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
               "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
               "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
-              "rule": rule, "empty_documents_left_out": empty,
+              "rule": rule, "empty_documents_left_out": empty, "max_hours": max_hours,
               "heldout_corpus": heldout_report(train_texts, test_texts)}
+    stab = restart_stability(evals)
     result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0,
                              decision=decision, disagreements=disagreements(decision, choice, BIAS),
-                             stability=restart_stability(evals))
+                             stability=stab, edge=where, grid=grid,
+                             chosen=_chosen(decision, evals, models, out, test_texts, stab, seed, workers))
     if out:
         write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
     return result
+
+
+def _chosen(decision: dict[str, Any], evals: list[dict[str, Any]], models: dict[str, TopicModel],
+            out: str | None, test_texts: list[list[str]], stab: list[dict[str, Any]], seed: int,
+            workers: int) -> dict[str, Any]:
+    """The model that stands for the chosen K (its restart by the rule; under "mean", the restart best
+    by training likelihood) for the per-topic table: its top words, per-topic coherence, stability
+    among its K's restarts and its per-topic diagnostics on the held-out documents (the model from
+    `out/models`, or as its task handed it back)."""
+    k = decision.get("k")
+    if k is None:
+        return {}
+    same = [e for e in evals if e["topics"] == k]
+    restart = decision.get("restart", {}).get(str(k))
+    if not isinstance(restart, int):
+        restart = represent(same, "best-train")[1]
+    e = next((e for e in same if e["restart"] == restart), same[0])
+    name = e["model"]
+    doc: dict[str, Any] = {"model": name, "k": k, "restart": e["restart"],
+                           "why": (f"restart {e['restart']} of K = {k}: "
+                                   + ("the restart the decision rule took" if decision.get("rule") != "mean"
+                                      else "the best by training likelihood (the rule took the mean)")),
+                           "words": e.get("topic_words"), "coherence": e.get("topic_coherence") or {}}
+    doc["stability"] = next((g["per_topic"].get(name) for g in stab if g.get("topics") == k), None)
+    doc = {key: v for key, v in doc.items() if v is not None}
+    model = models.get(name)
+    if model is None and out and os.path.exists(path := os.path.join(out, "models", f"{name}.npz")):
+        try:
+            model = load_model(path, name=name)
+        except Exception:  # a damaged file: no diagnostics, said below
+            model = None
+    if model is None:
+        doc["diagnostics_note"] = "the model was not kept (no --out folder holds it): no diagnostics"
+        return doc
+    from ..diagnostics import diagnostics
+
+    heldout = Corpus.from_tokens(test_texts, list(model.vocab), "held-out documents")
+    doc["diagnostics"] = diagnostics(model, heldout, seed=seed, workers=workers).to_dict()
+    return doc
 
 
 def heldout_report(train_texts: Sequence[Sequence[str]],
