@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 
 import numpy as np
@@ -37,6 +38,7 @@ from tealeaves.diagnostics.stability import (
     MATCH_FLOOR,
     RULE,
     RULES,
+    average_jaccard,
     flag_restarts,
     js_distances,
     stability,
@@ -45,6 +47,7 @@ from tealeaves.select import train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)  # experiments/corpora.py
 RESTARTS, ITERATIONS = 6, 200
 # (K, V, topic concentration beta, documents, tokens per document): topics recovered by some restarts
 # and merged by others (symmetric alpha 0.1 per topic)
@@ -240,6 +243,126 @@ def markdown(r: dict) -> str:
               "no rule that looks only at the restarts can tell which is right. Train more restarts when "
               "many are flagged."]
     return "\n".join(lines) + "\n"
+
+
+# ---- real corpora (issue 33) ----------------------------------------------------------------
+REAL_CORPORA = ("sotu", "gnu-info")
+REAL_DOCUMENTS = 4000  # a seeded sample of each corpus's paragraphs
+LIBRARIES = ("tomotopy", "gensim", "sklearn")
+REAL_KS = (10, 20, 40)
+REAL_RESTARTS = 4
+REAL_ITERATIONS = 500  # select's default: tomotopy 500 sweeps, gensim 10 passes, sklearn 50 batch iterations
+UNDERTRAINED = 20  # a restart stopped early: tomotopy 20 sweeps, gensim 1 pass, sklearn 10 iterations
+TOP_SAME = 6  # matched topics with the same top words (as sets), for the Jensen-Shannon note
+TAIL_TOP = 20  # the words outside both topics' top 20 make the tail of a Jensen-Shannon divergence
+
+
+def real_texts(name: str) -> tuple[list[list[str]], dict]:
+    """REAL_DOCUMENTS paragraphs of a real corpus (experiments/corpora.py), a seeded sample, and
+    what the corpus was."""
+    import corpora
+
+    docs = corpora.sotu() if name == "sotu" else corpora.gnu_info()
+    about = corpora.describe(docs, None if name == "sotu" else corpora.INFO)
+    pick = np.sort(np.random.default_rng(33).choice(len(docs), REAL_DOCUMENTS, replace=False))
+    return [docs[i] for i in pick], about
+
+
+def _cached_train(texts, K, library, iterations, seed, name, cache):
+    """`select.train`, its model kept in `cache` (a folder) so that a rerun trains nothing."""
+    path = os.path.join(cache, f"{name}.npz") if cache else None
+    if path and os.path.exists(path):
+        return tl.load_model(path, name=name)
+    t0 = time.process_time()
+    m = train(texts, K, library, iterations, seed, name)
+    m.metadata["cpu_seconds"] = time.process_time() - t0
+    if path:
+        os.makedirs(cache, exist_ok=True)
+        tl.save_model(m, path)
+    return m
+
+
+def plant_real(m: tl.TopicModel, seed: int) -> tl.TopicModel:
+    """m stuck, without a truth to match: ceil(K / 20) pairs of its topics merged (their even
+    mixture) and as many other topics split in two (alternate ranks of their words), K unchanged."""
+    rng = np.random.default_rng(seed)
+    n = -(-m.num_topics // 20)
+    picks = rng.choice(m.num_topics, 3 * n, replace=False)
+    phi = m.phi.copy()
+    for q in range(n):
+        i, j, c = (int(x) for x in picks[3 * q: 3 * q + 3])
+        phi[i] = (m.phi[i] + m.phi[j]) / 2
+        half = np.zeros(m.num_words, dtype=bool)
+        half[np.argsort(-m.phi[c])[::2]] = True
+        phi[c] = np.where(half, m.phi[c], 0.0) + 1e-12
+        phi[j] = np.where(half, 0.0, m.phi[c]) + 1e-12
+    return tl.TopicModel(phi / phi.sum(axis=1, keepdims=True), m.alpha, vocab=m.vocab, name=f"{m.name}-stuck")
+
+
+def same_top_words(models: list[tl.TopicModel], res) -> list[list[float]]:
+    """For every pair of restarts' matched topics (Jensen-Shannon matching): [similarity, top-6 words
+    the same (1/0), average Jaccard of the top 10, the share of the divergence from words outside both
+    topics' top TAIL_TOP, the divergence's similarity 1 - JSD]."""
+    from scipy.special import rel_entr
+
+    by = {m.name: m for m in models}
+    out = []
+    for pr in res.pairs:
+        a, b = by[pr["a"]], by[pr["b"]]
+        index = {w: i for i, w in enumerate(b.vocab)}
+        pb = b.phi[:, [index[w] for w in a.vocab]]  # b's weights in a's word order
+        for k, j in enumerate(pr["matching"]):
+            p, q = a.phi[k], pb[j]
+            mid = (p + q) / 2
+            terms = (rel_entr(p, mid) + rel_entr(q, mid)) / (2 * np.log(2))
+            top = np.union1d(np.argsort(-p)[:TAIL_TOP], np.argsort(-q)[:TAIL_TOP])
+            jsd = float(terms.sum())
+            tail = 1 - float(terms[top].sum()) / jsd if jsd > 0 else 0.0
+            wa = [a.vocab[i] for i in np.argsort(-p)[:10]]
+            wb = [a.vocab[i] for i in np.argsort(-q)[:10]]
+            out.append([round(pr["similarity"][k], 4), int(set(wa[:TOP_SAME]) == set(wb[:TOP_SAME])),
+                        round(average_jaccard(wa, wb), 4), round(tail, 4), round(1 - jsd, 4)])
+    return out
+
+
+def run_real(cache: str | None) -> dict:
+    """Real restarts of real corpora: per corpus, library and K, REAL_RESTARTS restarts trained as
+    select trains them (clean), each replaced in turn by a planted stuck copy (`plant_real`), and one
+    restart stopped early (UNDERTRAINED iterations) beside the clean ones. Every group is scored
+    under every distance, as the synthetic ones are."""
+    groups, about, cells = [], {}, []
+    for corpus in REAL_CORPORA:
+        texts, about[corpus] = real_texts(corpus)
+        about[corpus]["sample"] = REAL_DOCUMENTS
+        for library in LIBRARIES:
+            for K in REAL_KS:
+                t0 = time.perf_counter()
+                tag = f"{corpus}-{library}-K{K}"
+                restarts = [_cached_train(texts, K, library, REAL_ITERATIONS, r, f"{tag}-r{r}", cache)
+                            for r in range(REAL_RESTARTS)]
+                early = _cached_train(texts, K, library, UNDERTRAINED, 99, f"{tag}-early", cache)
+                sets = [("clean", restarts, [False] * REAL_RESTARTS),
+                        ("undertrained", [*restarts, early], [False] * REAL_RESTARTS + [True])]
+                for r in range(REAL_RESTARTS):
+                    others = [m for q, m in enumerate(restarts) if q != r]
+                    sets.append(("planted", [plant_real(restarts[r], 1000 * K + r), *others],
+                                 [True] + [False] * (REAL_RESTARTS - 1)))
+                for kind, models, stuck in sets:
+                    for distance in DISTANCES:
+                        res = stability(models, distance=distance)
+                        pairs = [{"a": pr["a"], "b": pr["b"], "matching": pr["matching"],
+                                  "similarity": [round(x, 4) for x in pr["similarity"]]} for pr in res.pairs]
+                        groups.append({"corpus": corpus, "library": library, "K": K, "kind": kind,
+                                       "distance": distance, "models": res.models, "stuck": stuck,
+                                       "pairs": pairs})
+                js = stability(restarts, distance="jensen-shannon")
+                cells.append({"corpus": corpus, "library": library, "K": K,
+                              "train_cpu_seconds": [round(m.metadata.get("cpu_seconds", float("nan")), 2)
+                                                    for m in [*restarts, early]],
+                              "matched": same_top_words(restarts, js)})
+                print(f"{tag}: {time.perf_counter() - t0:.0f} s, clean JS score {js.score:.3f}", flush=True)
+    return {"corpora": about, "libraries": list(LIBRARIES), "ks": list(REAL_KS), "restarts": REAL_RESTARTS,
+            "iterations": REAL_ITERATIONS, "undertrained": UNDERTRAINED, "groups": groups, "cells": cells}
 
 
 def dumps(result: dict) -> str:

@@ -130,7 +130,8 @@ def test_extend_adds_ks_while_the_likelihood_still_rises_and_stops_where_it_leve
 def test_extend_stops_at_its_bound_and_at_max_hours(monkeypatch):
     monkeypatch.setattr(sel, "_task", _fake_task(lambda k: 0.01 * k))  # rises forever
     res = sel.select(_corpus(), topics=[5, 10], restarts=1, extend=2, progress=False)
-    assert res.grid["added"] == [20, 40] and res.grid["stopped"] == "the 2 extra K(s) allowed (extend) were added"
+    assert res.grid["added"] == [20, 40]
+    assert res.grid["stopped"] == "the 2 extra K(s) allowed (extend) were added"
     assert res.edge["status"] == "rising" and res.edge["suggest"] == [80, 160]
     texts = _corpus()
     train = [texts[i] for i in sel.split(len(texts), 0.2, 0)[0]]
@@ -175,8 +176,9 @@ def test_a_known_bias_is_named_only_when_the_result_leans_its_way():
               "pred. rank": {"k": 20, "runner_up": 10, "significant": False, "why": "t", "bias": "many"}}
     from tealeaves.select.classic import BIAS
     from tealeaves.select.rule import disagreements
-    res = SelectionResult([5, 10, 20], 1, evals, {m: {"mean": [0.0] * 3, "sd": [math.nan] * 3} for m in METRICS},
-                          choice, {}, 0.0, decision=d, disagreements=disagreements(d, choice, BIAS))
+    per_k = {m: {"mean": [0.0] * 3, "sd": [math.nan] * 3} for m in METRICS}
+    res = SelectionResult([5, 10, 20], 1, evals, per_k, choice, {}, 0.0, decision=d,
+                          disagreements=disagreements(d, choice, BIAS))
     text = res.summary()
     cao = next(line for line in text.splitlines() if line.startswith("Cao Juan 2009 favours"))
     assert "known to favour few" not in cao
@@ -185,7 +187,8 @@ def test_a_known_bias_is_named_only_when_the_result_leans_its_way():
     lines = [line for line in res.decision_lines() if "favours K = 20" in line]
     assert any(line.startswith("  Cao Juan 2009 favours K = 20 (more topics)") and line.endswith("topics)")
                for line in lines)
-    assert any(line.startswith("  pred. rank favours K = 20 (more topics), as it is known to do") for line in lines)
+    assert any(line.startswith("  pred. rank favours K = 20 (more topics), as it is known to do")
+               for line in lines)
     _, reasons = recommend.select(res.to_dict())
     disagree = next(r for r in reasons if r.startswith("Disagree"))
     assert "Cao Juan 2009 favours K = 20;" in disagree or disagree.endswith("Cao Juan 2009 favours K = 20.")

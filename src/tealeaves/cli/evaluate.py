@@ -170,6 +170,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         print(sc["rule"])
     print(res.table())
+    print(res.legend())
     print(res.summary())
     print(res.timing())
     for name, d in res.diagnostics.items():  # --diagnostics (issue 26)

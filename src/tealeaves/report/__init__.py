@@ -412,16 +412,33 @@ def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
             f"<ul>{''.join(items)}</ul>"] if items else []
 
 
+def _versus_best(doc: dict[str, Any]) -> tuple[str | None, list[dict[str, Any] | None]]:
+    """The best model of an `evaluate` result and each row's difference from it with the pair's 95%
+    interval (`vs_best`; for a result saved before it was kept, from its comparisons)."""
+    from ..evaluate.pairs import versus_best
+
+    groups = doc.get("groups")
+    best = groups[0][0] if isinstance(groups, list) and groups and groups[0] else None
+    rows = [dict(r) for r in doc["rows"]]
+    if best is not None and not all("vs_best" in r for r in rows):
+        versus_best(rows, doc.get("comparisons") or [], groups)
+    return best, [r.get("vs_best") for r in rows]
+
+
 def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     """The models side by side, every number as the terminal's `evaluate` table shows it."""
+    from ..evaluate.result import VS_BEST
+
     rows = doc["rows"]
+    best, versus = _versus_best(doc)
     stab = any("stability" in r for r in rows)
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
-    head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
+    head = ["model", "K", "log-lik / token", VS_BEST, "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
-            *(["stability"] if stab else [])]
+            *(["stability"] if stab else []), "estimator sd"]
     body = [[r["model"], _text(r["topics"]),
-             *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
+             *_na(r, "heldout", _m("per_token", r["per_token"]),
+                  "(best)" if r["model"] == best else numbers.versus(v, DASH),
                   _m("perplexity", r["perplexity"])),
              *[_na(r, "coherence", _m("coherence", r["coherence"].get(m)))[0] for m in measures],
              *_na(r, "diversity", _m("diversity", r["diversity"])),
@@ -430,9 +447,15 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *[_m(k, r.get(k)) for k in extra],
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
-             *([_m("stability", r.get("stability"))] if stab else [])]
-            for r in rows]
-    return Table(head, body, "Models side by side", sortable=True)
+             *([_m("stability", r.get("stability"))] if stab else []),
+             *_na(r, "heldout", _m("per_token_sd", r["per_token_sd"]))]
+            for r, v in zip(rows, versus, strict=True)]
+    caption = "Models side by side"
+    if best is not None and len(rows) > 1:
+        caption += (f"; {VS_BEST}: log-lik / token minus {best}'s, with its 95% interval over the documents "
+                    "sampled and the estimator's noise (it decides the ranking); estimator sd: the held-out "
+                    "estimator's run-to-run sd per token (its own noise only)")
+    return Table(head, body, caption, sortable=True)
 
 
 def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
@@ -465,10 +488,20 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     out.append(_evaluate_table(doc, measures))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
+    best, versus = _versus_best(doc)
+    if best is not None and len(rows) > 1:  # the uncertainty that decides the ranking
+        diffs = [0.0 if r["model"] == best else (v or {}).get("difference") for r, v in zip(rows, versus, strict=True)]
+        ci = [(v or {}).get("interval") or [None, None] for v in versus]
+        out.append(Chart("points", f"Held-out log-likelihood per token minus {best}'s (the best), with 95% "
+                         "intervals over the documents sampled and the estimator's noise",
+                         "model", "difference (nats per token)", name="evaluate-vs-best", labels=names, y=diffs,
+                         lo=[c[0] for c in ci], hi=[c[1] for c in ci]))
     for key, label, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
+        if key == "per_token" and best is not None and len(rows) > 1:
+            continue  # drawn above as the difference from the best, with the interval that ranks
         if interval == "per_token_sd":
-            lo, hi = _sd_interval(vals, [r.get(interval) for r in rows])
+            lo, hi = [None] * len(vals), [None] * len(vals)  # the estimator's own sd: in the table, by name
         elif interval:
             cis = [r.get(interval) or [None, None] for r in rows]
             lo, hi = [c[0] for c in cis], [c[1] for c in cis]

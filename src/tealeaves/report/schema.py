@@ -6,7 +6,7 @@ traceback from deep inside the drawing code.
 A spec is `NUM` (a number or null), `REAL` (a number), a `Num` range (`FRACTION`, a proportion
 in 0..1 or null; `COUNT`, a whole number >= 0 or null; `SIZE`, a whole number >= 1; `NONNEG`, a
 number >= 0 or null), `STR`, `ANY`, `[spec]` (a list of those), `Map(spec)` (an object with any
-keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a dict of field specs (a name ending
+keys), `Pair(spec)` (a list of exactly two), `OrNull(spec)`, `PAIR_OR_NULL` or a dict of field specs (a name ending
 in "?" is optional). Every number must be finite (tealeaves writes an unavailable value as null)."""
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ class Pair:
     value: Any
 
 
+@dataclass(frozen=True)
+class OrNull:
+    """`value`'s shape, or null."""
+
+    value: Any
+
+
 def _kind(v: Any) -> str:
     if isinstance(v, float) and not math.isfinite(v):
         return f"{v} (not a finite number)"
@@ -77,8 +84,10 @@ def _in_range(v: Any, spec: Num) -> bool:
 
 def _checked(v: Any, spec: Any, where: str) -> None:
     """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`."""
-    if spec is ANY:
+    if spec is ANY or (isinstance(spec, OrNull) and v is None):
         return
+    if isinstance(spec, OrNull):
+        spec = spec.value
     if isinstance(spec, Num):
         if not _in_range(v, spec):
             shown = shorten(repr(v), 40) if finite_float(v) is not None else _kind(v)
@@ -162,7 +171,9 @@ SPECS: dict[str, dict[str, Any]] = {
     "evaluate": {"rows": [{"model": STR, "topics": COUNT, "per_token": NUM, "per_token_sd": NONNEG,
                            "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
                            "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
-                           "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION}],
+                           "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
+                           "vs_best?": OrNull({"model": STR, "difference": NUM, "interval": Pair(NUM),
+                                               "method?": STR, "about?": ANY})}],
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
                  "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},

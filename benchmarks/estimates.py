@@ -1,0 +1,182 @@
+"""Estimates against measured time (issue 33): every stage tealeaves estimates before the work, at
+several sizes, in CPU seconds of one process (the machine is shared: wall-clock time would measure
+the other jobs too; CPU seconds count this process and its finished children).
+
+- `evaluate`'s stages (`tealeaves.evaluate.cost.estimate_cost`): held-out (left-to-right, the
+  default: 300 particles, 2 runs), predictive, coherence (NPMI and UMass over a text reference) and
+  automated intrusion, for the bundled 20- and 50-topic State of the Union models and a synthetic
+  200-topic one, on 100 to 1,600 held-out paragraphs and references of 2,000 and 8,000 paragraphs;
+  each stage's CPU seconds as `tl.evaluate` times them (`res.stages`);
+- `compare`'s Ratio-AIS (its defaults) at 20, 50 and 200 topics: its estimate is `update_seconds`
+  of the site updates `compare` checks against its budget;
+- `select`'s plan (`select._check_plan`, training and evaluating every model) on 500 and 2,000
+  paragraphs, K = 5 and 20, one restart, 100 iterations, tomotopy;
+- `tealeaves demo` and `tealeaves demo --quick` as a user runs them (a child process; its CPU
+  seconds from `getrusage`), against the figure docs/guide/demo.md states.
+
+The numba kernels are compiled (and cached) by a warm-up before anything is timed. Ratios are
+measured / estimated: 1 is exact, above 1 the estimate was short.
+
+    python benchmarks/estimates.py [--quick] [--out benchmarks/results/estimates.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import tealeaves as tl
+from tealeaves import datasets
+from tealeaves.evaluate import STAGES
+from tealeaves.util.limits import update_seconds
+from tealeaves.util.stages import cpu_seconds
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZES = {"full": {"docs": (100, 400, 1600), "refs": (2000, 8000), "compare_docs": (10, 40),
+                  "select_docs": (500, 2000)},
+         "quick": {"docs": (50, 200), "refs": (1000,), "compare_docs": (5,), "select_docs": (300,)}}
+
+
+def synthetic_200() -> tl.TopicModel:
+    """A 200-topic model on the State of the Union's words (topics Dir(0.05), symmetric alpha)."""
+    vocab = datasets.sotu_model("sotu-20-asym").vocab
+    m = tl.synthetic.random_model(200, len(vocab), beta=0.05, alpha_sum=5.0, alpha_shape="symmetric", seed=7)
+    return tl.TopicModel(m.phi, m.alpha, vocab=vocab, name="synthetic-200")
+
+
+def warm_up() -> None:
+    docs = datasets.sotu().heldout.subset(range(3))
+    m = datasets.sotu_model("sotu-20-asym")
+    tl.evaluate([m], heldout=docs, reference=datasets.sotu().train.subset(range(50)), particles=5)
+    tl.compare(m, datasets.sotu_model("sotu-20-sym"), docs, temperatures=5, start_temperatures=5, chains=2)
+
+
+def evaluate_stages(sizes: dict) -> list[dict]:
+    corpus = datasets.sotu()
+    models = [datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()]
+    out = []
+    for m in models:
+        for D in sizes["docs"]:
+            for R in sizes["refs"]:
+                if m.num_topics == 200 and (D > sizes["docs"][1] or R > sizes["refs"][0]):
+                    continue  # the 200-topic model at the two smaller sizes only (it is slow)
+                docs, ref = corpus.heldout.subset(range(D)), corpus.train.subset(range(R))
+                res = tl.evaluate([m], heldout=docs, reference=ref, seed=0)
+                row = {"model": m.name, "topics": m.num_topics, "documents": D,
+                       "tokens": int(docs.num_tokens), "reference_documents": R,
+                       "reference_tokens": int(ref.num_tokens),
+                       "stages": {s: {"cpu": res.stages[s]["cpu"], "wall": res.stages[s]["wall"],
+                                      "estimate": res.estimate["stages"].get(s)} for s in STAGES}}
+                out.append(row)
+                print(f"evaluate {m.name} D={D} R={R}: " + ", ".join(
+                    f"{s} {v['cpu']:.2f}/{v['estimate']:.2f}" for s, v in row["stages"].items()
+                    if v["estimate"]), flush=True)
+    return out
+
+
+def compare_runs(sizes: dict) -> list[dict]:
+    corpus = datasets.sotu()
+    pairs = [(datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-20-sym")),
+             (datasets.sotu_model("sotu-50-asym"), _perturbed(datasets.sotu_model("sotu-50-asym"))),
+             (synthetic_200(), _perturbed(synthetic_200()))]
+    out = []
+    for a, b in pairs:
+        for D in sizes["compare_docs"]:
+            docs = corpus.heldout.subset(range(D))
+            c0 = cpu_seconds()
+            res = tl.compare(a, b, docs, seed=0)
+            cpu = cpu_seconds() - c0
+            est = update_seconds(res.site_updates, 1, a.num_topics)
+            out.append({"topics": a.num_topics, "documents": D, "tokens": int(docs.num_tokens),
+                        "site_updates": res.site_updates, "cpu": cpu, "estimate": est})
+            print(f"ratio-ais K={a.num_topics} D={D}: {cpu:.2f}/{est:.2f}", flush=True)
+    return out
+
+
+def _perturbed(m: tl.TopicModel) -> tl.TopicModel:
+    rng = np.random.default_rng(1)
+    phi = m.phi * rng.lognormal(0, 0.3, size=m.phi.shape)
+    return tl.TopicModel(phi / phi.sum(axis=1, keepdims=True), m.alpha, vocab=m.vocab, name=m.name + "-b")
+
+
+def select_runs(sizes: dict) -> list[dict]:
+    import importlib
+
+    sel = importlib.import_module("tealeaves.select")
+    corpus = datasets.sotu()
+    texts = [[corpus.train.vocab[w] for w in d] for d in corpus.train]
+    out = []
+    for D in sizes["select_docs"]:
+        part = texts[:D]
+        train_idx, test_idx = sel.split(len(part), 0.2, 0)
+        train, test = [part[i] for i in train_idx], [part[i] for i in test_idx]
+        est = sel._check_plan(train, test, [5, 20], 1, 100, 1, {})
+        c0 = cpu_seconds()
+        sel.select(part, topics=[5, 20], restarts=1, iterations=100, progress=False)
+        cpu = cpu_seconds() - c0
+        out.append({"documents": D, "topics": [5, 20], "restarts": 1, "iterations": 100, "cpu": cpu,
+                    "estimate": est})
+        print(f"select D={D}: {cpu:.2f}/{est:.2f}", flush=True)
+    return out
+
+
+def demo_runs(quick_only: bool) -> list[dict]:
+    out = []
+    for args in ([["--quick"]] if quick_only else [["--quick"], []]):
+        with tempfile.TemporaryDirectory() as tmp:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "tealeaves", "demo", *args, "--report",
+                            os.path.join(tmp, "demo.html")], check=True, capture_output=True, cwd=tmp)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        out.append({"args": args, "cpu": cpu, "wall": time.perf_counter() - t0})
+        print(f"demo {' '.join(args) or '(full)'}: {cpu:.1f} CPU s", flush=True)
+    return out
+
+
+def summary(r: dict) -> dict:
+    """Per stage: the ratio measured / estimated at its lowest and highest over the sizes."""
+    ratios: dict[str, list[float]] = {}
+    for row in r["evaluate"]:
+        for s, v in row["stages"].items():
+            if v["estimate"] and v["cpu"] > 0.05:  # a stage of under 0.05 CPU s is noise
+                ratios.setdefault(f"evaluate {s}", []).append(v["cpu"] / v["estimate"])
+    for key in ("compare", "select"):
+        for row in r[key]:
+            name = "ratio-ais" if key == "compare" else "select"
+            ratios.setdefault(name, []).append(row["cpu"] / row["estimate"])
+    return {k: {"min": min(v), "max": max(v), "n": len(v)} for k, v in ratios.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "estimates.json"))
+    ap.add_argument("--no-demo", action="store_true")
+    args = ap.parse_args()
+    sizes = SIZES["quick" if args.quick else "full"]
+    warm_up()
+    r = {"quick": args.quick, "machine": platform.machine(), "cpus": os.cpu_count(),
+         "shared": "measured on a 2-core machine shared with other jobs: CPU seconds, not wall-clock",
+         "evaluate": evaluate_stages(sizes), "compare": compare_runs(sizes), "select": select_runs(sizes)}
+    r["demo"] = [] if args.no_demo else demo_runs(args.quick)
+    r["summary"] = summary(r)
+    for k, v in r["summary"].items():
+        print(f"{k:24s} measured / estimated {v['min']:.2f} .. {v['max']:.2f} ({v['n']} sizes)")
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump(r, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
