@@ -546,17 +546,45 @@ def _stages(doc: dict[str, Any]) -> list[Part]:
 
 
 def _stability_groups(groups: Any) -> list[Part]:
-    """Each group of restarts: its stability, each restart's, and the restarts flagged."""
+    """Each group of restarts: its finding (stable, a stuck restart, unstable as a whole), each
+    restart's stability and whether it is stuck, and its topics matched across the restarts."""
     out: list[Part] = []
     for g in groups if isinstance(groups, list) else []:
         if not isinstance(g, dict) or not isinstance(g.get("per_model"), dict):
             continue
         flagged = g.get("flagged") or {}
-        out.append(_tab(["restart", "stability", "flagged"],
+        if isinstance(g.get("finding_text"), str):
+            cls = "note" if g.get("finding") == "stable" else "warn"
+            out.append(f'<p class="{cls}">K = {escape(str(g.get("topics", "?")))}: {escape(g["finding_text"])}.</p>')
+        head = "stuck apart from the rest" if "finding" in g else "flagged"
+        out.append(_tab(["restart", "stability", head],
                         [[n, _m("stability", v), str(flagged.get(n, ""))] for n, v in g["per_model"].items()],
                         caption=f"Stability of {g.get('topics', '?')}-topic restarts ({g.get('distance', '')} "
                                 f"distance): {_m('stability', g.get('score'))}", sortable=True))
+        out.extend(_aligned(g))
     return (["<h3>Stability across restarts</h3>"] + out) if out else []
+
+
+def _aligned(g: dict[str, Any]) -> list[Part]:
+    """A stability group's topics matched across its restarts: one row per topic of the reference
+    restart, most stable first; each other restart's matched topic, similarity and top words."""
+    rows, ref = g.get("aligned"), g.get("reference")
+    if not isinstance(rows, list) or not rows or not isinstance(ref, str):
+        return []
+    words = g.get("words") or {}
+
+    def top(model: str, k: Any) -> str:
+        w = words.get(model)
+        return " ".join(w[k]) if isinstance(w, list) and isinstance(k, int) and 0 <= k < len(w) else ""
+
+    others = [m for m in g.get("models", []) if m != ref]
+    body = [[f"{r['topic']}: {top(ref, r['topic'])}",
+             *(f"{r['matches'][m][0]} ({_m('stability', r['matches'][m][1])}): {top(m, r['matches'][m][0])}"
+               for m in others)] for r in rows if isinstance(r, dict)]
+    return [_tab([f"{ref} (reference)", *others], body,
+                 caption=f"Topics matched across the {g.get('topics', '?')}-topic restarts: each topic of {ref} "
+                         "(the restart most similar to the others), most stable first, and its match in each "
+                         "other restart (topic, similarity, top words)")]
 
 
 def _stability(doc: dict[str, Any]) -> list[Part]:

@@ -1,7 +1,8 @@
 """The recommendation the report states first: the model (`evaluate`) or number of topics
 (`select`) to use, with its reasons: the held-out evidence, which other metrics agree and which
-disagree (and which are known to favour few or many topics), what the evidence cannot separate,
-and restarts that disagree with the rest (stability). Plain sentences; `render` escapes them."""
+disagree (and which are known to favour few or many topics, when they lean that way), what the
+evidence cannot separate, and what stability says (a K unstable as a whole, a restart stuck
+apart). Plain sentences; `render` escapes them."""
 
 from __future__ import annotations
 
@@ -40,13 +41,20 @@ def _best(values: dict[str, Any], higher: bool) -> list[str]:
     return [k for k, v in ok.items() if v == top]
 
 
-def _flagged(stability: Any) -> list[str]:
-    """"name: reason" of every restart a stability result flags."""
+def _stability(stability: Any) -> list[str]:
+    """What each group of restarts says, once per group: unstable as a whole, or which restart is
+    stuck apart from the rest (nothing when the restarts agree); a result saved before the finding
+    was kept: every restart it flagged."""
     out = []
     for g in stability if isinstance(stability, list) else []:
-        flagged = g.get("flagged") if isinstance(g, dict) else None
-        if isinstance(flagged, dict):
-            out += [f"{name}: {why}" for name, why in flagged.items()]
+        if not isinstance(g, dict):
+            continue
+        finding, flagged = g.get("finding"), g.get("flagged")
+        if finding in ("unstable", "stuck") and isinstance(g.get("finding_text"), str):
+            text = g["finding_text"]
+            out.append(f"Stability: {text[0].upper()}{text[1:]}.")
+        elif finding is None and isinstance(flagged, dict):
+            out += [f"Restart flagged by stability: {name}: {why}." for name, why in flagged.items()]
     return out
 
 
@@ -100,7 +108,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
             why = f" ({_bias(name)})" if topics and all(leans(side, t, r.get("topics")) for t in topics) else ""
             disagree.append(f"{label} favours {', '.join(top)}{why}")
     reasons += _agreement(agree, disagree)
-    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    reasons += _stability(doc.get("stability"))
     return head, reasons
 
 
@@ -144,5 +152,5 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
             bias = f"known to favour {side} topics" if leans(side, other["k"], k) else ""
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
-    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    reasons += _stability(doc.get("stability"))
     return head, reasons

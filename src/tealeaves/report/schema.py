@@ -132,7 +132,10 @@ HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "tot
 # a stability result (CONTRACT3) and one model's per-topic diagnostics, as the report reads them
 STABILITY = {"models": [STR], "per_topic": Map([Num(0, 1)]), "per_model?": Map(Num(0, 1)), "score?": Num(0, 1),
              "flagged?": Map(STR), "topics?": COUNT, "distance?": STR, "task?": STR,
-             "topn?": Num(1, whole=True), "floor?": Num(0, 1), "words?": Map([[STR]])}
+             "topn?": Num(1, whole=True), "floor?": Num(0, 1), "words?": Map([[STR]]),
+             "finding?": STR, "finding_text?": STR, "reference?": STR, "tolerance?": Num(0, 1),
+             "recurring?": [COUNT],
+             "aligned?": [{"topic": COUNT, "stability?": NUM, "matches": Map(Pair(NUM))}]}
 DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                "topics": [{"words?": STR, "flags?": STR, **{f"{k}?": NUM for k in (
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",

@@ -370,10 +370,10 @@ class SelectionResult(Display):
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
-        for s in self.stability:  # each K's restarts (tl.stability)
-            flagged = "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
+        for s in self.stability:  # each K's restarts (tl.stability): its finding, said once
+            said = s.get("finding_text") or "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
             lines.append(f"K = {s['topics']}: restarts' stability {s['score']:.2f} ({s['distance']}, top "
-                         f"{s['topn']} words)" + (f"; flagged: {flagged}" if flagged else ""))
+                         f"{s['topn']} words)" + (f": {said}" if said else ""))
         for side in ("few", "many"):  # the table's metrics by their known bias
             names = [m for m in METRICS if m in self.per_k and BIAS.get(m, ("neither",))[0] == side]
             if names:
