@@ -60,6 +60,13 @@ def warm_up() -> None:
     tl.compare(m, datasets.sotu_model("sotu-20-sym"), docs, temperatures=5, start_temperatures=5, chains=2)
 
 
+def joined(docs: tl.Corpus, group: int) -> tl.Corpus:
+    """Every `group` consecutive documents joined into one (long documents, the same tokens)."""
+    words = [np.concatenate([docs[i] for i in range(j, min(j + group, len(docs)))])
+             for j in range(0, len(docs), group)]
+    return tl.Corpus.from_word_ids(words, docs.vocab, f"{docs.source} joined by {group}")
+
+
 def evaluate_stages(sizes: dict) -> list[dict]:
     corpus = datasets.sotu()
     models = [datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()]
@@ -67,20 +74,26 @@ def evaluate_stages(sizes: dict) -> list[dict]:
     for m in models:
         for D in sizes["docs"]:
             for R in sizes["refs"]:
-                if m.num_topics == 200 and (D > sizes["docs"][1] or R > sizes["refs"][0]):
-                    continue  # the 200-topic model at the two smaller sizes only (it is slow)
-                docs, ref = corpus.heldout.subset(range(D)), corpus.train.subset(range(R))
-                res = tl.evaluate([m], heldout=docs, reference=ref, seed=0)
-                row = {"model": m.name, "topics": m.num_topics, "documents": D,
-                       "tokens": int(docs.num_tokens), "reference_documents": R,
-                       "reference_tokens": int(ref.num_tokens),
-                       "stages": {s: {"cpu": res.stages[s]["cpu"], "wall": res.stages[s]["wall"],
-                                      "estimate": res.estimate["stages"].get(s)} for s in STAGES}}
-                out.append(row)
-                print(f"evaluate {m.name} D={D} R={R}: " + ", ".join(
-                    f"{s} {v['cpu']:.2f}/{v['estimate']:.2f}" for s, v in row["stages"].items()
-                    if v["estimate"]), flush=True)
+                for group in (1, 10):  # paragraphs (about 36 tokens) and ten of them joined
+                    if (m.num_topics == 200 or group > 1) and (D > sizes["docs"][1] or R > sizes["refs"][0]):
+                        continue  # the 200-topic model and long documents at the smaller sizes only
+                    out.append(_evaluate_one(m, corpus, D, R, group))
     return out
+
+
+def _evaluate_one(m: tl.TopicModel, corpus, D: int, R: int, group: int) -> dict:
+    docs, ref = corpus.heldout.subset(range(D)), corpus.train.subset(range(R))
+    docs = joined(docs, group) if group > 1 else docs
+    res = tl.evaluate([m], heldout=docs, reference=ref, seed=0)
+    row = {"model": m.name, "topics": m.num_topics, "documents": len(docs), "joined": group,
+           "tokens": int(docs.num_tokens), "reference_documents": R,
+           "reference_tokens": int(ref.num_tokens),
+           "stages": {s: {"cpu": res.stages[s]["cpu"], "wall": res.stages[s]["wall"],
+                          "estimate": res.estimate["stages"].get(s)} for s in STAGES}}
+    print(f"evaluate {m.name} D={len(docs)} (joined {group}) R={R}: " + ", ".join(
+        f"{s} {v['cpu']:.2f}/{v['estimate']:.2f}" for s, v in row["stages"].items()
+        if v["estimate"]), flush=True)
+    return row
 
 
 def compare_runs(sizes: dict) -> list[dict]:

@@ -342,8 +342,9 @@ def _why(names: Sequence[str], a: int, found: dict[str, Any], floor: float) -> s
 
 def finding_text(found: dict[str, Any], K: int, n: int, floor: float, tolerance: float) -> str:
     """The group's finding in one sentence (said once for the group, not per restart)."""
-    agree = (f"two restarts agree when at least {1 - tolerance:.0%} of their matched topics are at least "
-             f"{floor:g} similar")
+    agree = ("two restarts agree when " + (f"at least {1 - tolerance:.0%} of their matched topics are"
+                                           if tolerance > 0 else "every matched topic is")
+             + f" at least {floor:g} similar")
     share = f"{len(found['recurring'])} of {K} topics of {found['reference']} recur in every other restart"
     if found["finding"] == "stable":
         return f"stable at K = {K}: the {n} restarts all agree ({agree}); {share}"
@@ -351,9 +352,10 @@ def finding_text(found: dict[str, Any], K: int, n: int, floor: float, tolerance:
         return (f"stuck restart(s) at K = {K}: {', '.join(found['stuck'])} apart from the "
                 f"{found['largest']} of the {n} restarts that agree ({agree}); {share}")
     told = "with 2 restarts that disagree, which one is stuck cannot be told; " if n == 2 else ""
-    return (f"unstable at K = {K}: no more than {found['largest']} of the {n} restarts agree with each other "
-            f"({agree}), so none is singled out as stuck; {told}{share}; its topics are one of several "
-            "solutions: train more restarts, or read only the topics that recur")
+    most = (f"no two of the {n} restarts agree" if found["largest"] < 2 else
+            f"at most {found['largest']} of the {n} restarts agree with each other")
+    return (f"unstable at K = {K}: {most} ({agree}), so none is singled out as stuck; {told}{share}; its "
+            "topics are one of several solutions: train more restarts, or read only the topics that recur")
 
 
 def _consensus(n: int, against: dict[int, list[int]]) -> tuple[int, set[int]]:

@@ -56,7 +56,7 @@ class EvaluationResult:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
         extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
-        best = self.best[0] if self.best else None
+        best = self.best[0] if self.best and len(self.heldout) > 1 else None  # one likelihood: no "best"
         head = ["model", "K", "log-lik/token", VS_BEST, "perplexity", *measures, "diversity",
                 "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP",
                 *(["stability"] if self.stability is not None else []), "estimator sd"]
@@ -89,7 +89,7 @@ class EvaluationResult:
     def legend(self) -> str:
         """What the table's held-out columns are (printed under it)."""
         best = self.best[0] if self.best else None
-        if best is None or len(self.rows) < 2:
+        if best is None or len(self.heldout) < 2:
             return ("estimator sd: the held-out estimator's run-to-run sd per token (its own noise, "
                     "not the uncertainty of a comparison)")
         return (f"{VS_BEST}: log-lik/token minus {best}'s, with its 95% interval over the documents sampled "

@@ -418,7 +418,8 @@ def _versus_best(doc: dict[str, Any]) -> tuple[str | None, list[dict[str, Any] |
     from ..evaluate.pairs import versus_best
 
     groups = doc.get("groups")
-    best = groups[0][0] if isinstance(groups, list) and groups and groups[0] else None
+    ranked = sum(len(g) for g in groups) if isinstance(groups, list) else 0
+    best = groups[0][0] if ranked > 1 and groups[0] else None  # one model with a likelihood: no "best"
     rows = [dict(r) for r in doc["rows"]]
     if best is not None and not all("vs_best" in r for r in rows):
         versus_best(rows, doc.get("comparisons") or [], groups)
