@@ -143,7 +143,7 @@ def test_tolerance_lets_restarts_that_differ_in_a_few_topics_agree():
     assert strict.finding == "stuck" and list(strict.flagged) == ["c"]
     loose = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0.1)
     assert loose.finding == "stable" and loose.flagged == {} and 4 not in loose.recurring
-    with pytest.raises(MethodError, match="tolerance must be a share"):
+    with pytest.raises(MethodError, match=r"tolerance must be a share in \[0, 1\), got 1.0"):
         stability([m, odd], tolerance=1.0)
 
 
@@ -245,6 +245,8 @@ def test_cli_stability(tmp_path):
     assert doc["finding"] == "stuck" and len(doc["aligned"]) == 6
     assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("model,topic,stability")
     one_line_error(["stability", paths[0]], "at least 2")
+    one_line_error(["stability", *paths[:2], "--tolerance", "1"],
+                   "argument --tolerance: must be a finite number >= 0.0 and < 1.0, got 1.0")
 
 
 def test_cli_evaluate_stability(tmp_path):
