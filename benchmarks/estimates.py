@@ -41,9 +41,10 @@ from tealeaves.util.limits import update_seconds
 from tealeaves.util.stages import cpu_seconds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SIZES = {"full": {"docs": (100, 400, 1600), "refs": (2000, 8000), "compare_docs": (10, 40),
-                  "select_docs": (500, 2000)},
-         "quick": {"docs": (50, 200), "refs": (1000,), "compare_docs": (5,), "select_docs": (300,)}}
+SIZES = {"full": {"docs": (100, 400, 1600), "refs": (2000, 8000), "compare_docs": (10, 30),
+                  "select_docs": (500, 1500), "method_docs": 50},
+         "quick": {"docs": (50, 200), "refs": (1000,), "compare_docs": (5,), "select_docs": (300,),
+                   "method_docs": 10}}
 
 
 def synthetic_200() -> tl.TopicModel:
@@ -58,6 +59,8 @@ def warm_up() -> None:
     m = datasets.sotu_model("sotu-20-asym")
     tl.evaluate([m], heldout=docs, reference=datasets.sotu().train.subset(range(50)), particles=5)
     tl.compare(m, datasets.sotu_model("sotu-20-sym"), docs, temperatures=5, start_temperatures=5, chains=2)
+    for method in ("chib", "ais", "is-prior-theta"):
+        tl.heldout(m, docs, method=method, runs=2)
 
 
 def joined(docs: tl.Corpus, group: int) -> tl.Corpus:
@@ -96,6 +99,33 @@ def _evaluate_one(m: tl.TopicModel, corpus, D: int, R: int, group: int) -> dict:
     return row
 
 
+def heldout_methods(sizes: dict) -> list[dict]:
+    """The other held-out estimators at the demo's settings, against the estimate `heldout` checks
+    its budget with (`update_seconds` of the estimator's own cost model)."""
+    corpus = datasets.sotu()
+    out = []
+    for m in (datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()):
+        docs = corpus.heldout.subset(range(sizes["method_docs"]))
+        for method, params in (("chib", {"chain_length": 400}), ("ais", {"temperatures": 1000}),
+                               ("is-prior-theta", {"samples": 1000}), ("left-to-right", {})):
+            c0 = cpu_seconds()
+            tl.heldout(m, docs, method=method, runs=2, seed=0, **params)
+            cpu = cpu_seconds() - c0
+            est = heldout_estimate(m, docs, method, params, 2)
+            out.append({"method": method, "topics": m.num_topics, "documents": len(docs),
+                        "tokens": int(docs.num_tokens), "cpu": cpu, "estimate": est})
+            print(f"heldout {method} K={m.num_topics}: {cpu:.2f}/{est:.2f}", flush=True)
+    return out
+
+
+def heldout_estimate(m, docs, method: str, params: dict, runs: int) -> float:
+    from tealeaves.evaluate.cost import heldout_seconds
+    from tealeaves.heldout import get_method
+
+    spec = get_method(method)
+    return heldout_seconds(spec, spec.resolve(params), docs.lengths, runs, m.num_topics, 1)
+
+
 def compare_runs(sizes: dict) -> list[dict]:
     corpus = datasets.sotu()
     pairs = [(datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-20-sym")),
@@ -119,6 +149,29 @@ def _perturbed(m: tl.TopicModel) -> tl.TopicModel:
     rng = np.random.default_rng(1)
     phi = m.phi * rng.lognormal(0, 0.3, size=m.phi.shape)
     return tl.TopicModel(phi / phi.sum(axis=1, keepdims=True), m.alpha, vocab=m.vocab, name=m.name + "-b")
+
+
+def train_runs(sizes: dict) -> list[dict]:
+    """Training alone, per trainer (`select.train`, 100 iterations: tomotopy 100 sweeps, gensim 2
+    passes, scikit-learn 10 batch iterations), against `select.train_seconds`."""
+    import importlib
+
+    sel = importlib.import_module("tealeaves.select")
+    corpus = datasets.sotu()
+    texts = [[corpus.train.vocab[w] for w in d] for d in corpus.train]
+    out = []
+    for trainer in sel.TRAINERS:
+        for D in sizes["select_docs"]:
+            for K in (5, 20, 50):
+                part = texts[:D]
+                c0 = cpu_seconds()
+                sel.train(part, K, trainer, 100, 0, "m")
+                cpu = cpu_seconds() - c0
+                est = sel.train_seconds(part, K, trainer, 100)
+                out.append({"trainer": trainer, "documents": D, "tokens": sum(map(len, part)), "topics": K,
+                            "iterations": 100, "cpu": cpu, "estimate": est})
+                print(f"train {trainer} D={D} K={K}: {cpu:.2f}/{est:.2f}", flush=True)
+    return out
 
 
 def select_runs(sizes: dict) -> list[dict]:
@@ -168,6 +221,10 @@ def summary(r: dict) -> dict:
         for row in r[key]:
             name = "ratio-ais" if key == "compare" else "select"
             ratios.setdefault(name, []).append(row["cpu"] / row["estimate"])
+    for row in r.get("heldout", []):
+        ratios.setdefault(f"heldout {row['method']}", []).append(row["cpu"] / row["estimate"])
+    for row in r.get("train", []):
+        ratios.setdefault(f"train {row['trainer']}", []).append(row["cpu"] / row["estimate"])
     return {k: {"min": min(v), "max": max(v), "n": len(v)} for k, v in ratios.items()}
 
 
@@ -181,7 +238,8 @@ def main() -> None:
     warm_up()
     r = {"quick": args.quick, "machine": platform.machine(), "cpus": os.cpu_count(),
          "shared": "measured on a 2-core machine shared with other jobs: CPU seconds, not wall-clock",
-         "evaluate": evaluate_stages(sizes), "compare": compare_runs(sizes), "select": select_runs(sizes)}
+         "evaluate": evaluate_stages(sizes), "heldout": heldout_methods(sizes), "compare": compare_runs(sizes), "train": train_runs(sizes),
+         "select": select_runs(sizes)}
     r["demo"] = [] if args.no_demo else demo_runs(args.quick)
     r["summary"] = summary(r)
     for k, v in r["summary"].items():

@@ -332,3 +332,27 @@ def test_the_cli_offers_exactly_the_apis_distances():
     from tealeaves.diagnostics.stability import DISTANCES
 
     assert DISTANCE_CHOICES == ("auto", *DISTANCES)
+
+
+def test_the_recommendation_says_each_finding_once_not_a_flag_per_restart():
+    """Issue 33: every restart of every K was a 'Restart flagged by stability' bullet (six filled
+    select's recommendation). Now: the chosen K's finding, once; evaluate's groups one sentence each."""
+    from tealeaves.report import recommend
+    from tealeaves.select import restart_stability
+
+    rng = np.random.default_rng(0)
+    words = [[f"w{i}" for i in rng.permutation(200)[:10]] for _ in range(60)]  # unrelated topics
+    evals = [{"model": f"K{k}-r{r}", "topics": k, "topic_words": words[(r * k) % 50:(r * k) % 50 + k]}
+             for k in (5, 10) for r in range(3)]
+    stab = restart_stability(evals)
+    assert [g["finding"] for g in stab] == ["unstable", "unstable"]
+    doc = {"decision": {"rule": "best-train", "k": 10, "why": "K = 10 is best", "comparisons": []},
+           "choice": {}, "stability": stab}
+    _, reasons = recommend.select(doc)
+    said = [r for r in reasons if "stab" in r.lower()]
+    assert len(said) == 1 and said[0].startswith("Stability: Unstable at K = 10: no two of the 3 restarts")
+    assert not any("flagged" in r for r in reasons)
+    _, reasons = recommend.evaluate({"rows": [{"model": "a", "topics": 5, "per_token": -7.0}],
+                                     "groups": [["a"]], "stability": stab})
+    assert [r for r in reasons if r.startswith("Stability:")] == [
+        f"Stability: {g['finding_text'][0].upper()}{g['finding_text'][1:]}." for g in stab]

@@ -228,11 +228,11 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     planned = float(sum(costs))
     check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
                             max(len(items), 1) if check else 0.0), int(workers), max_hours,
-                 f"{task} by {spec.name}", model.num_topics)
+                 f"{task} by {spec.name}", model.num_topics, spec.kernel)
     shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
     extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
-    one_worker = update_seconds(planned, 1, model.num_topics)  # decides whether Dask is worth it
+    one_worker = update_seconds(planned, 1, model.num_topics, spec.kernel)  # decides whether Dask is worth it
     remote = on_dask(one_worker)
     with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:
         if not remote:  # Dask workers load their own kernels (at start with --preload)

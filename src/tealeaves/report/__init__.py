@@ -453,9 +453,8 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
             for r, v in zip(rows, versus, strict=True)]
     caption = "Models side by side"
     if best is not None and len(rows) > 1:
-        caption += (f"; {VS_BEST}: log-lik / token minus {best}'s, with its 95% interval over the documents "
-                    "sampled and the estimator's noise (it decides the ranking); estimator sd: the held-out "
-                    "estimator's run-to-run sd per token (its own noise only)")
+        caption += (f" ({VS_BEST}: log-lik / token minus {best}'s, 95% interval over the documents sampled and "
+                    "the estimator's noise; estimator sd: the estimator's own run-to-run sd)")
     return Table(head, body, caption, sortable=True)
 
 
@@ -477,6 +476,8 @@ def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
 
 
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
+    from ..evaluate.result import VS_BEST
+
     rows = doc["rows"]
     names = [r["model"] for r in rows]
     measures = list(rows[0]["coherence"]) if rows else []
@@ -487,6 +488,11 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
     out.append(_evaluate_table(doc, measures))
+    best, _ = _versus_best(doc)
+    if best is not None and len(rows) > 1:
+        out.append(f'<p class="note">{escape(VS_BEST)}: the interval that decides the ranking (a model whose '
+                   f"interval reaches 0 cannot be told from {escape(best)}); the estimator sd is the held-out "
+                   "estimator's own noise, far smaller, and says nothing about which model is better.</p>")
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     best, versus = _versus_best(doc)
@@ -554,12 +560,15 @@ def _stability_groups(groups: Any) -> list[Part]:
         if not isinstance(g, dict) or not isinstance(g.get("per_model"), dict):
             continue
         flagged = g.get("flagged") or {}
-        if isinstance(g.get("finding_text"), str):
+        found = isinstance(g.get("finding_text"), str) and bool(g["finding_text"])
+        if found:
             cls = "note" if g.get("finding") == "stable" else "warn"
-            out.append(f'<p class="{cls}">K = {escape(str(g.get("topics", "?")))}: {escape(g["finding_text"])}.</p>')
-        head = "stuck apart from the rest" if "finding" in g else "flagged"
+            text = g["finding_text"]
+            out.append(f'<p class="{cls}">{escape(text[0].upper() + text[1:])}.</p>')
+        head = "stuck apart from the rest" if found else "flagged"
         out.append(_tab(["restart", "stability", head],
-                        [[n, _m("stability", v), str(flagged.get(n, ""))] for n, v in g["per_model"].items()],
+                        [[n, _m("stability", v), str(flagged.get(n, "no" if found else ""))]
+                         for n, v in g["per_model"].items()],
                         caption=f"Stability of {g.get('topics', '?')}-topic restarts ({g.get('distance', '')} "
                                 f"distance): {_m('stability', g.get('score'))}", sortable=True))
         out.extend(_aligned(g))

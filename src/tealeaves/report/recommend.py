@@ -152,5 +152,7 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
             bias = f"known to favour {side} topics" if leans(side, other["k"], k) else ""
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
-    reasons += _stability(doc.get("stability"))
+    stab = doc.get("stability")  # the chosen K's restarts (every K's are in the section below)
+    reasons += _stability([g for g in stab if isinstance(g, dict) and g.get("topics") == k]
+                          if isinstance(stab, list) else stab)
     return head, reasons
