@@ -36,6 +36,7 @@ import numpy as np
 import tealeaves as tl
 from tealeaves.diagnostics.stability import (
     DISTANCES,
+    MARGIN,
     MATCH_FLOOR,
     TOLERANCE,
     assess,
@@ -269,15 +270,16 @@ def run_real(cache: str | None) -> dict:
 
 
 TOLERANCES = [0.0, 0.1, 0.2, 0.3, 0.4]
+MARGINS = [None, 0.0, 0.05, 0.1, 0.2]
 
 
-def _score(groups: list[dict], floor: float, tolerance: float) -> dict:
+def _score(groups: list[dict], floor: float, tolerance: float, margin: float | None = None) -> dict:
     """Stuck restarts flagged (hits), other restarts flagged (false flags) and the groups' findings
-    under `assess` at this floor and tolerance."""
+    under `assess` at this floor, tolerance and margin."""
     hits = stuck = false = clean = 0
     findings: dict[str, int] = {}
     for g in groups:
-        found = assess(g["models"], sims_of(_Pairs(g)), floor, tolerance)
+        found = assess(g["models"], g["_sims"], floor, tolerance, margin)
         findings[found["finding"]] = findings.get(found["finding"], 0) + 1
         for name, is_stuck in zip(g["models"], g["stuck"], strict=True):
             stuck += is_stuck
@@ -295,17 +297,24 @@ def sweep(synthetic: list[dict], real: list[dict]) -> dict:
     for distance in DISTANCES:
         syn = [g for g in synthetic if g["distance"] == distance]
         rea = [g for g in real if g["distance"] == distance]
+        for g in syn + rea:
+            g["_sims"] = sims_of(_Pairs(g))
         rows = []
-        for tol in TOLERANCES:
-            for f in FLOORS:
-                a, b = _score(syn, f, tol), _score(rea, f, tol)
-                hits, stuck = a["hits"] + b["hits"], a["stuck"] + b["stuck"]
-                false, clean = a["false"] + b["false"], a["clean"] + b["clean"]
-                rows.append({"floor": f, "tolerance": tol, "synthetic": a, "real": b,
-                             "score": round(hits / stuck - false / clean, 9), "false_rate": false / clean})
-        best = max(rows, key=lambda r: (r["score"], -r["false_rate"], -r["tolerance"], -r["floor"]))
+        for margin in MARGINS:
+            for tol in TOLERANCES:
+                for f in FLOORS:
+                    a, b = _score(syn, f, tol, margin), _score(rea, f, tol, margin)
+                    hits, stuck = a["hits"] + b["hits"], a["stuck"] + b["stuck"]
+                    false, clean = a["false"] + b["false"], a["clean"] + b["clean"]
+                    rows.append({"floor": f, "tolerance": tol, "margin": margin, "synthetic": a, "real": b,
+                                 "score": round(hits / stuck - false / clean, 9),
+                                 "false_rate": false / clean})
+        for g in syn + rea:
+            del g["_sims"]
+        best = max(rows, key=lambda r: (r["score"], -r["false_rate"], r["margin"] is None,
+                                        -(r["margin"] or 0), -r["tolerance"], -r["floor"]))
         out[distance] = {"rows": rows, "floor": best["floor"], "tolerance": best["tolerance"],
-                         "score": best["score"]}
+                         "margin": best["margin"], "score": best["score"]}
     return out
 
 
@@ -322,7 +331,8 @@ def js_note(cells: list[dict]) -> dict:
     return {"same_top6": q([m[0] for m in same]) if same else None,
             "same_top6_jaccard": q([m[2] for m in same]) if same else None,
             "same_top6_divergence_similarity": q([m[4] for m in same]) if same else None,
-            "tail_share": q([m[3] for m in every]), "tail_share_same_top6": q([m[3] for m in same]) if same else None}
+            "tail_share": q([m[3] for m in every]),
+            "tail_share_same_top6": q([m[3] for m in same]) if same else None}
 
 
 def real_table(r: dict) -> list[dict]:
@@ -333,12 +343,14 @@ def real_table(r: dict) -> list[dict]:
         row = {"corpus": c["corpus"], "library": c["library"], "K": c["K"],
                "cpu": c["train_cpu_seconds"][:r["real"]["restarts"]]}
         for d in DISTANCES:
-            g = next(g for g in r["real"]["groups"] if (g["corpus"], g["library"], g["K"], g["kind"], g["distance"])
-                     == (c["corpus"], c["library"], c["K"], "clean", d))
+            key = (c["corpus"], c["library"], c["K"], "clean", d)
+            g = next(g for g in r["real"]["groups"]
+                     if (g["corpus"], g["library"], g["K"], g["kind"], g["distance"]) == key)
             s = r["sweep"][d]
             sims = sims_of(_Pairs(g))
+            found = assess(g["models"], sims, s["floor"], s["tolerance"], s["margin"])
             row[d] = {"score": float(np.mean([np.mean(x) for x in sims.values()])),
-                      "finding": assess(g["models"], sims, s["floor"], s["tolerance"])["finding"]}
+                      "finding": found["finding"], "apart": found["apart"]}
         rows.append(row)
     return rows
 
@@ -355,9 +367,9 @@ def markdown(r: dict) -> str:
                          f"{s['length']} tokens" for s in r["settings"])
     real = r["real"]
     corpora = "; ".join(
-        f"{name}: {c['sample']:,} of its {c['documents']:,} paragraphs ({c['tokens']:,} tokens, {c['words']:,} "
-        f"words; sha256 of the whole corpus {c['sha256'][:12]})" + (f", from {len(c['files'])} Info files"
-                                                                  if c.get("files") else "")
+        f"{name}: {c['sample']:,} of its {c['documents']:,} paragraphs ({c['tokens']:,} tokens, "
+        f"{c['words']:,} words; sha256 of the whole corpus {c['sha256'][:12]})"
+        + (f", from {len(c['files'])} Info files" if c.get("files") else "")
         for name, c in real["corpora"].items())
     best = r["default_distance"]
     lines = [
@@ -414,7 +426,8 @@ def markdown(r: dict) -> str:
               "here; the others remain available by name.", "",
               "## Every floor, at each distance's chosen tolerance", "",
               "Synthetic; real: stuck restarts flagged / other restarts flagged.", "",
-              "| floor | " + " | ".join(f"{d} (tolerance {r['sweep'][d]['tolerance']:g})" for d in DISTANCES) + " |",
+              "| floor | " + " | ".join(f"{d} (tolerance {r['sweep'][d]['tolerance']:g})"
+                                       for d in DISTANCES) + " |",
               "|---|" + "---|" * len(DISTANCES)]
     for f in r["floors"]:
         cells = []
@@ -425,8 +438,9 @@ def markdown(r: dict) -> str:
             cells.append(f"{_rate(row['synthetic'])}; {_rate(row['real'])}{mark}")
         lines.append(f"| {f:.2f} | " + " | ".join(cells) + " |")
     lines += ["", "## The real restarts as trained", "",
-              "Each group's stability (mean similarity of matched topics) and finding at the chosen floor and "
-              "tolerance, and the CPU seconds one restart took to train (mean of the trained restarts).", "",
+              "Each group's stability (mean similarity of matched topics) and finding at the chosen floor "
+              "and tolerance, and the CPU seconds one restart took to train (mean of the trained restarts).",
+              "",
               "| corpus | library | K | " + " | ".join(DISTANCES) + " | training CPU s |",
               "|---|---|---|" + "---|" * len(DISTANCES) + "---|"]
     for row in r["real_table"]:
@@ -497,9 +511,10 @@ def main() -> None:
         result = {**run(args.seeds), "real": run_real(args.cache)}
     result = analyse(result)
     for distance, s in result["sweep"].items():
-        pkg = (MATCH_FLOOR[distance], TOLERANCE[distance])
-        note = "" if pkg == (s["floor"], s["tolerance"]) else f" (the package says {pkg})"
-        print(f"{distance:16s} floor {s['floor']:.2f} tolerance {s['tolerance']:g}{note}: score {s['score']:.3f}")
+        pkg = (MATCH_FLOOR[distance], TOLERANCE[distance], MARGIN[distance])
+        note = "" if pkg == (s["floor"], s["tolerance"], s["margin"]) else f" (the package says {pkg})"
+        print(f"{distance:16s} floor {s['floor']:.2f} tolerance {s['tolerance']:g} margin {s['margin']}"
+              f"{note}: score {s['score']:.3f}")
     print(f"default distance: {result['default_distance']}")
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write(dumps(result))

@@ -57,6 +57,9 @@ DISTANCES = ("jensen-shannon", "average-jaccard", "rbo")
 MATCH_FLOOR = {"jensen-shannon": 0.45, "average-jaccard": 0.45, "rbo": 0.6}
 # the share of two restarts' matched topics that may lack a counterpart while they still agree
 TOLERANCE = {"jensen-shannon": 0.0, "average-jaccard": 0.0, "rbo": 0.0}
+# a restart farther from every other than any two others (by more than this share of K) is stuck
+# (`assess`; None: not used)
+MARGIN: dict[str, float | None] = {"jensen-shannon": None, "average-jaccard": None, "rbo": None}
 WORDS_SHOWN = 6
 RULES = ("consensus", "majority")
 RULE = "consensus"
@@ -261,7 +264,7 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
                           "similarity": [json_float(float(x)) for x in sim]})
     names_out = [t.name for t in topics]
     per_topic = {names_out[a]: np.mean([sims[a, b] for b in range(n) if b != a], axis=0) for a in range(n)}
-    found = assess(names_out, sims, float(floor), tolerance)
+    found = assess(names_out, sims, float(floor), tolerance, MARGIN[distance])
     words = {t.name: _shown_words(t) for t in topics}
     params = {"p": p} if distance == "rbo" else {}
     if renamed:
@@ -294,15 +297,18 @@ def flag_restarts(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray],
 
 
 def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor: float,
-           tolerance: float = 0.0) -> dict[str, Any]:
+           tolerance: float = 0.0, margin: float | None = None) -> dict[str, Any]:
     """What a group of restarts says (see the module notes): per restart its topics without a
     counterpart in more than half of the others (`unmatched`), the restarts each disagrees with
     (`against`: more than a `tolerance` share of their matched topics below `floor`), the `finding`
     ("stable": all agree; "stuck": more than half of them all agree, and the others, `stuck`, are
     apart from them; "unstable": no set of more than half of them all agrees, so no restart can be
-    told stuck: the model is unstable at this K as a whole), and `recurring`: the topics of the
-    `reference` restart (the one most similar to the others) with a counterpart at least `floor`
-    similar in every other restart."""
+    told stuck by agreement: the model is unstable at this K as a whole), and `recurring`: the
+    topics of the `reference` restart (the one most similar to the others) with a counterpart at
+    least `floor` similar in every other restart. With `margin` (a share of K; three or more
+    restarts), a restart is also stuck, whatever the finding, when it has more topics without a
+    counterpart against every other restart than any two others have between them, by more than
+    `margin` x K (`apart`: a restart far from all the others, such as one stopped early)."""
     n = len(names)
     K = len(sims[0, 1])
     low = {(a, b): np.flatnonzero(sims[a, b] < floor) for a in range(n) for b in range(n) if a != b}
@@ -323,6 +329,13 @@ def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor:
         "recurring": [k for k in range(K) if all(sims[ref, b][k] >= floor for b in range(n) if b != ref)],
         "worst": {a: max((int(low[a, b].size) for b in against[a]), default=0) for a in range(n)},
         "stuck": {}}
+    apart = []
+    if margin is not None and n >= 3:
+        for a in range(n):
+            rest = max(low[b, c].size for b in range(n) for c in range(n) if a not in (b, c) and b != c)
+            if min(low[a, b].size for b in range(n) if b != a) > rest + margin * K:
+                apart.append(a)
+    out["apart"] = [names[a] for a in apart]
     if largest == n:
         out["finding"] = "stable"
     elif largest > n / 2:
@@ -330,6 +343,11 @@ def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor:
         out["stuck"] = {names[a]: _why(names, a, out, floor) for a in range(n) if a not in core}
     else:
         out["finding"] = "unstable"
+    for a in apart:
+        out["stuck"].setdefault(names[a], _why(names, a, out, floor) + "; farther from every other restart "
+                                "than any two others are from each other")
+    if apart and out["finding"] == "stable":
+        out["finding"] = "stuck"
     return out
 
 
@@ -349,13 +367,22 @@ def finding_text(found: dict[str, Any], K: int, n: int, floor: float, tolerance:
     if found["finding"] == "stable":
         return f"stable at K = {K}: the {n} restarts all agree ({agree}); {share}"
     if found["finding"] == "stuck":
-        return (f"stuck restart(s) at K = {K}: {', '.join(found['stuck'])} apart from the "
-                f"{found['largest']} of the {n} restarts that agree ({agree}); {share}")
+        apart = found.get("apart") or []
+        by_agreement = [m for m in found["stuck"] if m not in apart]
+        parts = ([f"{', '.join(by_agreement)} apart from the {found['largest']} of the {n} restarts that agree "
+                  f"({agree})"] if by_agreement else [])
+        parts += ([f"{', '.join(apart)} farther from every other restart than any two others are from each "
+                   "other"] if apart else [])
+        return f"stuck restart(s) at K = {K}: {'; '.join(parts)}; {share}"
     told = "with 2 restarts that disagree, which one is stuck cannot be told; " if n == 2 else ""
     most = (f"no two of the {n} restarts agree" if found["largest"] < 2 else
             f"at most {found['largest']} of the {n} restarts agree with each other")
-    return (f"unstable at K = {K}: {most} ({agree}), so none is singled out as stuck; {told}{share}; its "
-            "topics are one of several solutions: train more restarts, or read only the topics that recur")
+    apart = found.get("apart") or []
+    single = (f"so none is singled out by agreement; {', '.join(apart)} is stuck apart, farther from every "
+              "other restart than any two others are from each other" if apart else
+              "so none is singled out as stuck")
+    return (f"unstable at K = {K}: {most} ({agree}), {single}; {told}{share}; its topics are one of several "
+            "solutions: train more restarts, or read only the topics that recur")
 
 
 def _consensus(n: int, against: dict[int, list[int]]) -> tuple[int, set[int]]:

@@ -155,10 +155,11 @@ def _gibbs_schedule(iterations: int) -> tuple[int, int, int]:
     return samples, iterations - samples * thin, thin
 
 
-# CPU seconds per token, pass and topic of each trainer's training, a + b K per token and pass
-# (`train_seconds`), fitted by benchmarks/estimates.py (benchmarks/results/estimates.json "fit";
-# tests/test_doc_figures.py keeps them equal) on this project's 2-core machine
-TRAIN_SECONDS = {"tomotopy": (1e-7, 1e-8), "gensim": (1e-6, 1e-7), "sklearn": (1e-6, 1e-7)}
+# CPU seconds of each trainer's training, c + (a + b K) per token and pass (`train_seconds`: a call,
+# then per token and pass, and per token, pass and topic), fitted by benchmarks/estimates.py
+# (benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps them equal) on this
+# project's 2-core machine
+TRAIN_SECONDS = {"tomotopy": (0.0, 2e-7, 0.0), "gensim": (0.5, 3e-5, 0.0), "sklearn": (0.2, 6e-6, 0.0)}
 FOLD_IN_ITERATIONS = 50  # fit_scores' EM iterations over the training documents (classic.fold_in)
 
 
@@ -171,8 +172,8 @@ def _passes(trainer: str, iterations: int) -> int:
 
 def train_seconds(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations: int) -> float:
     """Estimated CPU seconds of `train` (TRAIN_SECONDS per token, pass and topic)."""
-    a, b = TRAIN_SECONDS[trainer]
-    return _passes(trainer, iterations) * float(sum(map(len, texts))) * (a + b * topics)
+    c, a, b = TRAIN_SECONDS[trainer]
+    return c + _passes(trainer, iterations) * float(sum(map(len, texts))) * (a + b * topics)
 
 
 def _plan_seconds(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
