@@ -6,8 +6,8 @@ accepts (`taskset.py`), the answers' long format (`responses.py`) and the scores
 
 from .responses import EXPORT_FIELDS, read_responses, rows_from_steps
 from .scoring import ProxAnnScores, kendall, score_proxann, spearman, summary_lines
-from .taskset import check_key, read_key
 from .tasks import ProxAnnTask, proxann_tasks, write_proxann_tasks
+from .taskset import check_key, read_key
 
 __all__ = ["ProxAnnTask", "proxann_tasks", "write_proxann_tasks", "read_key", "check_key", "EXPORT_FIELDS",
            "read_responses", "rows_from_steps", "score_proxann", "ProxAnnScores", "kendall", "spearman",

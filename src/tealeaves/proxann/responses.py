@@ -5,9 +5,9 @@ proxann score` reads: one row per annotator, task (item) and rated document, CSV
 |---|---|
 | annotator | the app's participant id (pseudonymous: whatever id the study gave; nothing else is kept) |
 | item | the task's opaque id |
-| document | the document's id within the task (d1, d2, ...); empty on the one row of a response with no rating yet |
+| document | the document's id in the task (d1, d2, ...); empty on an answer's one row if nothing is rated |
 | rating | how well the document fits the annotator's category, 1-5 (empty: not rated) |
-| rank | its place in the annotator's ranking, 1 = most related (empty: not ranked yet, or not a ranked item) |
+| rank | its place in the annotator's ranking, 1 = most related (empty: not ranked yet, or never ranked) |
 | label | the category the annotator named (the same on every row of the response) |
 | clarity | how clearly the words and exemplars fit that category, 1-5 |
 | label_ms, rating_ms, rank_ms | milliseconds the annotator spent on the step |
@@ -38,10 +38,11 @@ def rows_from_steps(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     rank, document, value, response_ms, received_at; in the order stored)."""
     responses: dict[tuple[str, str], dict[str, Any]] = {}
     for s in steps:
-        r = responses.setdefault((s["annotator"], s["item"]), {"label": None, "ratings": {}, "ranking": None})
+        r = responses.setdefault((s["annotator"], s["item"]),
+                                 {"label": None, "ratings": {}, "ranking": None})
         if s["step"] == "label":
-            r |= {"label": s["value"]["label"], "clarity": s["value"]["clarity"], "label_ms": s["response_ms"],
-                  "received_at": s["received_at"]}
+            r |= {"label": s["value"]["label"], "clarity": s["value"]["clarity"],
+                  "label_ms": s["response_ms"], "received_at": s["received_at"]}
         elif s["step"] == "rate":
             r["ratings"][s["document"]] = (s["value"], s["response_ms"], s["received_at"])
         else:
@@ -104,8 +105,10 @@ def collect(placed: Iterable[tuple[str, Any]], typed: bool) -> dict[tuple[str, s
                                             "where": where})
         for name, value in (("label", label), ("clarity", clarity)):
             if value != resp[name]:
-                raise MethodError(f"{where}: {name} {str(value)[:40]!r} differs from {str(resp[name])[:40]!r} on "
-                                  f"the first row of annotator {ann!r}'s answer to item {item!r} ({resp['where']})")
+                raise MethodError(f"{where}: {name} {str(value)[:40]!r} differs from "
+                                  f"{str(resp[name])[:40]!r} "
+                                  f"on the first row of annotator {ann!r}'s answer to item {item!r} "
+                                  f"({resp['where']})")
         if doc == "":
             if rating is not None or rank is not None:
                 raise BadValueError(f"{where}: a rating or rank without a document")

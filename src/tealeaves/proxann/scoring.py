@@ -36,8 +36,8 @@ from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..util.limits import check_bootstrap, check_int
 from .responses import grouped, read_responses
-from .taskset import check_key, read_key
 from .tasks import SCALE
+from .taskset import check_key, read_key
 
 DISTRACTOR_MAX = 2
 
@@ -215,7 +215,8 @@ def score_proxann(
         topics.append({
             "model": key["model"], "topic": key["topic"], "item": item, "annotators": len(people),
             "tau_fit": kendall(list(mean_rating), theta), "tau_rank": kendall(list(-mean_rank), theta),
-            "spearman_fit": spearman(list(mean_rating), theta), "spearman_rank": spearman(list(-mean_rank), theta),
+            "spearman_fit": spearman(list(mean_rating), theta),
+            "spearman_rank": spearman(list(-mean_rank), theta),
             "annotator_tau_fit": _mean(kendall(ratings[a], theta) for a in people),
             "annotator_tau_rank": _mean(kendall(ranks[a], theta) for a in people),
             "human_tau_fit": _mean(loo) if loo else None,
@@ -272,7 +273,8 @@ def summary_lines(res: ProxAnnScores) -> list[str]:
                   f"  Kendall tau with theta, mean fit rating: {num(s['tau_fit'])} {ci(s['tau_fit_ci'])}; "
                   f"mean rank: {num(s['tau_rank'])} {ci(s['tau_rank_ci'])}",
                   f"  one annotator's tau with theta (mean): {num(s['annotator_tau_fit'])}; with the other "
-                  f"annotators: {num(s['human_tau_fit'])} ({s['human_tau_fit_topics']} topics with 2 or more)",
+                  f"annotators: {num(s['human_tau_fit'])} ({s['human_tau_fit_topics']} topics with 2 or "
+                  "more)",
                   f"  distractor rated {num(s['distractor_rating'])} on average; clarity {num(s['clarity'])}",
                   f"  agreement on fit ratings: {agree}"]
     return lines

@@ -95,7 +95,8 @@ class ProxAnnTask:
 def check_proxann_tasks(count: int, shown: int, chars: int) -> None:
     """Refuse, before building them, more tasks than memory holds (each task: its texts in memory,
     the task file and the key)."""
-    check_memory(f"{count:,} ProxAnn tasks of {shown:,} texts", count * (1000.0 + 3 * shown * (chars + 100.0)),
+    check_memory(f"{count:,} ProxAnn tasks of {shown:,} texts",
+                 count * (1000.0 + 3 * shown * (chars + 100.0)),
                  how="about 3 copies of each text shown, and 1 KB per task")
 
 
@@ -213,8 +214,9 @@ def proxann_tasks(
     max_chars = check_int("max_chars", max_chars, 20)
     rated = n_eval + 1 + bool(instructed_check)
     if rated > MAX_DOCUMENTS:
+        check = " and the check" if instructed_check else ""
         raise MethodError(f"n_eval={n_eval}: at most {MAX_DOCUMENTS} documents are rated per task "
-                          f"(evaluation documents, the distractor{' and the check' if instructed_check else ''})",
+                          f"(evaluation documents, the distractor{check})",
                           options=("n_eval",))
     if not 0 < low_fraction <= 1 or not math.isfinite(low_fraction):
         raise MethodError(f"low_fraction must be in (0, 1], got {low_fraction}", options=("low_fraction",))
@@ -231,13 +233,14 @@ def proxann_tasks(
                           options=("n_words",))
     pool = np.arange(D, dtype=np.int64) if documents is None else np.array(sorted(set(documents)), np.int64)
     if pool.size and not (0 <= pool.min() and pool.max() < D):
-        raise MethodError(f"document {int(pool.max()) if pool.max() >= D else int(pool.min())} does not exist "
-                          f"(there are {D})")
+        bad = int(pool.max()) if pool.max() >= D else int(pool.min())
+        raise MethodError(f"document {bad} does not exist (there are {D})")
     need = n_exemplars + n_eval + (distractor_texts is None)
     if pool.size < need:
-        raise MethodError(f"{pool.size} documents for {n_exemplars} exemplars, {n_eval} evaluation documents"
-                          f"{' and a distractor' if distractor_texts is None else ''} per topic: give at least "
-                          f"{need} documents", options=("n_exemplars", "n_eval"))
+        also = " and a distractor" if distractor_texts is None else ""
+        raise MethodError(f"{pool.size} documents for {n_exemplars} exemplars, {n_eval} evaluation "
+                          f"documents{also} per topic: give at least {need} documents",
+                          options=("n_exemplars", "n_eval"))
     outside = [excerpt(showable(t), max_chars) for t in distractor_texts or ()]
     if distractor_texts is not None and not [t for t in outside if shown_as(t)]:
         raise MethodError("distractor_texts holds no text to show")
