@@ -103,6 +103,7 @@ PARSERS = {"proxann": _add_proxann}
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
+    proxann.tasks.check_task_files(args.output, args.key)  # before the work
     model = load_kind_arg(args, args.model)
     texts = read_text_lines(args.texts or args.docs, args.encoding)
     if args.theta:

@@ -283,12 +283,17 @@ def proxann_tasks(
     return tasks
 
 
-def write_proxann_tasks(tasks: Sequence[ProxAnnTask], path: str | os.PathLike, key_path: str | os.PathLike,
-                        secret: str | None = None) -> None:
-    """Annotator file and key as JSON lines (a task holds lists of documents: no CSV), written
-    together atomically with the secret beside the key when given (`intrusion.write_tasks`)."""
+def check_task_files(path: str | os.PathLike, key_path: str | os.PathLike) -> None:
+    """Refuse task or key names that are not JSON lines (a task holds lists of documents)."""
     for p, what in ((path, "the tasks"), (key_path, "the key")):
         if csvout.table_format(p, what) != "jsonl":
             raise MethodError(f"{what} {os.fspath(p)!r}: ProxAnn tasks are written as JSON lines (.jsonl); "
                               "each holds lists of documents")
+
+
+def write_proxann_tasks(tasks: Sequence[ProxAnnTask], path: str | os.PathLike, key_path: str | os.PathLike,
+                        secret: str | None = None) -> None:
+    """Annotator file and key as JSON lines (a task holds lists of documents: no CSV), written
+    together atomically with the secret beside the key when given (`intrusion.write_tasks`)."""
+    check_task_files(path, key_path)
     write_tasks(tasks, path, key_path, secret=secret)  # takes any task with public() and key()
