@@ -23,7 +23,7 @@
       `${s.finished} finished); ${s.tasks} tasks`;
     const px = s.family === "proxann";
     el("scores").classList.toggle("hidden", px);
-    el("px-scores").classList.toggle("hidden", !px);
+    el("px-block").classList.toggle("hidden", !px);
     const pxBody = document.querySelector("#px-scores tbody");
     pxBody.replaceChildren();
     for (const [m, v] of Object.entries((s.proxann || {}).summary || {})) {
