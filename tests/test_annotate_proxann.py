@@ -88,7 +88,8 @@ def _answer_all(c: httpx.Client, who: str, key: dict, rating=_rating) -> dict:
                                          "clarity": 4}).status_code == 200
         ratings = {d["id"]: rating(d, k["documents"]) for d in k["documents"]}
         for doc, r in ratings.items():
-            assert c.post("/api/step", json={**base, "step": "rate", "document": doc, "rating": r}).status_code == 200
+            body = {**base, "step": "rate", "document": doc, "rating": r}
+            assert c.post("/api/step", json=body).status_code == 200
         ranking = sorted((d["id"] for d in k["documents"] if d["rank"]), key=lambda i: (-ratings[i], i))
         assert c.post("/api/step", json={**base, "step": "rank", "ranking": ranking}).status_code == 200
         given[t["item"]] = (ratings, ranking)
@@ -111,7 +112,8 @@ def _rate_in_browser(page, key: dict, by_key: bool) -> tuple[str, int]:
 
 
 ITEM_SPY = """() => { const f = window.fetch; window.fetch = async (...a) => { const r = await f(...a);
-  if (String(a[0]).startsWith('api/next')) { const d = await r.clone().json(); if (d.task) window.__item = d.task.item; }
+  if (String(a[0]).startsWith('api/next')) {
+    const d = await r.clone().json(); if (d.task) window.__item = d.task.item; }
   return r; }; }"""
 
 
@@ -145,7 +147,8 @@ def test_browser_annotator_completes_resumes_and_is_scored(server, files, tmp_pa
             ratings = {}
             for j in range(len(key[item]["documents"])):
                 page.wait_for_selector("#px-rate-step:not([hidden])")
-                assert page.inner_text("#px-rate-progress") == f"Document {j + 1} of {len(key[item]['documents'])}"
+                n_docs = len(key[item]["documents"])
+                assert page.inner_text("#px-rate-progress") == f"Document {j + 1} of {n_docs}"
                 assert f"category {n} <b>x</b>" in page.inner_text("#px-rating legend")
                 doc, r = _rate_in_browser(page, key, by_key=j % 2 == 0)
                 ratings[doc] = r
@@ -157,7 +160,7 @@ def test_browser_annotator_completes_resumes_and_is_scored(server, files, tmp_pa
                     page.on("response", lambda resp: bodies.append(resp.text()) if resp.ok else None)
                     page.goto(f"{server.url}/?PROLIFIC_PID=alice")
                     page.wait_for_selector("#px-rate-step:not([hidden])")
-                    assert page.inner_text("#px-rate-progress") == f"Document 4 of {len(key[item]['documents'])}"
+                    assert page.inner_text("#px-rate-progress") == f"Document 4 of {n_docs}"
                 elif j < len(key[item]["documents"]) - 1:
                     page.wait_for_function("s => document.querySelector('#px-rate-progress').textContent"
                                            ".startsWith('Document ' + s)", arg=str(j + 2))
@@ -212,7 +215,8 @@ def test_a_killed_server_loses_no_acknowledged_step(files, backend):
             t = c.get("/api/next", params={"participant": "bob"}).json()["task"]
             session = c.cookies
             base = {"participant": "bob", "item": t["item"], "response_ms": 5}
-            assert c.post("/api/step", json={**base, "step": "label", "label": "laws", "clarity": 3}).status_code == 200
+            label = {**base, "step": "label", "label": "laws", "clarity": 3}
+            assert c.post("/api/step", json=label).status_code == 200
             for doc in t["documents"][:2]:
                 r = c.post("/api/step", json={**base, "step": "rate", "document": doc["id"], "rating": 4})
                 assert r.status_code == 200
@@ -347,8 +351,10 @@ def test_markup_and_sql_in_a_label_are_data(server, files, tmp_path):
 
 
 MEASURE = """() => {
-  const cut = [...document.querySelectorAll('p, li, legend, label, h1, h2, blockquote, button, summary, td, th')]
-    .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 60));
+  const sel = 'p, li, legend, label, h1, h2, blockquote, button, summary, td, th';
+  const cut = [...document.querySelectorAll(sel)]
+    .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.textContent.slice(0, 60));
   const outside = [...document.querySelectorAll('body *')]
     .filter(e => e.offsetParent !== null && !e.closest('.table-wrap'))
     .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.tagName + ' ' + e.id);
@@ -359,7 +365,8 @@ MEASURE = """() => {
 @pytest.mark.parametrize("width", [1400, 420])
 def test_every_step_fits_the_window(server, files, width, tmp_path):
     """At 1400 and 420 pixels, each step and the admin page: nothing wider than the window (the
-    admin table scrolls in its own frame), no text cut. Screenshots go to the test's folder (look at them when the pages change)."""
+    admin table scrolls in its own frame), no text cut. Screenshots go to the test's folder (look at
+    them when the pages change)."""
     from playwright.sync_api import sync_playwright
 
     if not os.path.exists(CHROMIUM):

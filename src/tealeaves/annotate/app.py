@@ -405,41 +405,10 @@ def create_app(
             _set_cookie(resp, request, cookie, fresh, 30 * 86400)
         return resp
 
-    @app.post("/api/answer")
-    async def api_answer(request: Request) -> JSONResponse:
-        data = await _json_body(request)
-        if isinstance(data, JSONResponse):
-            return data
-        annotator = participant_of(data)
-        if annotator is None:
-            return _error(422, "participant is missing or not a valid id")
-        try:
-            await run_in_threadpool(session, annotator, request.cookies.get(session_cookie(annotator)), False)
-        except Forbidden as exc:
-            return refused(annotator, exc)
-        item, choice, options, ms = (data.get(k) for k in ("item", "choice", "options", "response_ms"))
-        if not isinstance(item, str) or item not in public:
-            return _error(422, f"unknown item {item[:60]!r}" if isinstance(item, str) else
-                          f"item must be a string, not {type(item).__name__}")
-        if item not in assigned(annotator):
-            return _error(422, f"item {item!r} is not assigned to this participant")
-        if kind_of == "proxann":
-            return _error(422, f"item {item!r} is a ProxAnn task: answer it in steps (POST /api/step)")
-        shown = public[item]["options"]
-        if options != shown:
-            return _error(422, f"options do not match item {item!r} as it is shown")
-        if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < len(shown):
-            return _error(422, f"choice must be an option position 0..{len(shown) - 1}")
-        if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= 86_400_000:
-            return _error(422, "response_ms must be an integer number of milliseconds")
-        try:
-            _, duplicate = await run_in_threadpool(store.answer, annotator, item, shown, choice, ms)
-        except ConflictError as exc:
-            return _error(409, str(exc))
-        return JSONResponse({"stored": True, "duplicate": duplicate})
-
-    @app.post("/api/step")
-    async def api_step(request: Request) -> JSONResponse:
+    async def submission(request: Request, kind: str) -> tuple[str, str, dict[str, Any]] | JSONResponse:
+        """(participant, item, body) of a submission of a `kind` task set's answer, or the 4xx
+        that refuses it: not JSON, no participant or not their session, an item unknown or not
+        theirs, a response time that is not whole milliseconds."""
         data = await _json_body(request)
         if isinstance(data, JSONResponse):
             return data
@@ -454,17 +423,46 @@ def create_app(
         if not isinstance(item, str) or item not in public:
             return _error(422, f"unknown item {item[:60]!r}" if isinstance(item, str) else
                           f"item must be a string, not {type(item).__name__}")
-        if kind_of != "proxann":
-            return _error(422, f"item {item!r} is an intrusion task: answer it with POST /api/answer")
         if item not in assigned(annotator):
             return _error(422, f"item {item!r} is not assigned to this participant")
+        if kind != kind_of:
+            how = "in steps (POST /api/step)" if kind_of == "proxann" else "with POST /api/answer"
+            return _error(422, f"item {item!r} is a{'' if kind_of == 'proxann' else 'n'} {kind_of} task: "
+                               f"answer it {how}")
         if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= 86_400_000:
             return _error(422, "response_ms must be an integer number of milliseconds")
+        return annotator, item, data
+
+    @app.post("/api/answer")
+    async def api_answer(request: Request) -> JSONResponse:
+        got = await submission(request, "intrusion")
+        if isinstance(got, JSONResponse):
+            return got
+        annotator, item, data = got
+        choice, options = data.get("choice"), data.get("options")
+        shown = public[item]["options"]
+        if options != shown:
+            return _error(422, f"options do not match item {item!r} as it is shown")
+        if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < len(shown):
+            return _error(422, f"choice must be an option position 0..{len(shown) - 1}")
+        try:
+            _, duplicate = await run_in_threadpool(store.answer, annotator, item, shown, choice,
+                                                   data["response_ms"])
+        except ConflictError as exc:
+            return _error(409, str(exc))
+        return JSONResponse({"stored": True, "duplicate": duplicate})
+
+    @app.post("/api/step")
+    async def api_step(request: Request) -> JSONResponse:
+        got = await submission(request, "proxann")
+        if isinstance(got, JSONResponse):
+            return got
+        annotator, item, data = got
         checked = await run_in_threadpool(check_step, annotator, item, data)
         if isinstance(checked, str):
             return _error(409 if checked.startswith(("name the", "rate every")) else 422, checked)
         try:
-            _, duplicate = await run_in_threadpool(store.step, annotator, item, *checked, ms)
+            _, duplicate = await run_in_threadpool(store.step, annotator, item, *checked, data["response_ms"])
         except ConflictError as exc:
             return _error(409, str(exc))
         return JSONResponse({"stored": True, "duplicate": duplicate})

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import BadValueError, InputFileError, MethodError
 from ..files import csvout
 from ..files.records import numbered_json_lines, strict_float, strict_int
-from ..intrusion.taskset import MAX_BODY, MAX_ID, bad_character, strings
+from ..intrusion.taskset import MAX_BODY, MAX_ID, bad_character, check_item
 from ..util.text import shown_as
 from .tasks import INSTRUCTED_RATING, KIND, MAX_DOCUMENTS, MAX_LABEL, ROLES, SCALE
 
@@ -49,19 +49,8 @@ def check_task(t: Any, where: str, seen: set[str], key: bool = False) -> None:
     digits, _ or -, unique in the task), a non-blank text that looks different from the others
     (`shown_as`) and whether it is ranked (at least 2 are); an answer that fits the app's limit;
     no answer fields (a key row served as tasks is refused)."""
-    if not isinstance(t, dict):
-        raise InputFileError(f"{where}: expected an object, got {type(t).__name__}")
-    item = t.get("item")
-    if not isinstance(item, str) or not 1 <= len(item) <= MAX_ID:
-        raise InputFileError(f"{where}: the item id must be a string of 1-{MAX_ID} characters")
-    for path, text in strings(t):
-        bad = bad_character(text)
-        if bad:
-            raise InputFileError(f"{where}: field {path!r} holds {bad}")
-    where = f"{where} (item {item!r})"
-    if item in seen:
-        raise InputFileError(f"{where}: the item appears twice")
-    seen.add(item)
+    where = check_item(t, where, seen)
+    item = t["item"]
     docs = t.get("documents")
     answers = [f for f in KEY_ONLY if f in t] + [f for d in docs or () if isinstance(d, dict)
                                                  for f in DOC_KEY if f in d]
