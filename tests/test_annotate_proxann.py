@@ -362,8 +362,15 @@ MEASURE = """() => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def sqlite_server(files):
+    """The layout does not depend on the database: one SQLite server for it."""
+    with AppServer(files["tasks"], str(files["dir"] / "layout.sqlite"), key=files["key"]) as s:
+        yield s
+
+
 @pytest.mark.parametrize("width", [1400, 420])
-def test_every_step_fits_the_window(server, files, width, tmp_path):
+def test_every_step_fits_the_window(sqlite_server, files, width, tmp_path):
     """At 1400 and 420 pixels, each step and the admin page: nothing wider than the window (the
     admin table scrolls in its own frame), no text cut. Screenshots go to the test's folder (look at
     them when the pages change)."""
@@ -375,7 +382,7 @@ def test_every_step_fits_the_window(server, files, width, tmp_path):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": width, "height": 900})
-        page.goto(f"{server.url}/?participant=w{width}")
+        page.goto(f"{sqlite_server.url}/?participant=w{width}")
         page.wait_for_selector("#px-label-step:not([hidden])")
         found["label"] = page.evaluate(MEASURE)
         page.screenshot(path=tmp_path / f"label-{width}.png", full_page=True)
@@ -395,8 +402,8 @@ def test_every_step_fits_the_window(server, files, width, tmp_path):
         page.wait_for_selector("#px-rank-step:not([hidden])")
         found["rank"] = page.evaluate(MEASURE)
         page.screenshot(path=tmp_path / f"rank-{width}.png", full_page=True)
-        page.goto(f"{server.url}/admin")
-        page.fill("#token", server.token)
+        page.goto(f"{sqlite_server.url}/admin")
+        page.fill("#token", sqlite_server.token)
         page.locator("#login button").click()
         page.wait_for_function("() => !document.querySelector('#px-block').classList.contains('hidden')")
         found["admin"] = page.evaluate(MEASURE)  # a table wider than the window scrolls in its frame
