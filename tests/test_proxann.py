@@ -281,6 +281,7 @@ def test_cli_score_matches_the_library(study, tmp_path):
     ci = doc["summary"]["synthetic"]["tau_fit_ci"]
     assert ci == pytest.approx(list(lib.summary["synthetic"]["tau_fit_ci"]))
     assert "excluded by attention checks: dee" in out and "1 incomplete" in out
+    assert "Kendall tau with theta, mean fit rating: " in out and "(2 of 2 topics)" in out
     assert (tmp_path / "s.csv").read_text().count("\ndocument,") == 14
 
 

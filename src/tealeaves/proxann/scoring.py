@@ -258,9 +258,12 @@ def summary_lines(res: ProxAnnScores) -> list[str]:
     def num(v: Any) -> str:
         return "n/a" if v is None else f"{v:.3f}"
 
-    def ci(c: Any) -> str:
-        lo, hi = c
-        return "n/a (<2 topics)" if not (np.isfinite(lo) and np.isfinite(hi)) else f"[{lo:.3f}, {hi:.3f}]"
+    def mean(s: dict[str, Any], name: str) -> str:
+        """The mean over the topics where it is defined, how many, and its interval."""
+        lo, hi = s.get(f"{name}_ci", (np.nan, np.nan))
+        ci = f" [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+        n, of = s[f"{name}_topics"], s["topics"]
+        return f"{num(s[name])} ({n} of {of} topics{'' if n == of else ' with a defined tau'}){ci}"
 
     lines = [f"{len(res.responses)} responses used; {res.incomplete} incomplete (no full ranking) left out; "
              f"excluded by attention checks: {', '.join(res.excluded_annotators) or 'none'}"]
@@ -270,11 +273,10 @@ def summary_lines(res: ProxAnnScores) -> list[str]:
                               f"{a['krippendorff_alpha_ordinal']:.3f} (ordinal), Fleiss' kappa "
                               f"{a['fleiss_kappa']:.3f} over {a['items']} documents")
         lines += [f"{m}: {s['topics']} topics, {s['responses']} responses",
-                  f"  Kendall tau with theta, mean fit rating: {num(s['tau_fit'])} {ci(s['tau_fit_ci'])}; "
-                  f"mean rank: {num(s['tau_rank'])} {ci(s['tau_rank_ci'])}",
-                  f"  one annotator's tau with theta (mean): {num(s['annotator_tau_fit'])}; with the other "
-                  f"annotators: {num(s['human_tau_fit'])} ({s['human_tau_fit_topics']} topics with 2 or "
-                  "more)",
+                  f"  Kendall tau with theta, mean fit rating: {mean(s, 'tau_fit')}",
+                  f"  Kendall tau with theta, mean rank: {mean(s, 'tau_rank')}",
+                  f"  one annotator's tau with theta: {mean(s, 'annotator_tau_fit')}",
+                  f"  one annotator's tau with the others' mean rating: {mean(s, 'human_tau_fit')}",
                   f"  distractor rated {num(s['distractor_rating'])} on average; clarity {num(s['clarity'])}",
                   f"  agreement on fit ratings: {agree}"]
     return lines
