@@ -32,6 +32,7 @@ _NAMES = {
     "training_curve": ".compare",
     "DiagnosticsResult": ".diagnostics", "diagnostics": ".diagnostics",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
+    "load_judgments": ".datasets",
     "CSLResult": ".csl", "csl": ".csl",
     "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
     "MethodError": ".errors", "TealeavesError": ".errors", "TooLargeError": ".errors",
@@ -55,7 +56,8 @@ __all__ = [
     "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
+    "datasets", "intrusion", "load_judgments", "load_model", "load_topics", "Topics", "method_names",
+    "read_corpus",
     "save_corpus", "save_model",
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
@@ -109,7 +111,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
-    from .datasets import load_model, load_topics, read_corpus
+    from .datasets import load_judgments, load_model, load_topics, read_corpus
     from .diagnostics.stability import StabilityResult, stability
     from .errors import (
         InputFileError,

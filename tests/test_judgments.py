@@ -1,0 +1,133 @@
+"""The judgments type, its readers and the bundled studies (tealeaves.judgments, load_judgments)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tealeaves as tl
+from tealeaves.errors import InputFileError
+from tealeaves.judgments import BINARY, Scale, Study, TopicSet, bundle, from_rows, hoyle, proxann
+from tealeaves.judgments.table import read_table
+
+REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "judgments_reference.json").read_text())
+RATING = Scale("ordinal", 1, 3)
+
+
+def rows(*answers):
+    return [dict(zip(("topic", "annotator", "value"), a, strict=True)) for a in answers]
+
+
+def test_long_form_means_and_counts():
+    j = from_rows(rows(("a", "x", 3), ("a", "y", 2), ("b", "x", 1)), "rating", RATING)
+    assert j.topics.ids == ("a", "b") and j.annotators == ("x", "y")
+    assert j.topic_means().tolist() == [2.5, 1.0]
+    assert j.counts().tolist() == [2, 1]
+    # a topic no one answered is kept, with no mean
+    j = from_rows(rows(("a", "x", 3)), "rating", RATING, TopicSet(("a", "b")))
+    assert np.isnan(j.topic_means()[1])
+
+
+def test_ranks_are_oriented_so_larger_is_better():
+    r = [dict(topic="t", annotator="x", item=i, value=v) for i, v in enumerate((2, 1, 3))]
+    j = from_rows(r, "rank", Scale("rank", 1, 3))
+    assert j.oriented().tolist() == [-2, -1, -3]
+
+
+@pytest.mark.parametrize("answers, places, message", [
+    (rows(("a", "x", 3), ("a", "x", 1)), None, "answered this topic twice"),
+    (rows(("a", "x", 4)), ["f.csv:2"], "f.csv:2 (topic 'a', annotator 'x'): value 4 is off the scale 1..3"),
+    (rows(("a", "x", 2.5)), None, "not a whole number"),
+    (rows(("a", "x", "many")), ["f.csv:7"], "f.csv:7: value 'many' is not a finite number"),
+    ([{"topic": "a", "value": 1}], None, "needs a topic, an annotator and a value"),
+])
+def test_bad_answers_get_one_line_errors(answers, places, message):
+    with pytest.raises(InputFileError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+        from_rows(answers, "rating", RATING, places=places)
+    assert "\n" not in str(e.value)
+
+
+def test_a_ranking_must_be_a_permutation():
+    r = [dict(topic="t", annotator="x", item=i, value=v) for i, v in enumerate((1, 2, 2))]
+    with pytest.raises(InputFileError, match=r"the ranks \[1, 2, 2\] are not a permutation of 1..3"):
+        from_rows(r, "rank", Scale("rank", 1, 3))
+
+
+def test_table_reader(tmp_path):
+    f = tmp_path / "study.csv"
+    f.write_text("topic,annotator,task,value,corpus,words\n"
+                 "t1,ann1,word-intrusion,1,news,a b c\nt1,ann2,word-intrusion,0,news,a b c\n"
+                 "t2,ann1,word-intrusion,1,web,d e f\n")
+    s = read_table(f)
+    j = s["word-intrusion"]
+    assert j.scale == BINARY and j.topics.corpus == ("news", "web") and j.topics.words[1] == ("d", "e", "f")
+    f.write_text("topic,annotator,task,value,corpus\nt1,a,rating,1,news\nt1,b,rating,2,web\n")
+    with pytest.raises(InputFileError, match=r"study.csv:3: topic 't1' has corpus 'web' here but 'news'"):
+        read_table(f)
+    f.write_text("topic,annotator,task,value\nt1,a,rating,1\nt1,b,rating,3\n")
+    assert "scale is the answers' range 1..3" in read_table(f).notes[0]
+
+
+def test_save_and_read_back(tmp_path):
+    study = tl.load_judgments("proxann2025:bills", exclude="none")
+    path = tmp_path / "s.json.gz"
+    bundle.save_study(study, path)
+    back = bundle.read_study(path)
+    assert back.topics.ids == study.topics.ids and back.notes == study.notes
+    for task in study.tasks:
+        a, b = study[task], back[task]
+        assert a.annotators == b.annotators and np.array_equal(a.value, b.value, equal_nan=True)
+        assert a.text == b.text and np.array_equal(a.item, b.item)
+    assert back.documents.text == study.documents.text
+    assert set(back.judges) == set(study.judges)
+
+
+def test_a_damaged_file_is_named_by_field(tmp_path):
+    obj = bundle.study_dict(tl.load_judgments("hoyle2021"))
+    obj["tasks"]["rating"]["value"][5] = "x"
+    path = tmp_path / "bad.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(obj).encode()))
+    with pytest.raises(InputFileError, match=r"bad.json.gz: tasks.rating.value\[5\]: expected a number"):
+        bundle.read_study(path)
+    obj = bundle.study_dict(tl.load_judgments("hoyle2021"))
+    obj["tasks"]["rating"]["value"][0] = 7
+    path.write_bytes(gzip.compress(json.dumps(obj).encode()))
+    with pytest.raises(InputFileError, match="value 7 is off the scale 1..3"):
+        bundle.read_study(path)
+
+
+def test_hoyle_bundle_redraws_the_authors_subsample():
+    """The authors' per-topic means (all_data.json, read without tealeaves) from the bundled raw
+    answers through the authors' sampling: every worker's answer is in the bundle, in order."""
+    study = tl.load_judgments("hoyle2021")
+    assert isinstance(study, Study) and len(study.topics) == 300
+    want = REFERENCE["hoyle2021"]["authors_means"]
+    for k, task in enumerate(("rating", "word-intrusion")):
+        got = hoyle.authors_sample(study[task]).topic_means()
+        assert np.allclose(got, [want[t][k] for t in study.topics.ids], atol=1e-9)
+    assert study["rating"].counts().min() >= 9 and study["word-intrusion"].counts().min() >= 26
+    assert "Copyright (c) 2021 Alexander Hoyle" in study.licence and "hoyle" in study.citation
+
+
+def test_proxann_bundle():
+    study = tl.load_judgments("proxann2025:bills", exclude="none")
+    assert len(study.topics) == 24 and len(study.extra["responses"]) == 121
+    # the authors' evaluation scripts print "Removed: 20" for the Bills export
+    assert len(proxann.excluded(study)) == 20
+    kept = tl.load_judgments("proxann2025:bills")
+    assert len(kept["label"]) == 101 and "excluded 20 of 121" in kept.notes[-1]
+    assert set(kept.judges) >= {"gpt-4o-2024-08-06", "Qwen3-32B"}
+    assert all(len(v["fit"].annotators) == 5 for v in kept.judges.values())  # five runs each
+    assert "Copyright (c) 2024 Alexander Hoyle" in study.licence
+    # no worker identifiers: annotators are renumbered
+    assert all(a.startswith("w") and len(a) == 4 for a in study["fit"].annotators)
+
+
+def test_unknown_names_and_files():
+    with pytest.raises(InputFileError, match="bundled: hoyle2021, proxann2025:bills"):
+        tl.load_judgments("hoyle2022")
+    assert tl.datasets.bundled_file("hoyle2021").endswith("hoyle2021.json.gz")
