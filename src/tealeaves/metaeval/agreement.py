@@ -120,6 +120,7 @@ def agreement(
     level: float = 0.95,
     splits: int = 200,
     compare: bool = True,
+    ceiling: bool = True,
 ) -> AgreementResult:
     """Agreement of each per-topic score (name -> one value per topic of `judgments`, NaN where
     missing) with the human per-topic score (`quality`: "mean" rating or accuracy; "theta" /
@@ -212,12 +213,12 @@ def agreement(
                         row["p"] = float(min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0))))
                 comparisons.append(row)
 
-    ceiling = _ceiling(table, rows, corpora, statistics, bootstrap, seed, splits, level)
+    ceilings = _ceiling(table, rows, corpora, statistics, bootstrap, seed, splits, level) if ceiling else []
     params = {"bootstrap": bootstrap, "seed": seed, "level": level, "splits": splits,
               "statistics": list(statistics), "resampling": "two-stage: topics within each corpus, then each "
               "drawn topic's annotators, with replacement; percentile intervals",
               "ceiling": "sqrt(Spearman-Brown(split-half r)), rank correlations via Pearson's scale"}
-    return AgreementResult(judgments.task, quality, out_rows, ceiling, comparisons, notes, params,
+    return AgreementResult(judgments.task, quality, out_rows, ceilings, comparisons, notes, params,
                            time.perf_counter() - started)
 
 

@@ -25,13 +25,14 @@ and averaged.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..errors import MethodError
 from ..judgments import Judgments
-from .resample import human_table
+from .resample import HumanTable, human_table
 
 MIN_HUMANS_PER_INSTANCE = 2
 MIN_INSTANCES = 30  # Calderon et al.'s default for real annotators
@@ -67,29 +68,48 @@ def _p_value(d: np.ndarray, epsilon: float, test: str) -> float:
     return float(wilcoxon(shifted, alternative="less", method="exact" if len(d) <= 50 else "auto").pvalue)
 
 
-def _instances(j: Judgments, level: str) -> dict[tuple[int, int], dict[int, Any]]:
-    """instance -> {annotator: answer}: an instance is (topic, item) at document level, (topic, -1)
-    at topic level (the answer then the vector of the topic's evaluated-document answers, or the
-    one answer about the whole topic)."""
-    out: dict[tuple[int, int], dict[int, Any]] = {}
-    if level == "document":
-        for t, a, i, v in zip(j.topic, j.annotator, j.item, j.value, strict=True):
-            out.setdefault((int(t), int(i)), {})[int(a)] = float(v)
-        return out
-    about_documents = j.documents is not None and np.any(j.item >= 0)
-    table = human_table(j, "theta" if about_documents else "mean")
-    for row, t in enumerate(table.topics):
-        for pos in range(table.counts[row]):
-            out.setdefault((int(t), -1), {})[int(table.who[row, pos])] = table.values[row, pos]
-    return out
+def _table(j: Judgments) -> HumanTable:
+    """Topics x annotators x items: evaluated documents for a task about documents, else one item."""
+    about_documents = j.documents is not None and bool(np.any(j.item >= 0))
+    return human_table(j, "theta" if about_documents else "mean")
 
 
-def _score(kind: str, pred: Any, others: list[Any]) -> float:
-    if kind == "accuracy":
-        return float(np.mean([pred == o for o in others]))
-    pred = np.asarray(pred, dtype=float)
-    rmse = [np.sqrt(np.nanmean((pred - np.asarray(o, dtype=float)) ** 2)) for o in others]
-    return -float(np.mean(rmse))
+def _wins(table: HumanTable, judge: np.ndarray, level: str, scoring: str) -> tuple[np.ndarray, np.ndarray]:
+    """W^f and W^h of every (topic row, annotator slot, instance): (n, kmax, m) at document level,
+    (n, kmax, 1) at topic level; NaN where the annotator has no answer or fewer than
+    MIN_HUMANS_PER_INSTANCE annotators answered."""
+    v = table.values  # (n, k, m)
+    n, kmax, m = v.shape
+    live = np.arange(kmax)[None, :, None] < table.counts[:, None, None]
+    others = np.maximum(table.counts - 1, 1)[:, None, None]
+    diff_h = v[:, :, None, :] - v[:, None, :, :]  # (n, a, b, m)
+    diff_f = judge[:, None, :] - v  # (n, b, m)
+    not_self = ~np.eye(kmax, dtype=bool)[None, :, :, None]
+    pair = live[:, :, None, :] & live[:, None, :, :] & not_self
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # empty slots: NaN, masked below
+        if scoring == "accuracy":
+            agree_h = np.where(pair, diff_h == 0, 0).sum(axis=2)
+            agree_f = np.where(live, diff_f == 0, 0).sum(axis=1)[:, None, :] - np.where(live, diff_f == 0, 0)
+            if level == "topic":
+                agree_h, agree_f = agree_h.mean(axis=2, keepdims=True), agree_f.mean(axis=2, keepdims=True)
+            s_h, s_f = agree_h / others, agree_f / others
+        elif level == "document":
+            sq_h = np.where(pair, diff_h**2, 0.0).sum(axis=2)
+            sq = np.where(live, diff_f**2, 0.0)
+            sq_f = sq.sum(axis=1)[:, None, :] - sq
+            s_h, s_f = -np.sqrt(sq_h / others), -np.sqrt(sq_f / others)
+        else:  # topic: the mean over the others of the RMSE between vectors
+            rmse_h = np.sqrt(np.nanmean(diff_h**2, axis=3))  # (n, a, b)
+            rmse_h = np.where(pair[..., 0], rmse_h, 0.0).sum(axis=2)
+            rmse_f = np.where(live[..., 0], np.sqrt(np.nanmean(diff_f**2, axis=2)), 0.0)  # (n, b)
+            rmse_f = rmse_f.sum(axis=1)[:, None] - rmse_f
+            s_h, s_f = (-rmse_h / others[..., 0])[..., None], (-rmse_f / others[..., 0])[..., None]
+    ok = np.broadcast_to(live[:, :, :1] if level == "topic" else live, s_h.shape) \
+        & (table.counts >= MIN_HUMANS_PER_INSTANCE)[:, None, None] & np.isfinite(s_h) & np.isfinite(s_f)
+    wf = np.where(ok, (s_f >= s_h).astype(float), np.nan)
+    wh = np.where(ok, (s_h >= s_f).astype(float), np.nan)
+    return wf, wh
 
 
 def alt_test(
@@ -108,12 +128,13 @@ def alt_test(
 ) -> dict[str, Any]:
     """The alternative-annotator test of `judge` (its runs averaged) against the people in
     `judgments` (see the module notes). `level`: "document" (an instance is a document's answer)
-    or "topic" (a topic's vector of document answers; also any task about whole topics);
-    `pseudo`: None (real annotators), "dataset" or "model" (ProxAnn's pseudo-annotators);
-    `min_instances`: an annotator answering fewer is left out (default: every instance of a
-    pseudo-annotator, else 30); `transform`: a function applied to every answer first (the
-    scale both sides are compared on). Returns winning rate, advantage probability, whether the
-    judge passes, per-annotator details and, when the test is not meaningful, why."""
+    or "topic" (a topic's vector of document answers; any task about whole topics has only
+    this level); `pseudo`: None (real annotators), "dataset" or "model" (ProxAnn's
+    pseudo-annotators); `min_instances`: an annotator answering fewer instances is left out
+    (default: a pseudo-annotator must cover every instance in its scope, as in ProxAnn; a real
+    one 30, Calderon et al.'s default); `transform`: applied to every answer of both sides first
+    (the scale they are compared on). Returns the winning rate, the advantage probability,
+    whether the judge passes, per-annotator details, and why when the test is not meaningful."""
     if scoring not in ("neg_rmse", "accuracy"):
         raise MethodError(f"scoring {scoring!r} is not neg_rmse or accuracy")
     if level not in ("document", "topic"):
@@ -124,39 +145,40 @@ def alt_test(
         raise MethodError(f"test {test!r} is not ttest or wilcoxon")
     if judge.n_topics != judgments.n_topics:
         raise MethodError(f"the judge answered {judge.n_topics} topics, the people {judgments.n_topics}")
-    if np.all(judgments.item < 0):
-        level = "topic"
     if transform is not None:
         from dataclasses import replace
+
         judge = replace(judge, value=np.asarray(transform(judge.value), dtype=float))
         judgments = replace(judgments, value=np.asarray(transform(judgments.value), dtype=float))
-    humans = _instances(judgments, level)
-    runs = _instances(judge, level)
-    judged = {i: np.mean(np.stack([np.asarray(v, dtype=float) for v in ans.values()]), axis=0)
-              for i, ans in runs.items()}
-    instances = {i: a for i, a in humans.items() if i in judged and len(a) >= MIN_HUMANS_PER_INSTANCE}
-    dropped = len(humans) - len(instances)
+    table = _table(judgments)
+    if table.values.shape[2] == 1:
+        level = "topic"
+    jt = _table(judge)
+    with np.errstate(invalid="ignore"):
+        jmean = np.nanmean(jt.values, axis=1)  # runs averaged
+    answered = np.full((judgments.n_topics, jmean.shape[1]), np.nan)
+    answered[jt.topics] = jmean
+    jv = answered[table.topics]
+    if jv.shape[1] != table.values.shape[2]:
+        raise MethodError(f"the judge answered {jv.shape[1]} items per topic, the people "
+                          f"{table.values.shape[2]}")
+    wf, wh = _wins(table, jv, level, scoring)
+    valid = np.isfinite(wf) & np.isfinite(jv[:, None, :] if level == "document" else jv[:, None, :1])
+    wf, wh = np.where(valid, wf, np.nan), np.where(valid, wh, np.nan)
+    instances = int(np.isfinite(wf).any(axis=1).sum())
     rng = np.random.default_rng(seed)
     rounds = resamples if pseudo else 1
-    results = []
-    for _ in range(rounds):
-        if pseudo:
-            groups = _pseudo(judgments, instances, pseudo, rng)
-        else:
-            groups = {}
-            for i, ans in instances.items():
-                for a in ans:
-                    groups.setdefault(judgments.annotators[a], {})[i] = a
-        results.append(_one_round(groups, instances, judged, epsilon, q, scoring, test, pseudo,
-                                  min_instances, judgments))
+    results = [_round(table, judgments, wf, wh, pseudo, rng, epsilon, q, test, min_instances)
+               for _ in range(rounds)]
     tested = [r for r in results if r["annotators"]]
     n_ann = max((r["annotators"] for r in results), default=0)
     out: dict[str, Any] = {
         "epsilon": epsilon, "q": q, "scoring": scoring, "level": level, "pseudo": pseudo, "test": test,
-        "resamples": rounds, "instances": len(instances), "instances_dropped": dropped,
+        "resamples": rounds, "instances": instances,
         **_summary([r["winning_rate"] for r in tested], "winning_rate"),
         **_summary([r["advantage_probability"] for r in tested], "advantage_probability"),
-        "annotators": n_ann, "rounds": results if rounds == 1 else None, "why": None,
+        "annotators": n_ann, "per_annotator": results[0]["per_annotator"] if rounds == 1 else None,
+        "why": None,
     }
     out["passes"] = None if out["winning_rate"] is None else bool(out["winning_rate"] >= 0.5)
     if not tested:
@@ -169,69 +191,47 @@ def alt_test(
     return out
 
 
-def _pseudo(j: Judgments, instances: dict, how: str, rng: np.random.Generator) -> dict[str, dict]:
-    """ProxAnn's pseudo-annotators: per topic, its annotators in random order; the k-th of each
-    topic (within the corpus or within each model) make pseudo-annotator k."""
-    by_topic: dict[int, list[int]] = {}
-    for (t, _), ans in instances.items():
-        by_topic.setdefault(t, [])
-        for a in ans:
-            if a not in by_topic[t]:
-                by_topic[t].append(a)
-    groups: dict[str, dict] = {}
-    for t in sorted(by_topic):
-        who = sorted(by_topic[t])
-        order = rng.permutation(len(who))
-        scope = j.topics.corpus[t] if how == "dataset" else f"{j.topics.corpus[t]}/{j.topics.model[t]}"
-        for k, pos in enumerate(order):
-            a = who[pos]
-            for i in instances:
-                if i[0] == t and a in instances[i]:
-                    groups.setdefault(f"{scope}/pseudo{k}", {})[i] = a
-    return groups
-
-
 def _summary(values: list[float], name: str) -> dict[str, float | None]:
     return {name: float(np.mean(values)) if values else None,
             f"{name}_sd": float(np.std(values, ddof=1)) if len(values) > 1 else None}
 
 
-def _one_round(groups, instances, judged, epsilon, q, scoring, test, pseudo, min_instances,
-               j) -> dict[str, Any]:
-    if min_instances is None:
-        if pseudo:
-            # every instance in the pseudo-annotator's scope (ProxAnn's choice)
-            scope = {}
-            for name in groups:
-                scope[name] = sum(1 for i in instances if name.startswith(_scope_of(i, pseudo, j) + "/"))
-        else:
-            scope = {name: MIN_INSTANCES for name in groups}
+def _round(table: HumanTable, j: Judgments, wf: np.ndarray, wh: np.ndarray, pseudo: str | None,
+           rng: np.random.Generator, epsilon: float, q: float, test: str,
+           min_instances: int | None) -> dict[str, Any]:
+    """One test: group the (topic, annotator) win indicators by annotator (or pseudo-annotator)."""
+    n, kmax, _ = wf.shape
+    topic_of = table.topics
+    if pseudo:
+        scope = np.array([j.topics.corpus[t] if pseudo == "dataset" else
+                          f"{j.topics.corpus[t]}/{j.topics.model[t]}" for t in topic_of], dtype=object)
+        slot = np.full((n, kmax), -1)
+        for r in range(n):
+            k = table.counts[r]
+            slot[r, :k] = rng.permutation(k)
+        names = np.where(slot >= 0, scope[:, None] + "/pseudo" + slot.astype(str), "")
     else:
-        scope = {name: min_instances for name in groups}
-    p_values, advantage, names, details = [], [], [], []
-    for name, items in groups.items():
-        if len(items) < scope[name]:
+        names = np.where(table.who >= 0, np.asarray(j.annotators, dtype=object)[np.maximum(table.who, 0)], "")
+    per_instance = np.isfinite(wf)
+    p_values, advantage, labels, details = [], [], [], []
+    for name in dict.fromkeys(names[names != ""].tolist()):
+        cells = names == name
+        f, h = wf[cells][per_instance[cells]], wh[cells][per_instance[cells]]
+        if pseudo and min_instances is None:
+            in_scope = scope == name.rsplit("/pseudo", 1)[0]  # every instance of its corpus or model
+            need = int(per_instance[in_scope].any(axis=1).sum())
+        else:
+            need = MIN_INSTANCES if min_instances is None else min_instances
+        if f.size < need or f.size == 0:
             continue
-        wf, wh = [], []
-        for i, a in items.items():
-            others = [v for b, v in instances[i].items() if b != a]
-            s_h = _score(scoring, instances[i][a], others)
-            s_f = _score(scoring, judged[i], others)
-            wf.append(float(s_f >= s_h))
-            wh.append(float(s_h >= s_f))
-        d = np.asarray(wh) - np.asarray(wf)
+        d = h - f
         p_values.append(_p_value(d, epsilon, test))
-        advantage.append(float(np.mean(wf)))
-        names.append(name)
-        details.append({"annotator": name, "instances": len(items), "advantage": advantage[-1],
+        advantage.append(float(np.mean(f)))
+        labels.append(name)
+        details.append({"annotator": name, "instances": int(f.size), "advantage": advantage[-1],
                         "p": p_values[-1]})
     rejected = benjamini_yekutieli(np.asarray(p_values), q)
     for dct, r in zip(details, rejected, strict=True):
         dct["judge_wins"] = bool(r)
-    return {"annotators": len(names), "winning_rate": float(rejected.mean()) if names else 0.0,
-            "advantage_probability": float(np.mean(advantage)) if names else 0.0, "per_annotator": details}
-
-
-def _scope_of(instance: tuple[int, int], how: str, j: Judgments) -> str:
-    t = instance[0]
-    return j.topics.corpus[t] if how == "dataset" else f"{j.topics.corpus[t]}/{j.topics.model[t]}"
+    return {"annotators": len(labels), "winning_rate": float(rejected.mean()) if labels else 0.0,
+            "advantage_probability": float(np.mean(advantage)) if labels else 0.0, "per_annotator": details}
