@@ -92,7 +92,7 @@ class AgreementResult(Display):
                           f"groups: {', '.join(self.groups)})")
 
     def to_dict(self) -> dict[str, Any]:
-        return json_safe({"kind": "metaeval-agreement", "task": self.task, "quality": self.quality,
+        return json_safe({"task": "metaeval", "judgment_task": self.task, "quality": self.quality,
                           "rows": self.rows, "ceiling": self.ceiling, "comparisons": self.comparisons,
                           "notes": self.notes, "params": self.params, "seconds": self.seconds, **self.extra})
 
