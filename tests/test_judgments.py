@@ -131,3 +131,103 @@ def test_unknown_names_and_files():
     with pytest.raises(InputFileError, match="bundled: hoyle2021, proxann2025:bills"):
         tl.load_judgments("hoyle2022")
     assert tl.datasets.bundled_file("hoyle2021").endswith("hoyle2021.json.gz")
+
+
+# -- the studies' own file formats, on small files written here ------------------------------------
+
+def _hoyle_release(folder: Path, cell: str = '"3,4"') -> None:
+    """all_data.json with two NYTimes MALLET topics and the four per-task files (Qualtrics codes)."""
+    metrics = {"c_npmi_10_full": [0.1, 0.2], "c_v_full": [0.5, None],
+               "ratings_scores_raw": [[1], [2]], "ratings_confidences_raw": [[1], [1]]}
+    data = {"nytimes": {"mallet": {"topics": [["a", "b"], ["c", "d"]], "metrics": metrics}},
+            "wikitext": {"mallet": {"topics": [["e", "f"]],
+                                    "metrics": {"c_npmi_10_full": [0.3], "c_v_full": [0.4]}}}}
+    (folder / "all_data.json").write_text(json.dumps(data))
+    for c in ("nytimes", "wikitext"):
+        cols = ["nytimes_mallet_0", "nytimes_mallet_1", "wikitext_mallet_0", "wikitext_fake_10000"]
+        (folder / f"{c}_ratings.csv").write_text(",".join(["", *cols]) + "\n"
+                                                 + f"2,{cell},\"1,5\",\"2,4\",\"3,4\"\n3,\"2,4\",,\"3,6\",\n")
+        (folder / f"{c}_intrusion.csv").write_text(",".join(["", *cols[:3]])
+                                                   + "\n0,\"6,7\",\"1,8\",\"6,7\"\n")
+
+
+def test_hoyle_release_reader(tmp_path):
+    _hoyle_release(tmp_path)
+    study = tl.load_judgments(tmp_path)
+    r = study["rating"]
+    assert r.topics.ids == ("nytimes/mallet/0", "nytimes/mallet/1", "wikitext/mallet/0")
+    # two files x two workers; the fake (attention-check) column left out and counted
+    assert len(r.annotators) == 4
+    assert any("left out 1 answers to the attention-check" in n for n in study.notes)
+    assert r.topic_means()[0] == 2.5 and r.familiar.tolist()[:2] == [True, False]
+    assert study["word-intrusion"].value.tolist()[:3] == [1.0, 0.0, 1.0]  # code 6 is the intruder
+    assert np.isnan(study.metric("c_v_full")[1])
+
+
+def test_hoyle_release_bad_cell(tmp_path):
+    _hoyle_release(tmp_path, cell='"4,4"')
+    with pytest.raises(InputFileError, match=r"wikitext_ratings.csv:2: column nytimes_mallet_0: '4,4' is not "
+                                             "ANSWER,FAMILIARITY"):
+        tl.load_judgments(tmp_path)
+
+
+def _proxann_release(folder: Path, eval_id: str = "11",
+                     ranks=(1, 2, 3, 4, 5, 6, 7, 8)) -> tuple[Path, Path]:
+    docs = [{"doc_id": 10 + i, "text": f"document {i}", "prob": 1 - i / 7, "assigned_to_k": i < 3}
+            for i in range(7)]
+    config = {"data/models/x/bills-labeled/k-50/mallet/run": {"4": {
+        "topic_words": ["tax", "credit"],
+        "exemplar_docs": [{"doc_id": 1, "text": "an exemplar", "prob": 0.9}],
+        "eval_docs": docs, "distractor_doc": {"text": "sponges"}}}}
+    cfg = folder / "config_bills_part1.json"
+    cfg.write_text(json.dumps(config))
+    columns = ["StartDate", "Status", "Duration (in seconds)", "Q22", "practice_purpose", "cluster_label",
+               "cluster_coherence", "11_loop_fit_a", "11_loop_familiarity", "id", "rank_99",
+               *[f"practice_rank_{i}" for i in range(4)], *[f"{i + 1}_loop_fit_a" for i in range(7)],
+               *[f"{i + 1}_loop_familiarity" for i in range(7)], *[f"rank_{i}" for i in range(7)],
+               *[f"eval_id_{i}" for i in range(7)]]
+    def response(worker, label):
+        v = {"StartDate": "2024-12-12 07:00:00", "Status": "IP Address", "Duration (in seconds)": "600",
+             "Q22": worker, "practice_purpose": "To see when documents are related to a single category",
+             "cluster_label": label, "cluster_coherence": "4 - Clearly.",
+             "11_loop_fit_a": "2 - It mostly doesn't fit", "11_loop_familiarity": "I am not familiar enough",
+             "id": "data/models/x/bills-labeled/k-50/mallet/run/4",
+             "rank_99": str(ranks[7])}
+        v.update({f"practice_rank_{i}": str(i + 1) for i in range(4)})
+        v.update({f"{i + 1}_loop_fit_a": f"{5 - i // 2} - fits" for i in range(7)})
+        v.update({f"{i + 1}_loop_familiarity": "" for i in range(7)})
+        v.update({f"rank_{i}": str(ranks[i]) for i in range(7)})
+        v.update({f"eval_id_{i}": str(10 + i) for i in range(7)})
+        v["eval_id_1"] = eval_id
+        return v
+    import csv as csv_module
+    export = folder / "export_bills.csv"
+    with open(export, "w", newline="", encoding="utf-8") as fh:
+        w = csv_module.DictWriter(fh, columns)
+        w.writeheader()
+        w.writerow({c: c for c in columns})
+        w.writerow({c: '{"ImportId":"x"}' for c in columns})
+        w.writerow(response("5f0a1b2c3d4e5f6a7b8c9d0e", "Tax credits"))
+        w.writerow(response("6a7b8c9d0e1f2a3b4c5d6e7f", "credit"))  # the label is a top word
+    return cfg, export
+
+
+def test_proxann_release_reader(tmp_path):
+    cfg, export = _proxann_release(tmp_path)
+    study = proxann.read_proxann(export, [cfg])
+    assert study.topics.ids == ("bills/mallet/4",) and study["fit"].annotators == ("w001", "w002")
+    assert "5f0a" not in json.dumps(bundle.study_dict(study))  # no worker ids
+    assert study["rank"].scale.high == 8 and study["label"].text == ("Tax credits", "credit")
+    assert proxann.failures(study)[1]["category"] and not proxann.failures(study)[0]["category"]
+    # weighted failures: the label inside the top words counts 2 (> 1: excluded)
+    assert proxann.excluded(study) == ["w002"]
+
+
+def test_proxann_release_inconsistent(tmp_path):
+    cfg, export = _proxann_release(tmp_path, eval_id="99")
+    with pytest.raises(InputFileError, match=r"export_bills.csv:\d+: eval_id_1 is '99' but the "
+                                             "configuration lists document 11"):
+        proxann.read_proxann(export, [cfg])
+    cfg, export = _proxann_release(tmp_path, ranks=(1, 2, 3, 4, 5, 6, 8, 8))
+    with pytest.raises(InputFileError, match=r"not a permutation of 1..8"):
+        proxann.read_proxann(export, [cfg])

@@ -160,6 +160,10 @@ def test_topics_left_out_are_counted():
     score[:3] = np.nan
     res = agreement({"m": score}, j, bootstrap=20)
     assert res.get("m")["topics"] == 17 and "3 topics have no value of m" in res.notes[0]
+    # a topic no one answered is left out and counted
+    unanswered = j.select(j.topic != 0)
+    res = agreement({"m": s[0]}, unanswered, bootstrap=20)
+    assert res.get("m")["topics"] == 19 and res.notes[0] == "1 of 20 topics have no answers: left out"
     with pytest.raises(MethodError, match="has 5 values for the judgments' 20 topics"):
         agreement({"m": score[:5]}, j)
 

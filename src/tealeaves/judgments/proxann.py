@@ -151,7 +151,7 @@ def read_responses(path: str, topics: TopicSet, documents: Documents, keys: dict
     if len(rows) >= 2 and "ImportId" in rows[1][1].get("id", ""):
         rows = rows[2:]  # Qualtrics' question texts and import ids
     answers: dict[str, list] = {"label": [], "clarity": [], "fit": [], "rank": []}
-    shown: dict[int, str] = {}  # document row -> the text the annotators saw
+    texts: dict[int, str] = {}  # document row -> the text the annotators saw
     responses: list[dict[str, Any]] = []
     skipped = {"preview": 0, "unfinished": 0, "before": 0}
     eval_rows = {t: documents.of(t, "evaluated") for t in range(len(topics))}
@@ -184,7 +184,7 @@ def read_responses(path: str, topics: TopicSet, documents: Documents, keys: dict
         for i, col in [(i, f"rank_{i}") for i in range(N_EVAL)] + [(DISTRACTOR_ITEM, "rank_99")]:
             rank = strict_int(row[col].strip(), where, col, 1, N_EVAL + 1)
             answers["rank"].append((t, a, i, rank, None, None))
-        _shown_texts(row, t, documents, shown, where)
+        _shown_texts(row, t, documents, texts, where)
         practice = [row.get(f"practice_rank_{i}", "").strip() for i in range(4)]
         responses.append({
             "annotator": a, "topic": t, "row": where.rsplit(":", 1)[-1],
@@ -199,8 +199,8 @@ def read_responses(path: str, topics: TopicSet, documents: Documents, keys: dict
     annotators = tuple(r["annotator"] for r in responses)
     scales = {"label": TEXT, "clarity": CLARITY, "fit": FIT, "rank": HUMAN_RANK}
     kinds = {"label": "label", "clarity": "rating", "fit": "fit", "rank": "rank"}
-    if shown:
-        text = tuple(shown.get(r, documents.text[r]) for r in range(len(documents)))
+    if texts:
+        text = tuple(texts.get(r, documents.text[r]) for r in range(len(documents)))
         documents = replace(documents, text=text)
     tasks = {name: _judgments(kinds[name], scales[name], topics, annotators, rows_, documents, path)
              for name, rows_ in answers.items()}
@@ -211,7 +211,7 @@ def read_responses(path: str, topics: TopicSet, documents: Documents, keys: dict
     return tasks, responses, notes, documents
 
 
-def _shown_texts(row: dict[str, str], t: int, documents: Documents, shown: dict[int, str],
+def _shown_texts(row: dict[str, str], t: int, documents: Documents, texts: dict[int, str],
                  where: str) -> None:
     """Record the texts this response showed (the export's embedded fields: `eval_doc_i`, the
     exemplars' `exemplar_html` list items, `distractor_doc`); every response of a topic must
@@ -228,7 +228,7 @@ def _shown_texts(row: dict[str, str], t: int, documents: Documents, shown: dict[
     if row.get("distractor_doc", "").strip():
         found += [(int(r), row["distractor_doc"]) for r in documents.of(t, "distractor")]
     for r, text in found:
-        if shown.setdefault(r, text) != text:
+        if texts.setdefault(r, text) != text:
             raise InputFileError(f"{where}: document {documents.id[r]} of topic {t} shows a different text "
                                  "than in an earlier response")
 

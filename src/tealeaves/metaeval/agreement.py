@@ -241,7 +241,7 @@ def _blocks(corpora: np.ndarray) -> dict[str, np.ndarray]:
 def _ceiling(table, rows, corpora, statistics, bootstrap, seed, splits, level) -> list[dict[str, Any]]:
     """Split-half correlation, reliability and ceiling per group and statistic (module notes),
     over the topics with two or more annotators."""
-    two = table.counts[table.topics[rows]] >= 2
+    two = table.counts[rows] >= 2
     sub, sub_corpora = rows[two], corpora[two]
     groups = _groups(corpora)
     halves = split_halves(table, sub, splits, seed + 1) if len(sub) >= MIN_PAIRS else None
