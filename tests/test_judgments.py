@@ -231,3 +231,22 @@ def test_proxann_release_inconsistent(tmp_path):
     cfg, export = _proxann_release(tmp_path, ranks=(1, 2, 3, 4, 5, 6, 8, 8))
     with pytest.raises(InputFileError, match=r"not a permutation of 1..8"):
         proxann.read_proxann(export, [cfg])
+
+
+def test_hoyle_resamples_redrawn_from_the_bundle():
+    """The authors' first 2 x 52 resampled correlations (analysis/correlation_results.csv, kept in
+    the fixture) redrawn from the bundled answers by experiments/human_agreement.py: equal to
+    the last bits of a float sum."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "experiments" / "human_agreement.py"
+    spec = importlib.util.spec_from_file_location("human_agreement", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ours = module.hoyle_resampled(tl.load_judgments("hoyle2021"), iterations=2)
+    theirs = REFERENCE["hoyle2021"]["correlation_results_head"]
+    assert [(r["task"], r["dataset"], r["metric"], r["reference"]) for r in ours] == \
+        [(r["task"], r["dataset"], r["metric"], r["reference"]) for r in theirs]
+    for key in ("spear_rho", "pear_rho"):
+        diff = np.abs(np.array([r[key] for r in ours]) - np.array([float(r[key]) for r in theirs]))
+        assert diff.max() < 1e-15, key

@@ -47,7 +47,7 @@ _NAMES = {
     "plan_intrusion": ".intrusion.plan", "IntrusionPlan": ".intrusion.plan",
     "krippendorff_alpha": ".intrusion.agreement",
 }
-_SUBMODULES = ("datasets", "intrusion", "synthetic")
+_SUBMODULES = ("datasets", "intrusion", "judgments", "metaeval", "synthetic")
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
@@ -56,8 +56,8 @@ __all__ = [
     "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "datasets", "intrusion", "load_judgments", "load_model", "load_topics", "Topics", "method_names",
-    "read_corpus",
+    "datasets", "intrusion", "judgments", "metaeval", "load_judgments", "load_model", "load_topics",
+    "Topics", "method_names", "read_corpus",
     "save_corpus", "save_model",
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
@@ -96,7 +96,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 if TYPE_CHECKING:  # what type checkers and editors see
-    from . import datasets, intrusion, synthetic
+    from . import datasets, intrusion, judgments, metaeval, synthetic
     from .clustering import bcubed
     from .coherence import CoherenceResult, coherence, diversity
     from .coherence.embeddings import (
