@@ -250,3 +250,18 @@ def test_hoyle_resamples_redrawn_from_the_bundle():
     for key in ("spear_rho", "pear_rho"):
         diff = np.abs(np.array([r[key] for r in ours]) - np.array([float(r[key]) for r in theirs]))
         assert diff.max() < 1e-15, key
+
+
+def test_hoyle_long_form_csv(tmp_path):
+    """all_data.csv: the authors' subsample, one row per answer; each row its own annotator."""
+    f = tmp_path / "all_data.csv"
+    f.write_text("dataset,model,topic_idx,human_idx,c_npmi_10_full,scores_raw,confidences_raw,task\n"
+                 "nytimes,etm,0,0,0.1,3,1,ratings\nnytimes,etm,0,1,0.1,2,0,ratings\n"
+                 "nytimes,etm,1,0,0.2,1,1,intrusions\n")
+    tasks = hoyle.read_all_data_csv(f)
+    assert tasks["rating"].topic_means()[0] == 2.5 and tasks["word-intrusion"].value.tolist() == [1.0]
+    f.write_text("dataset,model,topic_idx,human_idx,scores_raw,confidences_raw,task\n"
+                 "nytimes,etm,0,0,5,1,ratings\n")
+    with pytest.raises(InputFileError, match=r"all_data.csv:2 \(topic 'nytimes/etm/0', annotator 'rating/00001'\): "
+                                             "value 5 is off the scale 1..3"):
+        hoyle.read_all_data_csv(f)
