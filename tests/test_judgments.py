@@ -262,6 +262,6 @@ def test_hoyle_long_form_csv(tmp_path):
     assert tasks["rating"].topic_means()[0] == 2.5 and tasks["word-intrusion"].value.tolist() == [1.0]
     f.write_text("dataset,model,topic_idx,human_idx,scores_raw,confidences_raw,task\n"
                  "nytimes,etm,0,0,5,1,ratings\n")
-    with pytest.raises(InputFileError, match=r"all_data.csv:2 \(topic 'nytimes/etm/0', annotator 'rating/00001'\): "
-                                             "value 5 is off the scale 1..3"):
+    with pytest.raises(InputFileError, match=r"all_data.csv:2 \(topic 'nytimes/etm/0', annotator "
+                                             r"'rating/00001'\): value 5 is off the scale 1..3"):
         hoyle.read_all_data_csv(f)
