@@ -369,8 +369,8 @@ def finding_text(found: dict[str, Any], K: int, n: int, floor: float, tolerance:
     if found["finding"] == "stuck":
         apart = found.get("apart") or []
         by_agreement = [m for m in found["stuck"] if m not in apart]
-        parts = ([f"{', '.join(by_agreement)} apart from the {found['largest']} of the {n} restarts that agree "
-                  f"({agree})"] if by_agreement else [])
+        parts = ([f"{', '.join(by_agreement)} apart from the {found['largest']} of the {n} restarts that "
+                  f"agree ({agree})"] if by_agreement else [])
         parts += ([f"{', '.join(apart)} farther from every other restart than any two others are from each "
                    "other"] if apart else [])
         return f"stuck restart(s) at K = {K}: {'; '.join(parts)}; {share}"
