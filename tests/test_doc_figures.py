@@ -602,8 +602,50 @@ def _select() -> list[tuple[str, str]]:
                 f"{hits('rule: old', 'stuck')}")]
 
 
+ESTIMATE_STAGES = [  # benchmarks/estimates.py's summary key -> as docs/guide/model_selection.md names it
+    ("evaluate held-out", "held-out"), ("evaluate coherence", "coherence"), ("evaluate intrusion", "intrusion"),
+    ("evaluate predictive", "predictive"), ("ratio-ais", "Ratio-AIS"), ("select", "`select`'s whole plan"),
+    ("train tomotopy", "tomotopy training"), ("train gensim", "gensim training"),
+    ("train sklearn", "scikit-learn training")]
+
+
+def estimates_phrase() -> str:
+    """benchmarks/estimates.py: measured / estimated CPU seconds per stage, lowest to highest."""
+    r = results("benchmarks/results/estimates.json")["summary"]
+    return "; ".join(f"{name} {r[key]['min']:.2f} to {r[key]['max']:.2f} ({r[key]['n']} workloads)"
+                     for key, name in ESTIMATE_STAGES)
+
+
+def demo_cpu(args: list[str]) -> float:
+    """benchmarks/estimates.py: the CPU seconds of `tealeaves demo` (with `args`)."""
+    return next(d["cpu"] for d in results("benchmarks/results/estimates.json")["demo"] if d["args"] == args)
+
+
+def _estimates() -> list[tuple[str, str]]:
+    p = "docs/guide/model_selection.md"
+    return [(p, estimates_phrase()),
+            ("docs/guide/demo.md", f"`tealeaves demo` ({demo_cpu([]):.0f} CPU-seconds on this 2-core machine"),
+            ("docs/guide/demo.md", f"`--quick` takes {demo_cpu(['--quick']):.0f} CPU-seconds")]
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index, _select]
+          _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates]
+
+
+def test_estimate_constants_are_the_benchmarks_fit():
+    """The rates every estimate uses are those benchmarks/estimates.py fitted (its "fit"), and the
+    demo's help states the demo's measured CPU seconds."""
+    from tealeaves.cli.tools import DEMO_CPU_SECONDS
+    from tealeaves.evaluate import cost
+    from tealeaves.select import TRAIN_SECONDS
+    from tealeaves.util.limits import SITE_SECONDS
+
+    r = results("benchmarks/results/estimates.json")
+    fit = r["fit"]
+    assert {k: list(v) for k, v in SITE_SECONDS.items()} == fit["SITE_SECONDS"]
+    assert {k: list(v) for k, v in TRAIN_SECONDS.items()} == fit["TRAIN_SECONDS"]
+    assert {k: getattr(cost, k) for k in fit["rates"]} == fit["rates"]
+    assert DEMO_CPU_SECONDS == {"full": round(demo_cpu([])), "quick": round(demo_cpu(["--quick"]))}
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))

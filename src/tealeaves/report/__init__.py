@@ -439,7 +439,7 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
             *(["stability"] if stab else []), "estimator sd"]
     body = [[r["model"], _text(r["topics"]),
              *_na(r, "heldout", _m("per_token", r["per_token"]),
-                  "(best)" if r["model"] == best else numbers.versus(v, DASH),
+                  "(best)" if r["model"] == best else numbers.versus(v, "—"),  # the terminal's dash
                   _m("perplexity", r["perplexity"])),
              *[_na(r, "coherence", _m("coherence", r["coherence"].get(m)))[0] for m in measures],
              *_na(r, "diversity", _m("diversity", r["diversity"])),
