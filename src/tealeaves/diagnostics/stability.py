@@ -19,13 +19,15 @@ instead of one reference); the group's score is the mean over restarts. stm's `m
 Stewart & Tingley 2016) does the same with a reference run: Hungarian matching on inner products,
 then the L1 distance and shared top-10 words of each matched pair.
 
-Flags (`flag_restarts`; the floors `MATCH_FLOOR` and the rule `RULE` measured by
-`experiments/stability_restarts.py`, docs/stability_restarts.md): a matched pair of topics less
-similar than the floor has no counterpart; a topic with no counterpart in more than half of the
-other restarts is `unmatched`. Two restarts agree when every matched pair reaches the floor; the
-restarts outside any largest set of restarts that all agree with each other disagree with the
-rest and are flagged (a restart that merged two topics and split another). When no two restarts
-agree, all are flagged; with two restarts that disagree, both (which one is stuck cannot be told).
+Findings (`assess`; the floors `MATCH_FLOOR`, tolerances `TOLERANCE` and margins `MARGIN` per
+distance, and the distance `auto` picks, measured by `experiments/stability_restarts.py` on
+synthetic and real restarts, docs/stability_restarts.md): a matched pair of topics less similar
+than the floor has no counterpart; two restarts agree when at most a tolerance share of their
+matched pairs lack one. The group is *stable* (all agree), has restarts *stuck* apart from a
+consensus (more than half of the restarts all agree and these do not), or is *unstable* as a whole
+(no such majority: the model has several solutions at this K and no restart is singled out). With
+a margin, a restart farther from every other than any two others are from each other (by more
+than margin x K topics) is stuck too, whatever the finding (a restart stopped early).
 """
 
 from __future__ import annotations
@@ -49,9 +51,12 @@ from ..util.limits import check_cost, check_int
 from ..util.numbers import finite_float
 
 __all__ = ["stability", "stability_groups", "flag_restarts", "assess", "js_distances", "average_jaccard",
-           "StabilityResult", "DISTANCES", "MATCH_FLOOR", "TOLERANCE"]
+           "StabilityResult", "DISTANCES", "DEFAULT_DISTANCE", "MATCH_FLOOR", "TOLERANCE", "MARGIN"]
 
 DISTANCES = ("jensen-shannon", "average-jaccard", "rbo")
+# what distance="auto" compares by, where it applies (jensen-shannon needs distributions, the others
+# top words): the distance that told stuck restarts best in experiments/stability_restarts.py
+DEFAULT_DISTANCE = "jensen-shannon"
 # similarity (1 - distance) below which a matched pair of topics has no counterpart, per distance:
 # measured by experiments/stability_restarts.py (docs/stability_restarts.md)
 MATCH_FLOOR = {"jensen-shannon": 0.45, "average-jaccard": 0.45, "rbo": 0.6}
@@ -538,8 +543,11 @@ def _distance(distance: str, topics: list[Topics]) -> str:
         raise MethodError(f"unknown distance {distance!r} (known: auto, {', '.join(DISTANCES)})",
                           options=("distance",))
     lacking = [t for t in topics if t.weights_kind != "distributions"]
-    if distance == "auto":
-        return "average-jaccard" if lacking else "jensen-shannon"
+    if distance == "auto":  # the measured default where it applies
+        if DEFAULT_DISTANCE == "jensen-shannon":
+            return "average-jaccard" if lacking else "jensen-shannon"
+        worded = all(t.top_words is not None or t.vocab is not None for t in topics)
+        return DEFAULT_DISTANCE if worded or lacking else "jensen-shannon"
     if distance == "jensen-shannon" and lacking:
         t = lacking[0]
         what = "top words only" if t.weights is None else (t.weights_note or f"{t.weights_kind} weights")
