@@ -226,13 +226,19 @@ def test_damaged_and_compressed_bertopic_pickles_are_one_line(tmp_path):
 
 def test_the_restricted_reader_calls_only_its_builders(tmp_path):
     """A pickle that would call a builder with what it does not take (bytearray(10**12) would
-    allocate a terabyte), or call something that is not a class it names, is refused."""
+    allocate a terabyte), declare a bytearray longer than the file, or call something that is not a
+    class it names, is refused."""
     from tealeaves.io.safepickle import read_pickle
 
     big = b"\x80\x04\x8c\x08builtins\x8c\tbytearray\x93\x8a\x06\x00\x10\xa5\xd4\xe8\x00\x85R."
     (tmp_path / "b.pickle").write_bytes(big)
     with pytest.raises(tl.InputFileError, match=r"b.pickle: not a readable pickle \(TypeError: bytearray of"):
         read_pickle(tmp_path / "b.pickle")
+    huge = b"\x80\x05\x96" + struct.pack("<Q", 2**40) + b"."  # BYTEARRAY8 of 1 TiB over 1 byte
+    (tmp_path / "h.pickle").write_bytes(huge)
+    with pytest.raises(tl.InputFileError, match=r"a bytearray of 1,099,511,627,776 bytes where the file "
+                                                r"holds 1"):
+        read_pickle(tmp_path / "h.pickle")  # pickle's own reader allocates the terabyte first
     call_int = b"\x80\x04K\x05)R."  # REDUCE with the int 5 as the callable
     (tmp_path / "c.pickle").write_bytes(call_int)
     with pytest.raises(tl.InputFileError, match=r"it calls 5, which is not a class it names"):

@@ -137,7 +137,9 @@ def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) ->
     obj = read_pickle(path)
     if not (isinstance(obj, Stored) and obj.cls.startswith("bertopic.")
             and "topic_representations_" in obj.attrs()):
-        what = describe_pickle(obj.cls) if isinstance(obj, Stored) else f"a pickled {type(obj).__name__}"
+        what = f"a pickled {type(obj).__name__}"
+        if isinstance(obj, Stored):
+            what = describe_pickle(obj.cls if obj.cls.isprintable() else repr(obj.cls))
         raise InputFileError(f"{path}: holds {what}, not a fitted BERTopic model")
     a = obj.attrs()
     return _from_attributes({**a, "topic_labels_": _labels(a)}, os.path.basename(path), "BERTopic pickle",
@@ -209,7 +211,7 @@ def _csr_parts(matrix: Any, where: str) -> dict[str, np.ndarray]:
         m = matrix.tocsr()
         return {"indptr": m.indptr, "indices": m.indices, "data": m.data, "shape": np.array(m.shape)}
     if not matrix.cls.startswith("scipy.sparse.") or not matrix.cls.endswith(("csr_matrix", "csr_array")):
-        raise InvalidModelError(f"{where}: c_tf_idf_ is a {matrix.cls}, not a scipy CSR matrix")
+        raise InvalidModelError(f"{where}: c_tf_idf_ is a {shown(matrix.cls, 80)}, not a scipy CSR matrix")
     a = matrix.attrs()
     shape = a.get("_shape")
     if not (isinstance(shape, tuple) and len(shape) == 2):

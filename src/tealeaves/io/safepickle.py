@@ -27,6 +27,7 @@ import math
 import os
 import pickle
 import re
+import struct
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -79,7 +80,7 @@ class Stored:
         return state if isinstance(state, dict) else {}
 
     def __repr__(self) -> str:
-        return f"<stored {self.cls}>"
+        return f"<stored {self.cls!r}>"  # the name as the file spells it, control characters escaped
 
 
 class Stand:
@@ -94,7 +95,7 @@ class Stand:
         return Stored(self.name, args)
 
     def __repr__(self) -> str:
-        return f"<class {self.name}>"
+        return f"<class {self.name!r}>"
 
 
 def _error(where: str, what: str) -> InputFileError:
@@ -262,8 +263,11 @@ class _Reader(pickle._Unpickler):  # type: ignore[name-defined]  # the pure-Pyth
         raise _error(self.where, "it refers to objects outside the file (persistent ids)")
 
     def _scalar(self, dtype: Any, data: Any = None) -> Any:
-        """numpy's `scalar(dtype, bytes)`: a numpy scalar (an object scalar is the object)."""
-        dt = as_dtype(dtype, self.where)
+        """numpy's `scalar(dtype, bytes)`: a numpy scalar (an object scalar is the object; one of a
+        dtype this reader does not build, a record naming it)."""
+        dt = _readable_dtype(dtype, self.where)
+        if not isinstance(dt, np.dtype):
+            return Stored("numpy.generic", (f"a scalar of {dt[1]}",))
         if dt.hasobject:
             return data
         if not isinstance(data, bytes) or len(data) != dt.itemsize:
@@ -271,8 +275,11 @@ class _Reader(pickle._Unpickler):  # type: ignore[name-defined]  # the pure-Pyth
         return np.frombuffer(data, dtype=dt)[0]
 
     def _frombuffer(self, buf: Any, dtype: Any, shape: Any, order: Any = "C") -> np.ndarray:
-        """numpy's protocol-5 array: `_frombuffer(bytes, dtype, shape, order)`."""
-        shape, dt = _shape(shape, self.where), as_dtype(dtype, self.where)
+        """numpy's protocol-5 array: `_frombuffer(bytes, dtype, shape, order)` (of a dtype this
+        reader does not build: a record that names it when read, as `_joblib_array` leaves)."""
+        shape, dt = _shape(shape, self.where), _readable_dtype(dtype, self.where)
+        if not isinstance(dt, np.dtype):
+            return Stored("numpy.ndarray", (f"an array of {dt[1]}",))  # type: ignore[return-value]
         if not isinstance(buf, bytes | bytearray) or dt.hasobject or order not in ("C", "F") \
                 or len(buf) != math.prod(shape) * dt.itemsize:
             raise _error(self.where, f"an array of shape {shape} ({dt}) whose data is not its "
@@ -341,7 +348,17 @@ class _Reader(pickle._Unpickler):  # type: ignore[name-defined]  # the pure-Pyth
         arr = np.frombuffer(self.fh.read(nbytes), dtype=dt)
         return arr.reshape(shape[::-1]).T if order == "F" else arr.reshape(shape)
 
+    def load_bytearray8(self) -> None:
+        """BYTEARRAY8 (protocol 5): the bytes read first, bounded by the file (pickle's own reader
+        allocates the declared length, up to 2^63 bytes, before reading)."""
+        (n,) = struct.unpack("<Q", self.read(8))
+        data = self.read(n)
+        if len(data) != n:
+            raise _error(self.where, f"a bytearray of {n:,} bytes where the file holds {len(data):,}")
+        self.append(bytearray(data))
+
     dispatch[pickle.REDUCE[0]] = load_reduce
+    dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
     dispatch[pickle.NEWOBJ[0]] = load_newobj
     dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
     dispatch[pickle.BUILD[0]] = load_build
@@ -393,4 +410,4 @@ def read_pickle(path: str | os.PathLike) -> Any:
     except RecursionError:
         raise _error(p, "nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - the pickle machine raises many kinds on damaged bytes
-        raise _error(p, f"{type(exc).__name__}: {shorten(exc, 120)}") from None
+        raise _error(p, f"{type(exc).__name__}: {shorten(' '.join(str(exc).split()), 120)}") from None
