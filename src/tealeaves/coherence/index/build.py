@@ -2,10 +2,13 @@
 
 The corpus is read in chunks of about CHUNK_CHARS characters of whole documents: each chunk's
 postings (counted in parallel over `workers` processes or on Dask) are kept as files in a work
-directory next to the output (`<output>.work/`), each marked with the SHA-256 of its text; an
-interrupted build run again reuses every chunk whose text is unchanged. The chunks are then merged
-word range by word range (MERGE_POSTINGS at a time) into the output (`tlx.TlxWriter`), written
-atomically.
+directory next to the output (`<output>.work/`, a `files.workfolder.WorkFolder`: never a link
+followed, a write that fails leaves no part of a chunk and names its file), each marked with the
+SHA-256 of its text; an interrupted build run again reuses every chunk whose text is unchanged. The
+chunks are then merged word range by word range (MERGE_POSTINGS at a time) into the output
+(`tlx.TlxWriter`), written atomically; the build's own files are then removed from the work folder
+(anything else there is left, and the folder with it). One build at a time writes an output: a
+second is refused at once, naming the first (`files.lock.exclusive`, `<output>.lock`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import contextlib
 import hashlib
 import heapq
 import os
-import shutil
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -25,7 +27,9 @@ from ...corpus import Corpus
 from ...datasets import bundled_corpus
 from ...errors import InputFileError, MethodError
 from ...files.atomic import atomic_path
+from ...files.lock import exclusive
 from ...files.textfile import check_encoding, read_lines
+from ...files.workfolder import WorkFolder
 from ...util.limits import check_cost, memory_bytes
 from ...util.parallel import stream_tasks
 from ..fingerprint import corpus_digest
@@ -101,8 +105,11 @@ def _postings(shared: Any, item: tuple[int, list]) -> tuple:
     return i, [words[j] for j in order], counts, pos, lengths
 
 
-def _chunk_files(work: str, i: int) -> tuple[str, str]:
-    return os.path.join(work, f"chunk-{i:06d}.npz"), os.path.join(work, f"chunk-{i:06d}.pos")
+def _chunk_files(i: int) -> tuple[str, str]:
+    return f"chunk-{i:06d}.npz", f"chunk-{i:06d}.pos"
+
+
+CHUNK_NAMES = r"chunk-\d{6,}\.(npz|pos)(\.tmp)?"  # every file a build makes in its work folder
 
 
 def _chunk_check(pos: np.ndarray, words: np.ndarray, counts: np.ndarray, lengths: np.ndarray) -> str:
@@ -114,47 +121,50 @@ def _chunk_check(pos: np.ndarray, words: np.ndarray, counts: np.ndarray, lengths
     return h.hexdigest()
 
 
-def _save_chunk(work: str, result: tuple, digest: str, nbytes: int) -> None:
-    """A chunk's files, each written under a temporary name then renamed; the .npz (its words,
-    counts, lengths, text hash and the SHA-256 of all these and the positions) last, so a chunk
-    with its .npz is complete, and one whose files changed since is told (`_load_chunk`)."""
+def _save_chunk(work: WorkFolder, result: tuple, digest: str, nbytes: int) -> None:
+    """A chunk's files, each written under a temporary name then renamed (`WorkFolder.write`); the
+    .npz (its words, counts, lengths, text hash and the SHA-256 of all these and the positions)
+    last, so a chunk with its .npz is complete, and one whose files changed since is told
+    (`_load_chunk`). A write that fails (a full disk) leaves no part of the chunk and names its file."""
     i, words, counts, pos, lengths = result
-    meta, posf = _chunk_files(work, i)
-    pos = pos.astype("<u4")
-    pos.tofile(posf + ".tmp")
-    os.replace(posf + ".tmp", posf)
+    meta, posf = _chunk_files(i)
+    pos = np.ascontiguousarray(pos, "<u4")
     blob = np.frombuffer("\n".join(words).encode("utf-8", "surrogatepass"), np.uint8)
-    with open(meta + ".tmp", "wb") as fh:
-        np.savez(fh, words=blob, counts=counts, lengths=lengths, digest=np.array(digest),
-                 nbytes=np.array(nbytes), version=np.array(VERSION),
-                 check=np.array(_chunk_check(pos, blob, counts, lengths)))
-    os.replace(meta + ".tmp", meta)
+    try:
+        work.write(posf, lambda fh: fh.write(memoryview(pos).cast("B")))
+        work.write(meta, lambda fh: np.savez(
+            fh, words=blob, counts=counts, lengths=lengths, digest=np.array(digest), nbytes=np.array(nbytes),
+            version=np.array(VERSION), check=np.array(_chunk_check(pos, blob, counts, lengths))))
+    except OSError as exc:
+        work.remove(posf)
+        raise OSError(exc.errno, f"{exc.strerror} (the chunks finished before it are kept for the next "
+                                 "run)", exc.filename) from None
 
 
-def _load_chunk(work: str, i: int, digest: str | None = None, check: bool = True) -> dict | None:
+def _load_chunk(work: WorkFolder, i: int, digest: str | None = None, check: bool = True) -> dict | None:
     """A chunk's saved postings (its positions file's name), or None if missing, of other text
     (`digest`) or, with `check`, damaged: its files no longer give the SHA-256 recorded with them."""
-    meta, posf = _chunk_files(work, i)
+    meta, posf = _chunk_files(i)
     try:
-        with np.load(meta, allow_pickle=False) as z:
+        with work.open(meta) as fh, np.load(fh, allow_pickle=False) as z:
             if int(z["version"]) != VERSION or (digest is not None and str(z["digest"]) != digest):
                 return None
             out = {k: z[k] for k in ("counts", "lengths", "words")}
             out["nbytes"] = int(z["nbytes"])
             recorded = str(z["check"])
         text = out.pop("words")
-        if check and _chunk_check(np.fromfile(posf, "<u4"), text, out["counts"], out["lengths"]) != recorded:
+        if check and recorded != _chunk_check(work.read_array(posf, "<u4"), text, out["counts"],
+                                               out["lengths"]):
             return None
         words = text.tobytes().decode("utf-8", "surrogatepass")
         out["words"] = words.split("\n") if len(out["counts"]) else []
         out["pos"] = posf
-        size = os.path.getsize(posf)
+        size = work.size(posf)
     except Exception:  # noqa: BLE001 - any damage: the chunk is counted again
         return None
     if len(out["words"]) != len(out["counts"]) or size != 4 * int(out["counts"].sum()):
         return None
     return out
-
 
 
 def build_estimate(nbytes: float, workers: int, chunk_chars: int = CHUNK_CHARS) -> dict[str, float]:
@@ -195,8 +205,23 @@ def build_index(corpus: Any, output: str | os.PathLike, workers: int = 1, encodi
                           f"--max-memory is {max_memory:g} GB")
     check_cost("indexing the reference", est["memory"], how=how)
     name, docs, content = _source(corpus, encoding)
-    work = output + ".work"
-    os.makedirs(work, exist_ok=True)
+    with exclusive(output + ".lock", output, "build of this index"):
+        work = WorkFolder(output + ".work", "the index's chunks")
+        try:
+            header = _build(work, docs, name, content, output, workers, chunk_chars, est["seconds"], progress)
+        except BaseException:
+            work.close(remove_if_empty=True)  # only if no chunk was finished: those are kept for the next run
+            raise
+        if keep_work:
+            work.close()
+        else:
+            work.clear(CHUNK_NAMES)  # the build's own files; anything else there stays, with the folder
+    return header
+
+
+def _build(work: WorkFolder, docs: Iterator[str | list[str]], name: str, content: str, output: str,
+           workers: int, chunk_chars: int, seconds: float, progress: Any) -> dict[str, Any]:
+    """Count the chunks not yet in `work`, then merge them all into `output`."""
     total = hashlib.sha256()
     whole = hashlib.sha256()
     meta: list[tuple[str, int]] = []
@@ -208,36 +233,28 @@ def build_index(corpus: Any, output: str | os.PathLike, workers: int = 1, encodi
             if _load_chunk(work, i, digest) is None:
                 yield i, chunk
 
-    try:
-        for result in stream_tasks(_postings, None, todo(), workers, seconds=est["seconds"],
-                                   what="indexing the reference"):
-            _save_chunk(work, result, meta[result[0]][0], meta[result[0]][1])
-            if progress:
-                progress(result[0])
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.rmdir(work)  # only if no chunk was finished: those are kept for the next run
-        raise
+    for result in stream_tasks(_postings, None, todo(), workers, seconds=seconds,
+                               what="indexing the reference"):
+        _save_chunk(work, result, meta[result[0]][0], meta[result[0]][1])
+        if progress:
+            progress(result[0])
     chunks = [_load_chunk(work, i, d, check=False) for i, (d, _) in enumerate(meta)]  # checked above
     if any(c is None for c in chunks):
-        raise InputFileError(f"{work}: a chunk file vanished while indexing")
+        raise InputFileError(f"{work.path}: a chunk file vanished while indexing")
     created = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
     info = {"name": name, "bytes": sum(s for _, s in meta), "sha256": total.hexdigest(),
             "content": content or "sha256:" + whole.hexdigest(),
             "content_of": "arrays" if content else "text",
             "documents": sum(len(c["lengths"]) for c in chunks),
             "tokens": sum(int(c["counts"].sum()) for c in chunks), "chunk_chars": chunk_chars}
-    header = _merge(chunks, output, info, created)
-    if not keep_work:
-        shutil.rmtree(work, ignore_errors=True)
-    return header
+    return _merge(work, chunks, output, info, created)
 
 
 def _keyed(words: list[str], ci: int) -> Iterator[tuple[str, int, int]]:
     return ((w, ci, li) for li, w in enumerate(words))
 
 
-def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[str, Any]:
+def _merge(work: WorkFolder, chunks: list[dict], output: str, info: dict, created: int) -> dict[str, Any]:
     """Merge the chunks' postings word range by word range into `output` (atomically)."""
     gids = [np.empty(len(c["words"]), np.int64) for c in chunks]
     vocab: list[bytes] = []
@@ -267,8 +284,8 @@ def _merge(chunks: list[dict], output: str, info: dict, created: int) -> dict[st
             for ci, c in enumerate(chunks):
                 lo, hi = np.searchsorted(gids[ci], [g0, g1])
                 if hi > lo:
-                    part = np.fromfile(c["pos"], "<u4", int(cstart[ci][hi] - cstart[ci][lo]),
-                                       offset=4 * int(cstart[ci][lo]))  # read, not mapped: bounded memory
+                    part = work.read_array(c["pos"], "<u4", int(cstart[ci][hi] - cstart[ci][lo]),
+                                           4 * int(cstart[ci][lo]))  # read, not mapped: bounded memory
                     kernels.scatter(part, c["counts"][lo:hi], gids[ci][lo:hi], g0, int(bases[ci]), out, fill)
             buf = np.empty(10 * n, np.uint8)
             writer.add_postings(buf, kernels.encode(out, starts, buf))

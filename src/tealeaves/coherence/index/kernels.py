@@ -1,5 +1,6 @@
 """The numba kernels of the reference index (`index`), pure functions over flat arrays: the
-postings' delta + varint code (`encode`, `decode`, `sound`), a build's placing of a chunk's
+postings' delta + varint code (`encode`, `decode`, `sound`), the vocabulary's order
+(`unsorted`), a build's placing of a chunk's
 positions (`scatter`), and every counting rule answered from words' sorted global positions.
 
 A word's occurrence at position p of a document of n tokens makes it present in the window starts
@@ -85,6 +86,29 @@ def sound(buf, offsets, counts, limit):
                 return g
             seen[p >> 3] |= bit
     return -1
+
+
+@njit(cache=True)
+def unsorted(vocab, offsets):
+    """Whether the words vocab[offsets[g]:offsets[g+1]] are in strictly increasing byte order and
+    each starts on a UTF-8 character: (the first word g that is not, kind), kind 1 if word g is not
+    after word g - 1, 2 if it starts on a continuation byte (10xxxxxx); (-1, 0) if all are."""
+    V = offsets.shape[0] - 1
+    for g in range(V):
+        a = offsets[g]
+        if a < offsets[g + 1] and vocab[a] & 0xC0 == 0x80:
+            return g, 2
+        if g == 0:
+            continue
+        p = offsets[g - 1]
+        n_prev = a - p
+        n = offsets[g + 1] - a
+        i = 0
+        while i < n_prev and i < n and vocab[p + i] == vocab[a + i]:
+            i += 1
+        if i == n or (i < n_prev and vocab[p + i] > vocab[a + i]):  # a prefix of, or before, the previous
+            return g, 1
+    return -1, 0
 
 
 # ---------------------------------------------------------------- counting from positions

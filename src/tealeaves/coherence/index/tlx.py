@@ -19,8 +19,8 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ... import __version__
-from ...errors import InputFileError
-from ...files.records import parse_json
+from ...errors import BadValueError, InputFileError, shorten
+from ...files.records import parse_json, strict_int
 from ...files.textfile import check_regular
 from . import kernels
 
@@ -78,11 +78,18 @@ class TlxFile:
             raise fail(p, "damaged header (not UTF-8)") from None
         try:
             sections = self.header["sections"]
-            self.documents = int(self.header["corpus"]["documents"])
-            self.tokens = int(self.header["corpus"]["tokens"])
-            self.rules = tuple(self.header["rules"])
-        except (UnicodeError, ValueError, KeyError, TypeError) as exc:
+            corpus = self.header["corpus"]
+            self.documents = strict_int(corpus["documents"], "header", "corpus.documents", low=0)
+            self.tokens = strict_int(corpus["tokens"], "header", "corpus.tokens", low=0)
+            rules = self.header["rules"]
+        except BadValueError as exc:
+            raise fail(p, f"damaged {exc}") from None
+        except (KeyError, TypeError) as exc:
             raise fail(p, f"damaged header ({type(exc).__name__})") from None
+        if (not isinstance(rules, list) or not all(isinstance(r, str) and r in RULES for r in rules)
+                or len(set(rules)) != len(rules)):
+            raise fail(p, f"damaged header (rules {shorten(repr(rules))}; known: {', '.join(RULES)})")
+        self.rules = tuple(rules)
         self.arrays: dict[str, np.ndarray] = {}
         for name, dtype in SECTIONS.items():
             self.arrays[name] = self._section(sections, name, dtype, hoff, check=name != "postings")
@@ -103,19 +110,50 @@ class TlxFile:
         return raw.view(dtype)
 
     def _check(self) -> None:
+        """What the sections hold, checked against each other and against what the file can hold
+        (the checksums say only that nothing changed since they were taken): offsets that fit
+        their sections; a vocabulary of UTF-8 words in strictly increasing byte order (`lookup`
+        is a binary search); each word's count at least 1 and at most the bytes of its postings
+        (a position takes 1 to 10 bytes), so the counts add up to at most the postings' size and
+        never wrap; the tokens their sum; each document's length at most the tokens, and their
+        exact sum the tokens."""
         a = self.arrays
         V = a["word_counts"].shape[0]
         for name, blob in (("vocab_offsets", "vocab"), ("postings_offsets", "postings")):
             o = a[name]
-            if (o.shape[0] != V + 1 or o[0] != 0 or o[-1] != a[blob].shape[0]
-                    or (np.diff(o.astype(np.int64)) < 0).any()):
+            if o.shape[0] != V + 1 or o[0] != 0 or o[-1] != a[blob].shape[0] or (o[1:] < o[:-1]).any():
                 raise fail(self.path, f"damaged ({name} do not fit {blob})")
         if a["postings_crc"].shape[0] != V:
             raise fail(self.path, "damaged (postings_crc does not fit the vocabulary)")
-        if a["doc_lengths"].shape[0] != self.documents or (a["doc_lengths"] < 0).any():
-            raise fail(self.path, "damaged (document lengths)")
-        if int(a["doc_lengths"].sum()) != self.tokens or int(a["word_counts"].sum()) != self.tokens:
+        try:
+            bytes(a["vocab"]).decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as exc:
+            raise fail(self.path, f"damaged (the vocabulary is not UTF-8: byte {exc.start:,})") from None
+        g, kind = kernels.unsorted(np.asarray(a["vocab"]), a["vocab_offsets"].astype(np.int64))
+        if kind == 2:
+            raise fail(self.path, f"damaged (word {g:,} of the vocabulary starts inside a UTF-8 character)")
+        if kind == 1:
+            this, before = self.word(g), self.word(g - 1)
+            order = f"{this!r} twice" if this == before else f"{this!r} after {before!r}"
+            raise fail(self.path, f"damaged (the vocabulary is not in order: {order})")
+        counts, spans = a["word_counts"], np.diff(a["postings_offsets"])
+        bad = np.flatnonzero((counts == 0) | (counts > spans) | (spans > 10 * np.minimum(counts, spans)))
+        if bad.size:
+            g = int(bad[0])
+            raise fail(self.path, f"damaged (word {self.word(g)!r} declares {int(counts[g]):,} occurrences "
+                                  f"in {int(spans[g]):,} bytes of postings)")
+        if int(counts.sum()) != self.tokens:  # exact: at most the postings' size
             raise fail(self.path, "damaged (tokens do not add up)")
+        lengths = a["doc_lengths"]
+        if lengths.shape[0] != self.documents:
+            raise fail(self.path, "damaged (document lengths: as many as the documents)")
+        if lengths.size and (lengths.min() < 0 or lengths.max() > self.tokens):
+            d = int(np.flatnonzero((lengths < 0) | (lengths > self.tokens))[0])
+            raise fail(self.path, f"damaged (document lengths: document {d:,} of {int(lengths[d]):,} tokens, "
+                                  f"the corpus {self.tokens:,})")
+        step = max(1, 2**62 // max(self.tokens, 1))  # blocks whose int64 sums cannot wrap
+        if sum(int(lengths[i : i + step].sum()) for i in range(0, lengths.size, step)) != self.tokens:
+            raise fail(self.path, "damaged (document lengths do not add up to the tokens)")
 
     def verify(self) -> None:
         """Check the postings (reads them all): their CRC-32, and that they decode to what an index
@@ -147,7 +185,7 @@ class TlxFile:
 
     def word(self, g: int) -> str:
         o = self.arrays["vocab_offsets"]
-        return bytes(self.arrays["vocab"][int(o[g]) : int(o[g + 1])]).decode("utf-8")
+        return bytes(self.arrays["vocab"][int(o[g]) : int(o[g + 1])]).decode("utf-8", "surrogatepass")
 
     def lookup(self, word: str) -> int:
         """The word's id, or -1 if the corpus lacks it (binary search of the sorted vocabulary)."""
