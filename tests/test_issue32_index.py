@@ -7,6 +7,7 @@ right, so only the reader's own checks of what the sections hold can refuse them
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -428,6 +429,22 @@ def test_a_lock_left_by_a_killed_build_does_not_stop_the_next(built, tmp_path):
     Path(str(out) + ".lock").write_text("pid 999999999 on nowhere\n", encoding="utf-8")
     code, _, err = run_cli(["index", "build", built / "ref.txt", "-o", out])
     assert code == 0, err
+    ix.ReferenceIndex(out).verify()
+    assert not Path(str(out) + ".lock").exists()
+
+
+def test_a_file_system_without_locks_builds_unlocked_and_says_so(built, tmp_path, monkeypatch, capsys):
+    """flock refused by the file system (ENOLCK): the build runs, and says a second would not be
+    refused."""
+    from tealeaves.files import lock
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(lock.fcntl, "flock", no_locks)
+    out = tmp_path / "ref.tlx"
+    ix.build_index(built / "ref.txt", out, chunk_chars=300)
+    assert f"{out}.lock: cannot lock (No locks available)" in capsys.readouterr().err
     ix.ReferenceIndex(out).verify()
     assert not Path(str(out) + ".lock").exists()
 

@@ -8,7 +8,7 @@ behind is simply taken by the next command, never judged stale by what it says, 
 take the place of one still running. The holder removes its lock file when done; one that finds
 the file it locked removed or replaced meanwhile locks the new one (the usual flock protocol).
 A lock file that is a symbolic link is never followed; one on a file system without locks runs
-unlocked, with a warning.
+unlocked, with a warning on stderr.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import fcntl
 import os
 import socket
 import stat
+import sys
 import time
-import warnings
 from collections.abc import Iterator
 
 from ..errors import MethodError
@@ -62,8 +62,8 @@ def exclusive(lock: str | os.PathLike, target: str, what: str) -> Iterator[None]
             raise MethodError(f"{target}: another {what} is running ({holder}; its lock: {lock}); wait "
                               "for it to end, or stop it") from None
         except OSError as exc:  # a file system without locks
-            warnings.warn(f"{lock}: cannot lock ({exc.strerror}); a second {what} would not be refused",
-                          stacklevel=3)
+            sys.stderr.write(f"tealeaves: warning: {lock}: cannot lock ({exc.strerror}); a second {what} "
+                             "would not be refused\n")
             break
         try:
             now = os.stat(lock, follow_symlinks=False)

@@ -111,6 +111,18 @@ def unsorted(vocab, offsets):
     return -1, 0
 
 
+@njit(cache=True)
+def miscounted(counts, offsets):
+    """The first word whose count is not 1 .. its postings' bytes offsets[g+1] - offsets[g], or
+    whose postings are longer than 10 bytes a position (the longest code of an int64), else -1."""
+    for g in range(counts.shape[0]):
+        c = counts[g]
+        span = offsets[g + 1] - offsets[g]
+        if c == 0 or c > span or span > np.uint64(10) * c:
+            return g
+    return -1
+
+
 # ---------------------------------------------------------------- counting from positions
 
 @njit(cache=True)
