@@ -241,7 +241,7 @@ def test_a_run_that_fails_after_finishing_work_keeps_it(run, tmp_path, monkeypat
     assert listing(out) == ["evals", "evals/K2-r0.json", "models", "models/K2-r0.npz", "split.json"]
 
 
-SLOW = ["--topics", "2,3,4,5", "--restarts", "2", "--holdout", "0.3", "--iterations", "3000",
+SLOW = ["--topics", "2,3,4,5", "--restarts", "2", "--holdout", "0.3", "--iterations", "20000",
         "--particles", "5", "--measure", "umass", "--quiet"]
 
 
