@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from ..coherence import ABSENT
@@ -201,6 +202,8 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
                      encoding=args.encoding, rule=args.rule, **params)
     p = res.params
+    for note in p["redone"]:  # saved work refused when resuming (`select.saved`), done again
+        print(f"tealeaves: warning: {note}", file=sys.stderr)
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
           f"({p['trainer']}, {p['iterations']} iterations)"
