@@ -28,7 +28,7 @@ COMMANDS = {
     "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
     "methods": "heldout", "warm-up": "tools", "synth": "tools", "diagnostics": "diagnostics",
-    "index": "index", "stability": "stability",
+    "index": "index", "stability": "stability", "judge": "judge",
 }
 
 
