@@ -62,6 +62,9 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
                    help="refuse a run estimated (before, and at the measured speed) to take longer")
     g.add_argument("--request-seconds", type=above(0), default=2.0,
                    help="seconds per request the estimate assumes until the cache has timed this model")
+    g.add_argument("--extra-body", default=None, metavar="JSON",
+                   help="fields added to every request, a JSON object (a server's own sampling settings, "
+                        "e.g. '{\"repeat_penalty\": 1}' for llama.cpp)")
     g.add_argument("--estimate", action="store_true", help="print the estimate of requests, tokens and time; "
                                                            "send nothing")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -129,7 +132,20 @@ def _judge(args: argparse.Namespace) -> Any:
                  concurrency=args.concurrency, max_rps=args.max_rps, timeout=args.timeout,
                  retries=args.retries,
                  max_hours=args.max_hours, request_seconds=args.request_seconds,
+                 extra_body=_json_object(args.extra_body),
                  progress=False if args.quiet else None)
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    from ..errors import MethodError
+    from ..files.records import parse_json
+
+    if text is None:
+        return None
+    value = parse_json(text, "--extra-body")
+    if not isinstance(value, dict):
+        raise MethodError("--extra-body must be a JSON object")
+    return value
 
 
 def _finish(args: argparse.Namespace, judge: Any, result: Any, inputs: dict[str, Any]) -> int:

@@ -64,7 +64,9 @@ class Judge:
     `concurrency` requests at a time, at most `max_rps` per second; `timeout` seconds per request,
     `retries` on 429, 5xx, dropped connections and timeouts. `max_hours`: refuse (before any work,
     and again at the measured speed) a run that would take longer; `request_seconds`: the time per
-    request assumed by the estimate until the cache has measured this model."""
+    request assumed by the estimate until the cache has measured this model. `extra_body`: fields
+    added to every request (a server's own sampling settings, e.g. llama.cpp's
+    {"repeat_penalty": 1, "top_k": 0, "min_p": 0}); they are recorded, and part of the cache key."""
 
     base_url: str
     llm: str
@@ -83,6 +85,7 @@ class Judge:
     retries: int = 4
     max_hours: float | None = None
     request_seconds: float = REQUEST_SECONDS
+    extra_body: Mapping[str, Any] | None = None
     progress: bool | None = None
     endpoint: Endpoint = field(init=False, repr=False)
     _cache: Cache | None = field(default=None, init=False, repr=False)
@@ -109,6 +112,7 @@ class Judge:
         self.request_seconds = check_float("request_seconds", self.request_seconds, 0, low_open=True)
         if self.max_hours is not None:
             self.max_hours = check_float("max_hours", self.max_hours, 0, low_open=True)
+        self.extra_body = _extra_body(self.extra_body)
         self.endpoint = Endpoint(self.base_url, allow_remote=bool(self.allow_remote), key_env=self.key_env,
                                  timeout=self.timeout, retries=self.retries, max_rps=self.max_rps)
         self.base_url = self.endpoint.base_url
@@ -176,7 +180,8 @@ class Judge:
         return {"base_url": self.base_url, "llm": self.llm, "api": self.api, "method": self.method,
                 "samples": self.samples, "temperature": self.temperature,
                 "logprob_temperature": 0.0, "seed": self.seed, "top_logprobs": self.top_logprobs,
-                "texts_version": TEXTS_VERSION, "key_env": self.key_env, "concurrency": self.concurrency}
+                "texts_version": TEXTS_VERSION, "key_env": self.key_env, "concurrency": self.concurrency,
+                "extra_body": dict(self.extra_body)}
 
     def _ask(self, task: str, what: str, queries: list[Query], later: list[Query] | None = None,
              dry_run: bool = False) -> tuple[Runner, list | None, dict[str, Any]]:
@@ -360,6 +365,29 @@ class Judge:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+OWN_FIELDS = ("model", "messages", "prompt", "temperature", "top_p", "max_tokens", "seed", "logprobs",
+              "top_logprobs", "stream", "n")
+
+
+def _extra_body(extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Extra request fields, as JSON; those the judge sets itself are refused."""
+    import json
+
+    if extra is None:
+        return {}
+    if not isinstance(extra, Mapping) or not all(isinstance(k, str) for k in extra):
+        raise MethodError("extra_body must be a mapping of field names to JSON values",
+                          options=("extra_body",))
+    clash = sorted(set(extra) & set(OWN_FIELDS))
+    if clash:
+        raise MethodError(f"extra_body must not set {', '.join(clash)}: the judge sets them",
+                          options=("extra_body",))
+    try:
+        return json.loads(json.dumps(dict(extra), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise MethodError(f"extra_body must be JSON ({exc})", options=("extra_body",)) from None
 
 
 def _is_model(x: Any) -> bool:

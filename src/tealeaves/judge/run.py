@@ -107,7 +107,8 @@ class Runner:
                                                                   {"role": "user", "content": prompt}]}
         else:
             body = {"model": j.llm, "prompt": f"{SYSTEM}\n\n{prompt}\n\nAnswer:"}
-        body |= {"temperature": temperature, "top_p": 1, "max_tokens": max_tokens, "seed": seed}
+        body |= {"temperature": temperature, "top_p": 1, "max_tokens": max_tokens, "seed": seed,
+                 **j.extra_body}
         if logprobs:
             body |= ({"logprobs": True, "top_logprobs": j.top_logprobs} if j.api == "chat"
                      else {"logprobs": j.top_logprobs})
