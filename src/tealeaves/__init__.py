@@ -35,7 +35,7 @@ _NAMES = {
     "CSLResult": ".csl", "csl": ".csl",
     "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
     "MethodError": ".errors", "TealeavesError": ".errors", "TooLargeError": ".errors",
-    "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
+    "EvaluationResult": ".evaluate", "evaluate": ".evaluate", "EvaluateOptions": ".evaluate",
     "HeldoutResult": ".heldout", "completion": ".heldout", "heldout": ".heldout",
     "method_names": ".heldout",
     "load_model": ".datasets", "load_topics": ".datasets", "save_model": ".io",
@@ -52,6 +52,7 @@ _SUBMODULES = ("datasets", "intrusion", "synthetic")
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "CoherenceResult", "coherence", "comparable", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "EvaluateOptions",
     "build_index",
     "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
@@ -120,7 +121,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         TealeavesError,
         TooLargeError,
     )
-    from .evaluate import EvaluationResult, evaluate
+    from .evaluate import EvaluateOptions, EvaluationResult, evaluate
     from .heldout import HeldoutResult, completion, heldout, method_names
     from .intrusion.agreement import krippendorff_alpha
     from .intrusion.plan import IntrusionPlan, plan_intrusion

@@ -11,7 +11,7 @@ from typing import Any
 from ..coherence import ABSENT
 from ..coherence.embeddings import FORMATS
 from ..errors import MethodError
-from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
+from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, EvaluateOptions, evaluate
 from ..files import csvout
 from ..files.atomic import atomic_path, immediate
 from ..output.jsonout import write_json
@@ -143,15 +143,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         for t, one in enumerate(m if isinstance(m, list) else [m]):
             models.append(one)
             names.append(f"{label}@{t}" if isinstance(m, list) else label)
-    params = {} if args.particles is None else {"particles": args.particles}
-    res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
-                   method=args.method, runs=args.runs,
-                   coherence=_measures(args.measure or ",".join(DEFAULT_COHERENCE)),
-                   compare_models=args.compare, seed=args.seed, workers=args.workers,
-                   progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
-                   max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics,
-                   stability=args.stability, absent=args.absent, embeddings=args.embeddings,
-                   embeddings_format=args.embeddings_format, **params)
+    options = EvaluateOptions(
+        method=args.method, runs=args.runs,
+        heldout_params={} if args.particles is None else {"particles": args.particles},
+        compare_models=args.compare, coherence=tuple(_measures(args.measure or ",".join(DEFAULT_COHERENCE))),
+        absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
+        diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
+        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours)
+    res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
+                   progress=progress, stages=clock)
     sc = res.scoring
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "

@@ -34,7 +34,7 @@ from ..corpus import Corpus
 from ..datasets import load_model, read_corpus
 from ..diagnostics.stability import stability
 from ..errors import InputFileError, MethodError
-from ..evaluate import DEFAULT_COHERENCE, evaluate
+from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
 from ..files.atomic import write_text
 from ..files.records import read_json
 from ..heldout import get_method
@@ -272,9 +272,10 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
         if model_path:
             save_model(model, model_path)
     train_seconds = time.perf_counter() - t0 if trained else None
-    res = evaluate([model], heldout=test_texts, reference=reference, coherence=opts["coherence"],
-                   topn=COHERENCE_TOPN, diversity_topn=DIVERSITY_TOPN, compare_models="none",
-                   seed=opts["seed"], **opts["heldout_params"])
+    options = EvaluateOptions.of(coherence=tuple(opts["coherence"]), topn=COHERENCE_TOPN,
+                                 diversity_topn=DIVERSITY_TOPN, compare_models="none", seed=opts["seed"],
+                                 **opts["heldout_params"])
+    res = evaluate([model], heldout=test_texts, reference=reference, options=options)
     row = {**res.rows[0], **fit_scores(model, train_texts)}
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
