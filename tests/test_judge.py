@@ -20,6 +20,9 @@ from tealeaves.judge.cache import Cache, request_key
 from tealeaves.judge.endpoint import Endpoint, check_url, is_loopback, retry_after
 from tealeaves.judge.prompts import TEXTS, TEXTS_VERSION
 
+NOWHERE = "http://127.0.0.1:9/v1"  # the discard port: nothing is sent in these tests
+SOTU20 = "sotu:sotu-20-asym"
+
 # -- answers read strictly ---------------------------------------------------------------------
 
 
@@ -85,7 +88,8 @@ def test_distribution_from_choices_and_expected():
 
 @pytest.mark.parametrize("host,loop", [("localhost", True), ("127.0.0.1", True), ("127.8.9.10", True),
                                        ("[::1]", True), ("::1", True), ("api.example.org", False),
-                                       ("10.0.0.1", False), ("0.0.0.0", False), ("localhost.example.org", False)])
+                                       ("10.0.0.1", False), ("0.0.0.0", False),
+                                       ("localhost.example.org", False)])
 def test_loopback(host, loop):
     assert is_loopback(host) is loop
 
@@ -100,7 +104,7 @@ def test_url_rules():
 
 
 def test_remote_needs_consent_before_anything_is_sent(tmp_path):
-    model = tl.load_model("sotu:sotu-20-asym")
+    model = tl.load_model(SOTU20)
     j = tl.Judge("https://api.example.org/v1", "gpt-x", cache=tmp_path / "c.sqlite")
     with pytest.raises(MethodError, match=r"api\.example\.org.*allow_remote"):
         j.word_intrusion(model)
@@ -115,11 +119,11 @@ def test_remote_needs_consent_before_anything_is_sent(tmp_path):
 
 def test_the_key_is_never_kept_or_shown(monkeypatch):
     monkeypatch.setenv("MY_JUDGE_KEY", "sk-secret-123456")
-    e = Endpoint("http://127.0.0.1:9/v1", key_env="MY_JUDGE_KEY")
+    e = Endpoint(NOWHERE, key_env="MY_JUDGE_KEY")
     assert "sk-secret" not in repr(e)
     assert e._headers()["Authorization"] == "Bearer sk-secret-123456"
     assert e.scrub("bad key sk-secret-123456 given") == "bad key *** given"
-    j = tl.Judge("http://127.0.0.1:9/v1", "m", key_env="MY_JUDGE_KEY", cache=":memory:")
+    j = tl.Judge(NOWHERE, "m", key_env="MY_JUDGE_KEY", cache=":memory:")
     assert "sk-secret" not in repr(j) and "sk-secret" not in json.dumps(j.settings())
     monkeypatch.delenv("MY_JUDGE_KEY")
     assert "Authorization" not in e._headers()
@@ -140,7 +144,7 @@ def test_pacing_under_max_rps(monkeypatch):
     monkeypatch.setattr("tealeaves.judge.endpoint.time.sleep", slept.append)
     clock = iter(np.arange(0, 100, 0.01))  # 10 ms between calls
     monkeypatch.setattr("tealeaves.judge.endpoint.time.monotonic", lambda: float(next(clock)))
-    e = Endpoint("http://127.0.0.1:9/v1", max_rps=2.0)
+    e = Endpoint(NOWHERE, max_rps=2.0)
     for _ in range(4):
         e._pace()
     # slots at 0, 0.5, 1.0, 1.5 s; calls at 0, 0.01, 0.02, 0.03 s
@@ -178,13 +182,14 @@ def test_a_file_that_is_no_cache(tmp_path):
 @pytest.mark.parametrize("kw,part", [
     ({"method": "best"}, "method"), ({"api": "responses"}, "api"), ({"samples": 0}, "samples"),
     ({"temperature": -1}, "temperature"), ({"temperature": 0.0, "samples": 3}, "temperature 0"),
-    ({"top_logprobs": 21}, "top_logprobs"), ({"concurrency": 0}, "concurrency"), ({"max_hours": 0}, "max_hours"),
+    ({"top_logprobs": 21}, "top_logprobs"), ({"concurrency": 0}, "concurrency"),
+    ({"max_hours": 0}, "max_hours"),
     ({"extra_body": {"seed": 3}}, "extra_body"), ({"extra_body": {"x": float("nan")}}, "JSON"),
     ({"key_env": ""}, "key_env"),
 ])
 def test_settings_are_checked(kw, part):
     with pytest.raises(MethodError, match=part):
-        tl.Judge("http://127.0.0.1:9/v1", "m", cache=":memory:", **kw)
+        tl.Judge(NOWHERE, "m", cache=":memory:", **kw)
 
 
 def test_texts_are_versioned():
@@ -201,36 +206,38 @@ def test_texts_are_versioned():
 def test_estimate_counts_requests_before_any_work(tmp_path):
     model = tl.load_model("sotu:sotu-50-asym")
     base = dict(cache=tmp_path / "c.sqlite", request_seconds=3.0, concurrency=2)
-    est = tl.Judge("http://127.0.0.1:9/v1", "m", **base).word_intrusion(model, dry_run=True)
+    est = tl.Judge(NOWHERE, "m", **base).word_intrusion(model, dry_run=True)
     assert (est["requests"], est["cached"], est["to_send"]) == (50, 0, 50)
     assert est["fallback_requests_at_most"] == 50 * 5  # auto: samples if log-probabilities fail
     assert est["seconds"] == pytest.approx(50 * 3.0 / 2)
-    est = tl.Judge("http://127.0.0.1:9/v1", "m", method="samples", samples=7, **base).ratings(model, dry_run=True)
+    j = tl.Judge(NOWHERE, "m", method="samples", samples=7, **base)
+    est = j.ratings(model, dry_run=True)
     assert est["requests"] == 50 * 7 and est["fallback_requests_at_most"] == 0
     with pytest.raises(MethodError, match=r"max_hours=0\.01"):
-        tl.Judge("http://127.0.0.1:9/v1", "m", max_hours=0.01, **base).ratings(model)  # 75 s > 36 s
+        tl.Judge(NOWHERE, "m", max_hours=0.01, **base).ratings(model)  # 75 s > 36 s
 
 
 # -- the command line ------------------------------------------------------------------------------
 
 
 def test_cli_estimate_sends_nothing(tmp_path):
-    code, out, _ = run_cli(["judge", "ratings", "sotu:sotu-20-asym", "--base-url", "http://127.0.0.1:9/v1", "--llm",
-                            "m", "--estimate", "--cache", tmp_path / "c.sqlite", "--json", tmp_path / "e.json"])
+    code, out, _ = run_cli(["judge", "ratings", SOTU20, "--base-url", NOWHERE, "--llm", "m", "--estimate",
+                            "--cache", tmp_path / "c.sqlite", "--json", tmp_path / "e.json"])
     assert code == 0 and "estimate: 20 requests (0 already cached, 20 to send" in out
     assert json.loads((tmp_path / "e.json").read_text())["estimate"]["to_send"] == 20
 
 
 def test_cli_one_line_errors(tmp_path):
     base = ["--llm", "m", "--cache", tmp_path / "c.sqlite"]
-    one_line_error(["judge", "ratings", "sotu:sotu-20-asym", "--base-url", "https://api.example.org/v1", *base],
+    one_line_error(["judge", "ratings", SOTU20, "--base-url", "https://api.example.org/v1",
+                    *base],
                    "--allow-remote")
-    one_line_error(["judge", "ratings", "sotu:sotu-20-asym", "--base-url", "http://u:p@127.0.0.1/v1", *base],
+    one_line_error(["judge", "ratings", SOTU20, "--base-url", "http://u:p@127.0.0.1/v1", *base],
                    "credentials")
-    one_line_error(["judge", "ratings", "sotu:sotu-20-asym", "--base-url", "http://127.0.0.1:9/v1", *base,
+    one_line_error(["judge", "ratings", SOTU20, "--base-url", NOWHERE, *base,
                     "--extra-body", "[1]"], "JSON object")
-    one_line_error(["judge", "ratings", "sotu:sotu-20-asym", "--base-url", "http://127.0.0.1:9/v1", *base,
+    one_line_error(["judge", "ratings", SOTU20, "--base-url", NOWHERE, *base,
                     "--extra-body", '{"seed": 1}'], "--extra-body must not set seed")
     (tmp_path / "items.jsonl").write_text('{"words": ["a"], "exemplars": ["x"], "documents": ["d"]}\n')
-    one_line_error(["judge", "proxann", tmp_path / "items.jsonl", "--base-url", "http://127.0.0.1:9/v1", *base],
+    one_line_error(["judge", "proxann", tmp_path / "items.jsonl", "--base-url", NOWHERE, *base],
                    "1 documents")

@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -153,16 +154,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_listening(port: int, proc: subprocess.Popen, timeout: float, log: Path) -> None:
+def wait_listening(port: int, proc: subprocess.Popen, timeout: float, log: Path,
+                   api_key: str | None = None) -> None:
     """Wait (at most `timeout` seconds) until the server answers /v1/models."""
     import httpx
 
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"llama.cpp server exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2, headers=headers).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -170,19 +173,28 @@ def wait_listening(port: int, proc: subprocess.Popen, timeout: float, log: Path)
     raise RuntimeError(f"llama.cpp server did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
-@contextlib.contextmanager
-def llama_server(models: Mapping[str, str | os.PathLike], timeout: float = 120.0,
-                 extra: Mapping[str, object] | None = None) -> Iterator[str]:
-    """llama.cpp's OpenAI-compatible server on a free loopback port serving `models`
-    ({alias: gguf path}); yields its base URL (".../v1"). Stopped (SIGTERM, then SIGKILL) on exit."""
-    port = free_port()
+class Server:
+    """A running llama.cpp server: its process, port, base URL and log."""
+
+    def __init__(self, proc: subprocess.Popen, port: int, log: Path) -> None:
+        self.proc, self.port, self.log = proc, port, log
+        self.url = f"http://127.0.0.1:{port}/v1"
+
+
+def start_server(models: Mapping[str, str | os.PathLike], port: int | None = None, timeout: float = 120.0,
+                 api_key: str | None = None) -> Server:
+    """llama.cpp's OpenAI-compatible server (`python -m llama_cpp.server`) on a loopback port
+    (free, unless given) serving `models` ({alias: gguf path}), answering within `timeout` s."""
+    port = free_port() if port is None else port
     tmp = Path(tempfile.mkdtemp(prefix="tl-llama-"))
     config = {
         "host": "127.0.0.1",
         "port": port,
         "models": [{"model": os.fspath(p), "model_alias": alias, "n_ctx": N_CTX, "n_threads": 1,
-                    "n_batch": 512, "verbose": False, **(extra or {})} for alias, p in models.items()],
+                    "n_batch": 512, "verbose": False} for alias, p in models.items()],
     }
+    if api_key is not None:
+        config["api_key"] = api_key
     (tmp / "config.json").write_text(json.dumps(config))
     log = tmp / "server.log"
     with open(log, "wb") as out:
@@ -190,10 +202,117 @@ def llama_server(models: Mapping[str, str | os.PathLike], timeout: float = 120.0
                                  str(tmp / "config.json")], stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     try:
-        wait_listening(port, proc, timeout, log)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
+        wait_listening(port, proc, timeout, log, api_key)
+    except BaseException:
         stop(proc)
+        raise
+    return Server(proc, port, log)
+
+
+@contextlib.contextmanager
+def llama_server(models: Mapping[str, str | os.PathLike], **kw: object) -> Iterator[Server]:
+    """`start_server`, stopped (SIGTERM, then SIGKILL) on exit."""
+    server = start_server(models, **kw)
+    try:
+        yield server
+    finally:
+        stop(server.proc)
+
+
+@contextlib.contextmanager
+def silent_server() -> Iterator[str]:
+    """A TCP server on loopback that accepts connections and never answers (a server that is
+    slow); yields its base URL. A test harness, not an OpenAI server."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    held: list[socket.socket] = []
+    done = threading.Event()
+
+    def accept() -> None:
+        sock.settimeout(0.2)
+        while not done.is_set():
+            try:
+                conn, _ = sock.accept()
+                held.append(conn)
+            except OSError:
+                continue
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    finally:
+        done.set()
+        t.join(5)
+        for c in held:
+            c.close()
+        sock.close()
+
+
+@contextlib.contextmanager
+def fault_proxy(upstream: str, faults: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """A reverse proxy on loopback in front of the real server: request i gets `faults[i]` when
+    there is one ("429" with Retry-After: 0, "503", "500", "not-json", "no-logprobs": the real
+    answer with its log-probabilities removed), else the real answer. Yields (base URL, the list of
+    paths requested). A test harness, minimal on purpose."""
+    import http.server
+
+    import httpx
+
+    seen: list[str] = []
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _forward(self, method: str) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            path = self.path.split("/v1", 1)[-1]
+            with lock:
+                seen.append(path)
+                fault = faults[len(seen) - 1] if len(seen) <= len(faults) else ""
+            if fault == "429":
+                return self._reply(429, b'{"error": {"message": "slow down"}}', {"Retry-After": "0"})
+            if fault in ("500", "503"):
+                return self._reply(int(fault), b'{"error": {"message": "busy"}}')
+            r = httpx.request(method, upstream + path, content=body or None,
+                              headers={"Content-Type": "application/json"}, timeout=60)
+            data = r.content
+            if fault == "not-json":
+                data = b"<html>gateway</html>"
+            elif fault == "no-logprobs" and r.status_code == 200:
+                doc = json.loads(data)
+                for c in doc.get("choices", []):
+                    c["logprobs"] = None
+                data = json.dumps(doc).encode()
+            self._reply(r.status_code, data)
+
+        def do_GET(self) -> None:
+            self._forward("GET")
+
+        def do_POST(self) -> None:
+            self._forward("POST")
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        t.join(5)
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -44,7 +44,8 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
                         "fallback counted; logprobs: only log-probabilities; samples: only samples")
     g.add_argument("--samples", type=at_least(1, 1000), default=5, help="replies per item when sampling")
     g.add_argument("--temperature", type=not_below(0), default=1.0, help="sampling temperature (0-2)")
-    g.add_argument("--seed", type=at_least(0), default=0, help="seed of the first sample (then +1, +2, ...)")
+    g.add_argument("--seed", type=at_least(0), default=0,
+                   help="the seed every request's own seed is derived from")
     g.add_argument("--top-logprobs", type=at_least(1, 20), default=20)
     g.add_argument("--key-env", default="TEALEAVES_JUDGE_KEY",
                    help="environment variable holding the API key (default TEALEAVES_JUDGE_KEY; unset: "

@@ -57,7 +57,8 @@ class Judge:
 
     `api`: "chat" (/chat/completions) or "completions" (/completions, for base models). `method`:
     "auto", "logprobs" or "samples" (see `judge.run`); `samples` replies per item at `temperature`
-    when sampling; `seed` (sample i uses seed + i); `top_logprobs` alternatives asked for.
+    when sampling; `seed` (each request's own seed is derived from it, `run.sample_seed`);
+    `top_logprobs` alternatives asked for.
     `key_env`: the environment variable holding the API key (read at each request, never stored).
     `allow_remote`: consent to send topics and documents to an address that is not this machine.
     `cache`: the SQLite file of answers (default `default_cache()`; ":memory:" keeps nothing).

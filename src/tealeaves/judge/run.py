@@ -6,8 +6,10 @@ How a question is answered (`method`):
 - "logprobs": one request at temperature 0 for the first token and its `top_logprobs`
   alternatives (`answers.distribution_from_logprobs`). A server that returns none is an error; an
   answer whose alternatives hold no well-formed answer leaves the item unanswered (counted).
-- "samples": `samples` requests at `temperature`, seeds seed, seed+1, ...; the distribution is
-  the share of well-formed answers; malformed ones are counted.
+- "samples": `samples` requests at `temperature`; the distribution is the share of well-formed
+  answers; malformed ones are counted. Sample i of a question is drawn with the seed
+  `sample_seed(seed, prompt, i)` (SHA-256 of the three): reproducible, and different for every
+  question, so that no two questions share their random numbers.
 - "auto": log-probabilities where the server gives them; otherwise, and for an item whose
   alternatives hold no well-formed answer, samples: each such fallback is counted and reported.
 Rankings and labels are generated text: one greedy request (temperature 0), or `samples`
@@ -23,6 +25,7 @@ run that would then exceed `max_hours` stops with the answers so far kept in the
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -95,6 +98,7 @@ class Runner:
         self._t0 = time.perf_counter()
         self._to_send = 0
         self._checked_at = 0
+        self._planned: dict[int, int] = {}
         self.progress: Any = None
 
     # -- requests --------------------------------------------------------------------------
@@ -118,15 +122,15 @@ class Runner:
         """The requests a query needs first (a fallback may add samples)."""
         j = self.judge
         if q.kind == "choice" and self.logprobs_ok is not False:
-            return [self.body(q.prompt, 0.0, 1, j.seed, True)]
+            return [self.body(q.prompt, 0.0, 1, sample_seed(j.seed, q.prompt, 0), True)]
         if j.method != "samples" and q.kind != "choice":
-            return [self.body(q.prompt, 0.0, self.max_tokens(q), j.seed, False)]
+            return [self.body(q.prompt, 0.0, self.max_tokens(q), sample_seed(j.seed, q.prompt, 0), False)]
         return self.samples(q)
 
     def samples(self, q: Query) -> list[tuple[str, dict[str, Any]]]:
         j = self.judge
-        return [self.body(q.prompt, j.temperature, self.max_tokens(q), j.seed + i, False)
-                for i in range(j.samples)]
+        return [self.body(q.prompt, j.temperature, self.max_tokens(q), sample_seed(j.seed, q.prompt, i),
+                          False) for i in range(j.samples)]
 
     @staticmethod
     def max_tokens(q: Query) -> int:
@@ -166,7 +170,8 @@ class Runner:
         out.requests += 1
         out.cached += not sent
         if self.progress is not None:
-            self.progress.advance()
+            with self._lock:
+                self.progress.advance()
         if sent:
             self._check_pace()
         return response
@@ -226,13 +231,16 @@ class Runner:
             with self._lock:
                 self.counts["fallback_no_logprobs"] += 1
             out.fallback = "the server gave no log-probabilities"
-        return self._sampled(q, out, first)
+        return self._sampled(q, out, first, planned=self._planned.get(id(q), 0))
 
-    def _sampled(self, q: Query, out: Outcome, requests: list | None = None) -> Outcome:
+    def _sampled(self, q: Query, out: Outcome, requests: list | None = None, planned: int = 0) -> Outcome:
+        """`requests` (default: the question's samples) sent and read; `planned`: how many of them
+        the run counted when it started (the rest are added to the progress bar and the pace)."""
         requests = self.samples(q) if requests is None else requests
-        if out.fallback and self.progress is not None:
-            with self._lock:
-                self.progress.total += len(requests)
+        with self._lock:
+            self._to_send += len(requests) - planned
+            if self.progress is not None:
+                self.progress.total += len(requests) - planned
         greedy = len(requests) == 1 and requests[0][1]["temperature"] == 0
         parsed = []
         for path, body in requests:
@@ -272,10 +280,11 @@ class Runner:
 
         if not queries:
             return []
-        self._to_send += sum(len(self.plan(q)) for q in queries)
+        self._planned = {id(q): len(self.plan(q)) for q in queries}
+        self._to_send += sum(self._planned.values())
         own = self.progress is None
         if own:
-            self.progress = Progress(sum(len(self.plan(q)) for q in queries), f"judge {self.task}",
+            self.progress = Progress(sum(self._planned.values()), f"judge {self.task}",
                                      enabled=self.judge.progress)
         try:
             out = [self.answer(queries[0])]
@@ -349,6 +358,12 @@ def check_estimate(est: dict[str, Any], what: str, max_hours: float | None) -> N
     check_cost(what, seconds=est["seconds"], max_hours=max_hours,
                how=f"{est['to_send']:,} requests not yet cached at about {est['seconds_per_request']:.3g} s "
                    f"each, {est['concurrency']} at a time")
+
+
+def sample_seed(seed: int, prompt: str, i: int) -> int:
+    """The seed of sample `i` of the question `prompt` (31 bits of SHA-256 of the three)."""
+    digest = hashlib.sha256(f"{seed}|{i}|{prompt}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def _short(text: str) -> str:
