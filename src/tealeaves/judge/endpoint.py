@@ -85,6 +85,7 @@ class Endpoint:
     _client: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _next_slot: float = field(default=0.0, init=False, repr=False)
+    _stopped: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
 
     def __post_init__(self) -> None:
         from ..util.limits import check_float, check_int
@@ -131,6 +132,18 @@ class Endpoint:
             self._client.close()
             self._client = None
 
+    def stop(self) -> None:
+        """End the requests in flight (their connections closed) and refuse new ones: what an
+        interrupted run does, so that Ctrl-C does not wait for answers."""
+        self._stopped.set()
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def restart(self) -> None:
+        """Accept requests again after `stop`."""
+        self._stopped.clear()
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         key = self._key()
@@ -159,18 +172,21 @@ class Endpoint:
         """One request with retries; the answer's JSON object, or an EndpointError."""
         import httpx
 
-        client = self._http()
         url = self.base_url + path
         cause = ""
         for attempt in range(self.retries + 1):
+            if self._stopped.is_set():
+                raise EndpointError(f"{url}: stopped")
             self._pace()
             wait = None
             try:
-                r = client.request(method, url, headers=self._headers(),
-                                   content=None if body is None else json.dumps(body))
+                r = self._http().request(method, url, headers=self._headers(),
+                                         content=None if body is None else json.dumps(body))
             except httpx.TimeoutException:
                 cause = f"no answer within {self.timeout:g} s (timeout)"
-            except httpx.TransportError as exc:
+            except (httpx.TransportError, RuntimeError) as exc:  # RuntimeError: closed by stop()
+                if self._stopped.is_set():
+                    raise EndpointError(f"{url}: stopped") from None
                 cause = f"cannot connect ({_transport(exc)})"
                 if attempt == 0 and isinstance(exc, httpx.ConnectError) and path == "/models":
                     break  # nothing listening: say so at once, before any work

@@ -280,6 +280,7 @@ class Runner:
 
         if not queries:
             return []
+        self.endpoint.restart()
         self._planned = {id(q): len(self.plan(q)) for q in queries}
         self._to_send += sum(self._planned.values())
         own = self.progress is None
@@ -295,6 +296,9 @@ class Runner:
                         wait(futures, return_when=FIRST_EXCEPTION)
                         out += [f.result() for f in futures]
                     except BaseException:
+                        for f in futures:
+                            f.cancel()
+                        self.endpoint.stop()  # the requests in flight end now (Ctrl-C, an error)
                         ex.shutdown(wait=True, cancel_futures=True)
                         raise
             return out
