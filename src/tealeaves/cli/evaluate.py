@@ -109,6 +109,9 @@ def _add_select(sub: Any) -> None:
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")
     _outputs(s)
+    s.add_argument("--judge", default=None, metavar="JSON",
+                   help="an LLM judge answers word intrusion and 3-point ratings for every model (as "
+                        "evaluate --judge): columns judge MP, judge rating")
     s.set_defaults(func=_cmd_select)
 
 
@@ -228,7 +231,8 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      out=args.out, trainer=args.trainer, iterations=args.iterations,
                      coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
-                     encoding=args.encoding, rule=args.rule, **params)
+                     encoding=args.encoding, rule=args.rule,
+                     judge=judge_from_file(args.judge, False) if args.judge else None, **params)
     p = res.params
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "

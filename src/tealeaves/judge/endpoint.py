@@ -99,6 +99,13 @@ class Endpoint:
         if self.key_env is not None and (not isinstance(self.key_env, str) or not self.key_env.strip()):
             raise MethodError("key_env must name an environment variable (or be None)", options=("key_env",))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (for worker processes): no connection, lock or event travels."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_client", "_lock", "_stopped")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _client=None, _lock=threading.Lock(), _stopped=threading.Event())
+
     def check_consent(self, what: str) -> None:
         """Refuse to send `what` to a remote address without `allow_remote`."""
         if self.remote and not self.allow_remote:

@@ -118,6 +118,10 @@ class Judge:
                                  timeout=self.timeout, retries=self.retries, max_rps=self.max_rps)
         self.base_url = self.endpoint.base_url
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (for worker processes): the cache is opened again where it is used."""
+        return {k: v for k, v in self.__dict__.items() if k != "_cache"} | {"_cache": None}
+
     def __repr__(self) -> str:
         return (f"Judge({self.llm!r} at {self.base_url}, method={self.method}, api={self.api}, "
                 f"key from {self.key_env or 'nowhere'})")
