@@ -391,3 +391,47 @@ def test_cli_words_from_a_key_json_and_csv(server, tmp_path, sotu20):
     assert (tmp_path / "j.csv").read_text().count("\n") == 21
     code, out, _ = run_cli(args)  # again: everything from the cache
     assert code == 0 and "20 from the cache, hit rate 1.000" in out
+
+
+# -- evaluate, select and the report --------------------------------------------------------------
+
+
+def test_judge_columns_in_evaluate_and_the_report(server, tmp_path):
+    from tealeaves.report import render
+
+    docs = [line.split() for line in ["tax budget spending", "war peace army navy", "school children"]]
+    j = judge(server.url, tmp_path)
+    res = tl.evaluate(["sotu:sotu-20-asym", "sotu:sotu-20-sym"], heldout=docs, runs=1, particles=2, judge=j)
+    _, dist6, _ = reference(6)
+    _, dist3, _ = reference(3)
+    rating = float(np.dot(dist3, [1, 2, 3]))
+    for r, name in zip(res.rows, ["sotu:sotu-20-asym", "sotu:sotu-20-sym"], strict=True):
+        tasks = tl.intrusion.word_tasks(tl.load_model(name), seed=0)
+        want = np.mean([dist6[t.intruder] for t in tasks])
+        assert r["judge_model_precision"] == pytest.approx(want, abs=1e-6)
+        assert r["judge_rating"] == pytest.approx(rating, abs=1e-6)
+    assert "judge MP" in res.table() and "judge rating" in res.table()
+    doc = res.to_dict()
+    assert doc["params"]["judge"]["llm"] == "designed" and doc["estimate"]["stages"]["judge"] > 0
+    assert doc["topic_judge"][res.names[0]]["ratings"] == pytest.approx([rating] * 20, abs=1e-6)
+    html = render([{"command": "evaluate", **doc}], "judged")
+    assert "judge MP" in html and "judge P(intruder)" in html and "an LLM judge" in html
+
+
+def test_cli_evaluate_with_a_judge_file(server, tmp_path):
+    (tmp_path / "docs.txt").write_text("tax budget spending\nwar peace army navy\n")
+    conf = tmp_path / "judge.json"
+    conf.write_text(json.dumps({"base_url": server.url, "llm": "designed", "method": "logprobs",
+                                "cache": str(tmp_path / "c.sqlite")}))
+    base = ["evaluate", "sotu:sotu-20-asym", "--heldout", tmp_path / "docs.txt", "--judge", conf]
+    code, out, err = run_cli([*base, "--runs", "1", "--particles", "2", "--json", tmp_path / "e.json",
+                              "--quiet"])
+    assert code == 0, err
+    assert "judge MP" in out
+    assert json.loads((tmp_path / "e.json").read_text())["rows"][0]["judge_rating"] > 1
+    conf.write_text(json.dumps({"base_url": server.url, "llm": "designed", "temprature": 1}))
+    code, _, err = run_cli(base)
+    assert code == 2 and "'temprature' is not a setting of the judge" in err
+    conf.write_text(json.dumps({"base_url": "https://api.example.org/v1", "llm": "x"}))
+    code, _, err = run_cli(base)
+    assert code == 2 and "allow_remote" in err
