@@ -35,6 +35,9 @@ from tealeaves.judge.cache import Cache  # noqa: E402
 # llama.cpp's own sampling settings, off: the samples then follow softmax(logits / temperature)
 PLAIN = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}
 LETTERS = {"a": 1.0, "b": 0.5, "</s>": 0.0}
+# for sampling: a reply is "d" then the end of text with probability q_d * P(end), a quarter of
+# replies well-formed; answers far from uniform, so that reading them wrongly shows
+SAMPLER = {"1": -2.0, "2": 2.0, "3": 0.0, "</s>": 2.0}
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +45,8 @@ def gguf_models(tmp_path_factory):
     d = tmp_path_factory.mktemp("gguf")
     return {"designed": tinyllm.write_model(d / "designed.gguf"),
             "random": tinyllm.write_model(d / "random.gguf", kind="random", seed=3),
-            "letters": tinyllm.write_model(d / "letters.gguf", logits=LETTERS)}
+            "letters": tinyllm.write_model(d / "letters.gguf", logits=LETTERS),
+            "sampler": tinyllm.write_model(d / "sampler.gguf", logits=SAMPLER)}
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +87,7 @@ def test_the_server_serves_what_the_judge_needs(server, tmp_path):
     import httpx
 
     models = httpx.get(server.url + "/models").json()
-    assert sorted(m["id"] for m in models["data"]) == ["designed", "letters", "random"]
+    assert sorted(m["id"] for m in models["data"]) == ["designed", "letters", "random", "sampler"]
     chat = httpx.post(server.url + "/chat/completions", json={
         "model": "designed", "messages": [{"role": "user", "content": "Say 1"}], "max_tokens": 1,
         "temperature": 0, "seed": 4, "logprobs": True, "top_logprobs": 5}, timeout=60).json()
@@ -95,7 +99,7 @@ def test_the_server_serves_what_the_judge_needs(server, tmp_path):
         timeout=60).json()
     assert list(comp["choices"][0]["logprobs"]["top_logprobs"][0]) == ["2", "1", " 2"]
     info = judge(server.url, tmp_path).check()
-    assert info["served"] == ["designed", "random", "letters"] and info["logprobs"] is True
+    assert info["served"] == ["designed", "random", "letters", "sampler"] and info["logprobs"] is True
     assert info["reported_model"] == "designed"
 
 
@@ -158,27 +162,33 @@ def test_completions_api(server, tmp_path, sotu20):
 
 
 def test_samples_follow_the_model(server, tmp_path, sotu20):
-    """400 sampled replies at temperature 1: each well-formed answer d has probability
-    q_d * P(end) (the digit, then the end of text), everything else is malformed; counts within
-    4.5 binomial standard errors of that."""
-    j = judge(server.url, tmp_path, method="samples", samples=20, temperature=1.0, extra_body=PLAIN)
-    res = j.word_intrusion(sotu20)
-    q, _, p_end = reference(6)
+    """200 sampled ratings at temperature 1: a well-formed answer d has probability q_d * P(end)
+    (the digit, then the end of text), everything else is malformed; each count within 4.5
+    binomial standard errors of that (an answer read as its neighbour would be 40 away)."""
+    j = judge(server.url, tmp_path, llm="sampler", method="samples", samples=10, extra_body=PLAIN)
+    res = j.ratings(sotu20)
+    q, _, p_end = reference(3, SAMPLER)
     probs = np.append(q * p_end, 1 - (q * p_end).sum())
-    counts = np.zeros(7)
+    counts = np.zeros(4)
     for it in res.items:
-        n_ok = 20 - it["malformed"]
-        counts[6] += it["malformed"]
-        if it.get("dist") is not None:
-            counts[:6] += np.round(np.array(it["dist"]) * n_ok)
+        counts[3] += it["malformed"]
+        for r in it["replies"]:
+            if (c := answers.choice(r, 3)) is not None:
+                counts[c] += 1
+        if it.get("dist") is not None:  # the distribution is the share of well-formed replies
+            assert it["dist"] == pytest.approx(list(counts_of(it["replies"]) / (10 - it["malformed"])))
     N = counts.sum()
-    assert N == 400 and res.accounting["malformed"] == counts[6]
+    assert N == 200 and res.accounting["malformed"] == counts[3]
     z = (counts - N * probs) / np.sqrt(N * probs * (1 - probs))
     assert np.all(np.abs(z) < 4.5), (counts, N * probs)
-    # and the pattern is not an accident of the seeds: another seed gives other replies
-    j1 = judge(server.url, tmp_path, method="samples", samples=20, seed=1, extra_body=PLAIN)
-    other = j1.word_intrusion(sotu20, topics=[0])
+    # the replies come from the seeds: another seed gives other replies
+    j1 = judge(server.url, tmp_path, llm="sampler", method="samples", samples=10, seed=1, extra_body=PLAIN)
+    other = j1.ratings([res.items[0]["words"]])  # the same question
     assert other.items[0]["replies"] != res.items[0]["replies"]
+
+
+def counts_of(replies):
+    return np.array([sum(answers.choice(r, 3) == c for r in replies) for c in range(3)], dtype=float)
 
 
 def test_samples_are_reproducible_and_cached(server, tmp_path, sotu20):
@@ -189,7 +199,11 @@ def test_samples_are_reproducible_and_cached(server, tmp_path, sotu20):
     assert [it["replies"] for it in a.items] == [it["replies"] for it in b.items]  # the seeds make them
     c = judge(server.url, tmp_path, cache=tmp_path / "a.sqlite", **kw).word_intrusion(sotu20, topics=three)
     assert (c.accounting["sent"], c.accounting["cached"]) == (0, 12)
-    assert c.accounting["cache_hit_rate"] == 1.0 and c.items == a.items
+
+    def answered(res):  # item ids are keyed by a fresh secret each time: all but those
+        return [{k: v for k, v in it.items() if k not in ("item", "cached")} for it in res.items]
+
+    assert c.accounting["cache_hit_rate"] == 1.0 and answered(c) == answered(a)
 
 
 # -- fallbacks, malformed answers -----------------------------------------------------------------
@@ -313,13 +327,13 @@ def test_429_and_5xx_are_retried(server, tmp_path, sotu20, monkeypatch):
             judge(url, tmp_path, cache=":memory:").word_intrusion(sotu20, topics=[0])
 
 
-def test_a_server_killed_mid_run_resumes_from_the_cache(gguf_models, tmp_path):
+def test_a_server_killed_mid_run_resumes_from_the_cache(gguf_models, tmp_path, sotu20):
     """Killed after some answers: a one-line error that says they are kept; the same server
     started again on the same port: the run resumes, paying only for what was missing, and gives
     what an uninterrupted run gives."""
-    model = tl.load_model("sotu:sotu-50-asym")
-    kw = dict(method="samples", samples=6, extra_body=PLAIN, retries=1, concurrency=2)
-    s = tinyllm.start_server({"designed": gguf_models["designed"]})
+    model = sotu20  # 20 topics x 5 samples: 100 requests
+    kw = dict(llm="sampler", method="samples", samples=5, extra_body=PLAIN, retries=1, concurrency=2)
+    s = tinyllm.start_server({"sampler": gguf_models["sampler"]})
     port, cache = s.port, tmp_path / "resume.sqlite"
     try:
         j = judge(s.url, tmp_path, cache=cache, **kw)
@@ -327,7 +341,7 @@ def test_a_server_killed_mid_run_resumes_from_the_cache(gguf_models, tmp_path):
 
         def run():
             try:
-                j.word_intrusion(model)
+                j.ratings(model)
             except BaseException as exc:  # noqa: BLE001 - handed to the test
                 err.append(exc)
 
@@ -335,22 +349,22 @@ def test_a_server_killed_mid_run_resumes_from_the_cache(gguf_models, tmp_path):
         t.start()
         probe = Cache(cache)
         deadline = time.monotonic() + 120
-        while len(probe) < 60 and time.monotonic() < deadline and t.is_alive():
+        while len(probe) < 30 and time.monotonic() < deadline and t.is_alive():
             time.sleep(0.05)
         tinyllm.stop(s.proc)
         t.join(120)
         assert err and isinstance(err[0], EndpointError), err
         assert "kept in the cache: run again to resume" in str(err[0]) and "\n" not in str(err[0])
         kept = len(probe)
-        assert 60 <= kept < 300
+        assert 30 <= kept < 100
     finally:
         tinyllm.stop(s.proc)
-    with tinyllm.llama_server({"designed": gguf_models["designed"]}, port=port) as s2:
-        resumed = judge(s2.url, tmp_path, cache=cache, **kw).word_intrusion(model)
-        fresh = judge(s2.url, tmp_path, cache=tmp_path / "fresh.sqlite", **kw).word_intrusion(model)
+    with tinyllm.llama_server({"sampler": gguf_models["sampler"]}, port=port) as s2:
+        resumed = judge(s2.url, tmp_path, cache=cache, **kw).ratings(model)
+        fresh = judge(s2.url, tmp_path, cache=tmp_path / "fresh.sqlite", **kw).ratings(model)
     a = resumed.accounting
-    assert a["requests"] == 300 and a["cached"] == kept and a["sent"] == 300 - kept
-    assert a["cache_hit_rate"] == pytest.approx(kept / 300)
+    assert a["requests"] == 100 and a["cached"] == kept and a["sent"] == 100 - kept
+    assert a["cache_hit_rate"] == pytest.approx(kept / 100)
     assert [it["replies"] for it in resumed.items] == [it["replies"] for it in fresh.items]
 
 
