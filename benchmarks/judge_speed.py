@@ -100,13 +100,16 @@ def main() -> None:
             cache = work / f"{task}-{kw['method']}-{kw['concurrency']}.sqlite"
             first = run(s.url, cache, task, model, **kw)
             again = run(s.url, cache, task, model, **kw)  # all from the cache; the estimate now measured
+            # what the estimate says of a fresh run once the cache has timed this model
+            timed = again["estimate_seconds_per_request"] * first["requests"] / kw["concurrency"]
             rows.append({**first, "rerun_cached": again["cached"], "rerun_seconds": again["seconds"],
-                         "estimate_after_a_run_seconds": again["estimate_seconds"]})
+                         "timed_seconds_per_request": again["estimate_seconds_per_request"],
+                         "estimate_once_timed_seconds": timed})
             print(f"{task:15s} {kw['method']:8s} x{kw['concurrency']}: {first['requests']} requests in "
                   f"{first['seconds']:.2f} s = {first['requests_per_second']:.1f}/s (estimate before any "
                   f"answer: {first['estimate_seconds']:.0f} s at the assumed "
                   f"{first['estimate_seconds_per_request']:g} s; "
-                  f"once the cache has timed the model: {again['estimate_seconds']:.1f} s); rerun "
+                  f"once the cache has timed the model: {timed:.1f} s); rerun "
                   f"{again['cached']}/{again['requests']} from the cache in {again['seconds']:.2f} s")
     res = resumed(gguf, work, model)
     print(f"resumed after the server was killed: {res['cached']} of {res['requests']} requests from the "

@@ -50,7 +50,8 @@ class JudgeResult(Display):
         where = f"{self.sent_to['base_url']} ({'remote' if self.sent_to['remote'] else 'this machine'})"
         out = [f"judge {self.task}: {st['llm']} at {where}; reported model(s): "
                f"{', '.join(a.get('reported_models') or ['none'])}",
-               f"method {st['method']}, temperature {st['temperature']:g}, seed {st['seed']}, "
+               f"method {st['method']} (log-probabilities at temperature 0; {st['samples']} samples at "
+               f"temperature {st['temperature']:g} where sampled), seed {st['seed']}, "
                f"texts {st['texts_version']}",
                f"{self.score_name}: mean {_f(s.get('mean'))} over {s['answered']} of {len(self.items)} "
                f"items" + (f" (95% bootstrap interval {_f(s['mean_ci'][0])} to {_f(s['mean_ci'][1])})"
