@@ -19,8 +19,7 @@ DASH = "—"
 # row key -> the metric of `topics.NEEDS` it needs
 ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
                "exclusivity": "exclusivity", "predictive_rank": "predictive",
-               "auto_model_precision": "auto MP", "judge_model_precision": "judge MP",
-               "judge_rating": "judge rating"}
+               "auto_model_precision": "auto MP"}
 # row key -> column heading of an LLM judge's columns (evaluate/judged.py), shown when a row has them
 JUDGE_COLUMNS = {"judge_model_precision": "judge MP", "judge_rating": "judge rating"}
 
@@ -78,7 +77,8 @@ class EvaluationResult:
                          *[DASH if r.get(k) is None else numbers.metric(k, r[k]) for k in extra],
                          cell("auto_model_precision", r["auto_model_precision"])
                          + ("*" if r.get("auto_note") and "auto MP" not in na else ""),
-                         *[cell(k, r.get(k)) if k in r else DASH for k in judged],
+                         *[numbers.metric(k, r[k]) if k in r and JUDGE_COLUMNS[k] not in na else DASH
+                           for k in judged],
                          *([numbers.metric("stability", r.get("stability"))]
                            if self.stability is not None else [])])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
