@@ -560,7 +560,7 @@ def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents
     the decision (`rule.decide`) and each metric's choice; `params` as the run was asked."""
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
-        if m.startswith("judge") and judge is None:
+        if m.startswith("judge") and not any(key in e["row"] for e in evals):
             continue  # a judge's columns only when one was asked for
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]
         per_k[m] = {"mean": [float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for v in vals],

@@ -47,7 +47,8 @@ def _row(row: Any, where: str, name: str, k: int, tokens: int, logp: list[float 
     if not isinstance(row, dict):
         raise InputFileError(f"{where}: row is not an object")
     known = {"model", "topics", "words", "tokens", "coherence", "auto_model_precision_ci", "not_applicable",
-             "not_computed", "we_missing_words", "judge_notes", "judge_accounting", *NUMBERS, *TEXTS, *UPGRADED}
+             "not_computed", "we_missing_words", "judge_notes", "judge_accounting", *NUMBERS, *TEXTS,
+             *UPGRADED}
     unknown = sorted(set(row) - known)
     if unknown:
         raise InputFileError(f"{where}: row.{unknown[0]} is not a field select writes")
