@@ -221,11 +221,6 @@ def _readme_and_checks() -> list[tuple[str, str]]:
     worst_prev = [accuracy(s, PREVIOUS)["largest_paragraph_error"] for s in ("random", "long")]
     ratios = mallet_ratios()
     return [
-        ("README.md", f"one call of the default before issue 21 (`smc-full`, 100 particles) was "
-                      f"{err('random', DEFAULT)} nats per token below a reference computed with "
-                      f"200,000-temperature AIS, and {err('long', DEFAULT)} on the longest paragraphs"),
-        ("README.md", f"was {err('random', PREVIOUS)} below"),
-        ("README.md", f"differ by up to {reference_noise():.4f} nats per token"),
         ("README.md", f"run left-to-right (`smc-full`) at {speed(50, 200, 'smc'):.0f} million site updates "
                       f"per second per "
                       f"core at 50 topics and {speed(1000, 200, 'smc'):.0f} million at 1,000 topics"),
@@ -603,7 +598,8 @@ def _select() -> list[tuple[str, str]]:
 
 
 ESTIMATE_STAGES = [  # benchmarks/estimates.py's summary key -> as docs/guide/model_selection.md names it
-    ("evaluate held-out", "held-out"), ("evaluate coherence", "coherence"), ("evaluate intrusion", "intrusion"),
+    ("evaluate held-out", "held-out"), ("evaluate coherence", "coherence"),
+    ("evaluate intrusion", "intrusion"),
     ("evaluate predictive", "predictive"), ("ratio-ais", "Ratio-AIS"), ("select", "`select`'s whole plan"),
     ("train tomotopy", "tomotopy training"), ("train gensim", "gensim training"),
     ("train sklearn", "scikit-learn training")]
@@ -624,7 +620,8 @@ def demo_cpu(args: list[str]) -> float:
 def _estimates() -> list[tuple[str, str]]:
     p = "docs/guide/model_selection.md"
     return [(p, estimates_phrase()),
-            ("docs/guide/demo.md", f"`tealeaves demo` ({demo_cpu([]):.0f} CPU-seconds on this 2-core machine"),
+            ("docs/guide/demo.md",
+             f"`tealeaves demo` ({demo_cpu([]):.0f} CPU-seconds on this 2-core machine"),
             ("docs/guide/demo.md", f"`--quick` takes {demo_cpu(['--quick']):.0f} CPU-seconds")]
 
 
