@@ -25,6 +25,9 @@ measured CPU seconds kept (`--reestimate RUN.json`: no work is timed again; the 
 estimates and summary stay as `"estimate_before"` and `"summary_before"`):
 
     python benchmarks/estimates.py --reestimate RUN.json [--out benchmarks/results/estimates.json]
+
+The demo's runs alone (`--only-demo`, into --out) can be timed beside the rest and put into the
+results by `--demo-from DEMO.json` (with `--reestimate`).
 """
 
 from __future__ import annotations
@@ -374,10 +377,21 @@ def main() -> None:
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--reestimate", metavar="RUN.json",
                     help="a run's results: its estimates computed again with the constants as they are now")
+    ap.add_argument("--only-demo", action="store_true", help="time the demo's runs only (quick and full)")
+    ap.add_argument("--demo-from", metavar="DEMO.json",
+                    help="with --reestimate: the demo's runs from this file")
     args = ap.parse_args()
+    if args.only_demo:
+        warm_up()
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"demo": demo_runs(False)}, fh, indent=1)
+        return
     if args.reestimate:
         with open(args.reestimate, encoding="utf-8") as fh, tempfile.TemporaryDirectory() as tmp:
             r = reestimate(json.load(fh), tmp)
+        if args.demo_from:
+            with open(args.demo_from, encoding="utf-8") as fh:
+                r["demo"] = json.load(fh)["demo"]
         _print_and_write(r, args.out)
         return
     sizes = SIZES["quick" if args.quick else "full"]

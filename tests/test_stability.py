@@ -258,6 +258,24 @@ def test_cli_stability(tmp_path):
                    "argument --tolerance: must be a finite number >= 0.0 and < 1.0, got 1.0")
 
 
+def test_the_report_shows_the_aligned_table():
+    """The report of a stability result: one row per topic of the reference restart, each cell of
+    another restart its matched topic (from the JSON's matching), similarity and top words."""
+    from tealeaves.report import render
+
+    m = tl.synthetic.random_model(5, 150, beta=0.05, seed=12, name="m")
+    perm = np.array([2, 4, 0, 1, 3])
+    r = stability([m, lda(m.phi[perm], "p", m.vocab)])
+    html = render([{**r.to_dict(), "command": "stability"}])
+    assert "Topics matched across the 5-topic restarts" in html
+    ref, other = r.reference, "p" if r.reference == "m" else "m"
+    for row in r.aligned():
+        j = row["matches"][other][0]
+        want = np.argsort(perm)[row["topic"]] if ref == "m" else perm[row["topic"]]
+        assert j == want
+        assert f"{j} (1.00): {' '.join(r.words[other][j])}" in html
+
+
 def test_cli_evaluate_stability(tmp_path):
     m = tl.synthetic.random_model(3, 30, beta=0.5, seed=4, name="m")
     for name, model in (("a.npz", m), ("b.npz", lda(m.phi[::-1], "b", m.vocab))):
