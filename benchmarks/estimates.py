@@ -26,8 +26,10 @@ estimates and summary stay as `"estimate_before"` and `"summary_before"`):
 
     python benchmarks/estimates.py --reestimate RUN.json [--out benchmarks/results/estimates.json]
 
-The demo's runs alone (`--only-demo`, into --out) can be timed beside the rest and put into the
-results by `--demo-from DEMO.json` (with `--reestimate`).
+The demo's runs alone (`--only-demo [--quick]`, into --out) can be timed beside the rest and put into the
+results by `--demo-from DEMO.json` (with `--reestimate`). Likewise each part alone (`--part evaluate`,
+heldout, compare, train, select or demo; each its own process, timed beside the others on a shared
+machine) and `--combine PART.json ...` to make one run of them (its summary and fit).
 """
 
 from __future__ import annotations
@@ -88,11 +90,12 @@ def joined(docs: tl.Corpus, group: int) -> tl.Corpus:
     return tl.Corpus.from_word_ids(words, docs.vocab, f"{docs.source} joined by {group}")
 
 
-def evaluate_stages(sizes: dict, tmp: str) -> list[dict]:
-    """Every workload of `evaluate` (one model at a time): paragraphs and ten paragraphs joined, the
-    reference as a text file (as the command line reads it) and, at one size, as a Corpus."""
+def evaluate_stages(sizes: dict, tmp: str, only: str | None = None) -> list[dict]:
+    """Every workload of `evaluate` (one model at a time, or only the model named `only`):
+    paragraphs and ten paragraphs joined, the reference as a text file (as the command line reads
+    it) and, at one size, as a Corpus."""
     corpus = datasets.sotu()
-    models = [datasets.sotu_model("sotu-20-asym"), datasets.sotu_model("sotu-50-asym"), synthetic_200()]
+    models = [_model(m) for m in ("sotu-20-asym", "sotu-50-asym", "synthetic-200") if only in (None, m)]
     refs = {}
     for R in sizes["refs"]:
         refs[R] = os.path.join(tmp, f"ref{R}.txt")
@@ -370,6 +373,10 @@ def reestimate(r: dict, tmp: str) -> dict:
     return r
 
 
+PARTS = {"evaluate": "evaluate_stages", "heldout": "heldout_methods", "compare": "compare_runs",
+         "train": "train_runs", "select": "select_runs", "demo": "demo_runs"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -377,14 +384,38 @@ def main() -> None:
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--reestimate", metavar="RUN.json",
                     help="a run's results: its estimates computed again with the constants as they are now")
-    ap.add_argument("--only-demo", action="store_true", help="time the demo's runs only (quick and full)")
+    ap.add_argument("--only-demo", action="store_true",
+                    help="time the demo's runs only (with --quick: the quick one only)")
     ap.add_argument("--demo-from", metavar="DEMO.json",
                     help="with --reestimate: the demo's runs from this file")
+    ap.add_argument("--part", choices=PARTS, help="run this part only (into --out)")
+    ap.add_argument("--model", help="with --part evaluate: this model's workloads only")
+    ap.add_argument("--combine", nargs="+", metavar="PART.json", help="the parts' results made one run")
     args = ap.parse_args()
+    sizes = SIZES["quick" if args.quick else "full"]
+    if args.part:
+        warm_up()
+        with tempfile.TemporaryDirectory() as tmp, open(args.out, "w", encoding="utf-8") as fh:
+            rows = (demo_runs(args.quick) if args.part == "demo" else evaluate_stages(sizes, tmp, args.model)
+                    if args.part == "evaluate" else globals()[PARTS[args.part]](sizes))
+            json.dump({"quick": args.quick, args.part: rows}, fh, indent=1)
+        return
+    if args.combine:
+        r = {"machine": platform.machine(), "cpus": os.cpu_count(),
+             "shared": "measured on a 2-core machine shared with other jobs: CPU seconds, not wall-clock; "
+                       "each part in its own process, beside the others"}
+        for path in args.combine:
+            with open(path, encoding="utf-8") as fh:
+                for key, value in json.load(fh).items():
+                    r[key] = r.get(key, []) + value if isinstance(value, list) else value
+        r["summary"] = summary(r)
+        r["fit"] = fit(r)
+        _print_and_write(r, args.out)
+        return
     if args.only_demo:
         warm_up()
         with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump({"demo": demo_runs(False)}, fh, indent=1)
+            json.dump({"demo": demo_runs(args.quick)}, fh, indent=1)
         return
     if args.reestimate:
         with open(args.reestimate, encoding="utf-8") as fh, tempfile.TemporaryDirectory() as tmp:
@@ -394,7 +425,6 @@ def main() -> None:
                 r["demo"] = json.load(fh)["demo"]
         _print_and_write(r, args.out)
         return
-    sizes = SIZES["quick" if args.quick else "full"]
     warm_up()
     with tempfile.TemporaryDirectory() as tmp:
         r = {"quick": args.quick, "machine": platform.machine(), "cpus": os.cpu_count(),
