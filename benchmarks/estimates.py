@@ -26,10 +26,9 @@ estimates and summary stay as `"estimate_before"` and `"summary_before"`):
 
     python benchmarks/estimates.py --reestimate RUN.json [--out benchmarks/results/estimates.json]
 
-The demo's runs alone (`--only-demo [--quick]`, into --out) can be timed beside the rest and put into the
-results by `--demo-from DEMO.json` (with `--reestimate`). Likewise each part alone (`--part evaluate`,
-heldout, compare, train, select or demo; each its own process, timed beside the others on a shared
-machine) and `--combine PART.json ...` to make one run of them (its summary and fit).
+Each part can run alone (`--part evaluate` (`--model NAME`: one model's workloads), heldout,
+compare, train, select or demo; each its own process, timed beside the others on a shared machine,
+into --out) and `--combine PART.json ...` makes one run of them (its summary and fit).
 """
 
 from __future__ import annotations
@@ -346,8 +345,8 @@ def reestimate(r: dict, tmp: str) -> dict:
         docs = corpus.heldout.subset(range(row["documents"] * row["joined"]))
         docs = joined(docs, row["joined"]) if row["joined"] > 1 else docs
         est = estimate_cost([_model(row["model"])], [docs], refs[R, kind], EvaluateOptions(seed=0))["seconds"]
-        for s, v in row["stages"].items():
-            v["estimate_before"], v["estimate"] = v["estimate"], est.get(s)
+        for s, v in row["stages"].items():  # a stage estimate_cost leaves out (the judge's): as it was
+            v["estimate_before"], v["estimate"] = v["estimate"], est.get(s, v["estimate"])
     models = {m: _model(m) for m in ("sotu-20-asym", "sotu-50-asym", "synthetic-200")}
     for row in r["heldout"]:
         m = next(m for m in models.values() if m.num_topics == row["topics"])
@@ -384,10 +383,6 @@ def main() -> None:
     ap.add_argument("--no-demo", action="store_true")
     ap.add_argument("--reestimate", metavar="RUN.json",
                     help="a run's results: its estimates computed again with the constants as they are now")
-    ap.add_argument("--only-demo", action="store_true",
-                    help="time the demo's runs only (with --quick: the quick one only)")
-    ap.add_argument("--demo-from", metavar="DEMO.json",
-                    help="with --reestimate: the demo's runs from this file")
     ap.add_argument("--part", choices=PARTS, help="run this part only (into --out)")
     ap.add_argument("--model", help="with --part evaluate: this model's workloads only")
     ap.add_argument("--combine", nargs="+", metavar="PART.json", help="the parts' results made one run")
@@ -412,17 +407,9 @@ def main() -> None:
         r["fit"] = fit(r)
         _print_and_write(r, args.out)
         return
-    if args.only_demo:
-        warm_up()
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump({"demo": demo_runs(args.quick)}, fh, indent=1)
-        return
     if args.reestimate:
         with open(args.reestimate, encoding="utf-8") as fh, tempfile.TemporaryDirectory() as tmp:
             r = reestimate(json.load(fh), tmp)
-        if args.demo_from:
-            with open(args.demo_from, encoding="utf-8") as fh:
-                r["demo"] = json.load(fh)["demo"]
         _print_and_write(r, args.out)
         return
     warm_up()

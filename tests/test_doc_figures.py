@@ -640,7 +640,8 @@ def test_estimate_constants_are_the_benchmarks_fit():
     fit = r["fit"]
     assert {k: list(v) for k, v in SITE_SECONDS.items()} == fit["SITE_SECONDS"]
     assert {k: list(v) for k, v in TRAIN_SECONDS.items()} == fit["TRAIN_SECONDS"]
-    assert {k: getattr(cost, k) for k in fit["rates"]} == fit["rates"]
+    fitted = {k: v for k, v in fit["rates"].items() if v is not None}  # None: not separable in the run
+    assert {k: getattr(cost, k) for k in fitted} == fitted
     assert DEMO_CPU_SECONDS == {"quick": round(demo_cpu(["--quick"]))}
 
 

@@ -27,7 +27,7 @@ from .options import (
 
 # CPU seconds of `tealeaves demo --quick` on this project's 2-core machine, kernels compiled
 # (benchmarks/estimates.py; tests/test_doc_figures.py keeps them equal to its JSON)
-DEMO_CPU_SECONDS = {"quick": 8}
+DEMO_CPU_SECONDS = {"quick": 7}
 
 EXAMPLES = {
     "demo": "tealeaves demo --report demo.html   (or --quick; --synthetic for the exact-value check)",

@@ -29,7 +29,7 @@ RATE_TOPICS = 1000  # the largest number of topics RATE was measured at
 # benchmarks/estimates.py's runs at 20, 50 and 200 topics on this project's 2-core machine (CPU
 # seconds of one process; benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps
 # them equal). Beyond 200 topics they are extrapolated.
-SITE_SECONDS = {"sparse": (3.2e-8, 2.2e-10), "dense": (4.9e-8, 1.6e-9)}
+SITE_SECONDS = {"sparse": (3.2e-08, 2.1e-10), "dense": (8e-08, 2.3e-10)}
 # Elements per second assumed for vectorised numpy work (a random draw, a gather and a log-sum-exp
 # per element, or a sort): generous, so nothing that would finish in time is refused.
 OPS_RATE = 1e8
