@@ -103,10 +103,23 @@ def test_average_jaccard_and_rbo_over_top_words():
     assert ro.per_topic["x"][0] == pytest.approx(want, abs=1e-12) and ro.params == {"p": 0.9}
 
 
-def test_a_restart_that_merged_two_topics_is_flagged_stuck():
+# The rule's logic on hand-made restarts, at a stated floor (0.45) and tolerance, without a margin
+# (the measured defaults are tested below, against the experiment's results)
+RULE_FLOOR = 0.45
+
+
+@pytest.fixture
+def no_margin(monkeypatch):
+    from tealeaves.diagnostics import stability as module
+
+    for d in module.DISTANCES:
+        monkeypatch.setitem(module.MARGIN, d, None)
+
+
+def test_a_restart_that_merged_two_topics_is_flagged_stuck(no_margin):
     m = tl.synthetic.random_model(8, 300, beta=0.05, seed=5, name="r1")
     other = lda(m.phi[::-1], "r2", m.vocab)
-    r = stability([m, other, merged_copy(m)], tolerance=0)
+    r = stability([m, other, merged_copy(m)], tolerance=0, floor=RULE_FLOOR)
     assert list(r.flagged) == ["stuck"] and "disagrees with 2 of the 2" in r.flagged["stuck"]
     assert r.finding == "stuck"
     assert r.finding_text.startswith("stuck restart(s) at K = 8: stuck apart from the 2")
@@ -114,34 +127,34 @@ def test_a_restart_that_merged_two_topics_is_flagged_stuck():
     assert r.per_model["stuck"] < r.per_model["r1"] == pytest.approx(r.per_model["r2"])
 
 
-def test_restarts_that_disagree_with_each_other_are_unstable_not_each_stuck():
+def test_restarts_that_disagree_with_each_other_are_unstable_not_each_stuck(no_margin):
     """Issue 33: three restarts that each disagree with the others were each FLAGGED; that is one
     finding about the model at this K (unstable), said once, and no restart is singled out."""
     m = tl.synthetic.random_model(8, 300, beta=0.05, seed=5, name="r1")
-    two = stability([m, merged_copy(m)], tolerance=0)
+    two = stability([m, merged_copy(m)], tolerance=0, floor=RULE_FLOOR)
     assert two.flagged == {} and two.finding == "unstable"
     assert two.finding_text.startswith("unstable at K = 8: no two of the 2 restarts agree (two restarts "
                                        "agree when every matched topic is at least 0.45 similar)")
     assert "which one is stuck cannot be told" in two.finding_text
     a, b, c = (tl.synthetic.random_model(8, 300, beta=0.05, seed=s, name=f"s{s}") for s in (1, 2, 3))
-    three = stability([a, b, c], tolerance=0)  # three unrelated solutions
+    three = stability([a, b, c], tolerance=0, floor=RULE_FLOOR)  # three unrelated solutions
     assert three.flagged == {} and three.finding == "unstable" and three.recurring == []
     assert "so none is singled out as stuck" in three.finding_text and "STUCK" not in three.summary()
     shuffled = lda(np.concatenate([m.phi[::2], m.phi[1::2]]), "r3", m.vocab)
-    same = stability([m, lda(m.phi[::-1], "r2", m.vocab), shuffled], tolerance=0)
+    same = stability([m, lda(m.phi[::-1], "r2", m.vocab), shuffled], tolerance=0, floor=RULE_FLOOR)
     assert same.finding == "stable" and same.recurring == list(range(8)) and same.flagged == {}
 
 
-def test_tolerance_lets_restarts_that_differ_in_a_few_topics_agree():
+def test_tolerance_lets_restarts_that_differ_in_a_few_topics_agree(no_margin):
     """Ten topics, the third restart with one topic replaced: with tolerance 0 it is apart from the
     two that agree; allowing 10% of topics without a counterpart, all three agree."""
     m = tl.synthetic.random_model(10, 400, beta=0.05, seed=8, name="a")
     phi = m.phi.copy()
     phi[4] = tl.synthetic.random_model(1, 400, beta=0.05, seed=99).phi[0]
     odd = lda(phi, "c", m.vocab)
-    strict = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0)
+    strict = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0, floor=RULE_FLOOR)
     assert strict.finding == "stuck" and list(strict.flagged) == ["c"]
-    loose = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0.1)
+    loose = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0.1, floor=RULE_FLOOR)
     assert loose.finding == "stable" and loose.flagged == {} and 4 not in loose.recurring
     with pytest.raises(MethodError, match=r"tolerance must be a share in \[0, 1\), got 1.0"):
         stability([m, odd], tolerance=1.0)
@@ -245,9 +258,9 @@ def test_cli_stability(tmp_path):
         paths.append(tmp_path / f"r{i}.npz")
         tl.save_model(model, paths[-1])
     code, out, err = run_cli(["stability", *paths, "--json", tmp_path / "s.json",
-                              "--csv", tmp_path / "s.csv"])
+                              "--csv", tmp_path / "s.csv", "--floor", "0.45"])
     assert code == 0, err
-    assert "STUCK r2.npz" in out and "stuck restart(s) at K = 6: r2.npz apart" in out
+    assert "STUCK r2.npz" in out and "stuck restart(s) at K = 6: r2.npz farther from every other" in out
     assert "topics matched across restarts" in out and "(reference)" in out
     doc = json.loads((tmp_path / "s.json").read_text())
     assert doc["command"] == "stability" and list(doc["flagged"]) == ["r2.npz"]
