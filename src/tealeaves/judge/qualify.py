@@ -15,7 +15,9 @@ What the judge is shown, against what people saw:
 
 `topics` takes a random subsample of each study (seeded): the intervals widen about as
 sqrt(all / taken), and the alternative-annotator test on Hoyle et al.'s real annotators needs each
-of them on MIN_INSTANCES topics, which a small subsample does not give.
+of them on 30 topics (alttest.MIN_INSTANCES), which a small subsample does not give. A study with
+fewer topics than that is taken whole (and the result says so) when another study has more; when
+none has, it is an error.
 """
 
 from __future__ import annotations
@@ -60,8 +62,7 @@ def study_names(studies: Sequence[str] | str | None) -> list[str]:
     for s in names:
         s = STUDY_ALIASES.get(s, s)
         if s not in PROTOCOLS:
-            raise MethodError(f"no bundled study {s!r} to qualify a judge on (known: {', '.join(STUDIES)})",
-                              options=("study",))
+            raise MethodError(f"no bundled study {s!r} to qualify a judge on (known: {', '.join(STUDIES)})")
         if s not in out:
             out.append(s)
     return out
@@ -72,13 +73,12 @@ def task_names(tasks: Sequence[str] | str | None, studies: list[str]) -> dict[st
     wanted = list(JUDGE_TASKS) if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
     bad = [t for t in wanted if t not in JUDGE_TASKS]
     if bad:
-        raise MethodError(f"judge task {bad[0]!r} is not one of {', '.join(JUDGE_TASKS)}", options=("task",))
+        raise MethodError(f"judge task {bad[0]!r} is not one of {', '.join(JUDGE_TASKS)}")
     offered = {s: list(dict.fromkeys(p.judge_task for p in PROTOCOLS[s])) for s in studies}
     out = {s: [t for t in offered[s] if t in wanted] for s in studies}
     if not any(out.values()):
         has = "; ".join(f"{s}: {', '.join(offered[s])}" for s in studies)
-        raise MethodError(f"none of the tasks {', '.join(wanted)} is in {', '.join(studies)} ({has})",
-                          options=("task",))
+        raise MethodError(f"none of the tasks {', '.join(wanted)} is in {', '.join(studies)} ({has})")
     return {s: t for s, t in out.items() if t}
 
 
@@ -90,7 +90,7 @@ def subsample(study: Any, topics: int | None, seed: int) -> tuple[Any, np.ndarra
     if isinstance(topics, bool) or not isinstance(topics, int | np.integer) or topics < 1:
         raise MethodError(f"topics must be a whole number >= 1, got {topics!r}", options=("topics",))
     if topics > n:
-        raise MethodError(f"topics={topics}: {study.name} has {n} topics; give at most {n} (or qualify on "
+        raise MethodError(f"topics={topics}: {study.name} has only {n}; give at most {n} (or qualify on "
                           "another study alone)", options=("topics",))
     if topics == n:
         return study, np.arange(n)
@@ -98,17 +98,21 @@ def subsample(study: Any, topics: int | None, seed: int) -> tuple[Any, np.ndarra
     return study.take(keep), keep
 
 
-def intrusion_rows(study: Any, seed: int) -> list[dict[str, Any]]:
-    """Word-intrusion items of `study`'s topics (key rows, `intrusion.scoring.key_row`): the top
-    INTRUSION_WORDS words and an intruder drawn as Hoyle et al. drew theirs (module notes), in a
-    seeded random order."""
-    rng = np.random.default_rng(seed)
+def intrusion_rows(study: Any, keep: Sequence[int] | np.ndarray | None = None,
+                   seed: int = 0) -> list[dict[str, Any]]:
+    """Word-intrusion items (key rows, `intrusion.scoring.key_row`) of `study`'s topics at `keep`
+    (all by default; an item's "topic" is its place in `keep`): the top INTRUSION_WORDS words and
+    an intruder drawn as Hoyle et al. drew theirs from the other topics of the same corpus and model
+    (module notes), in a random order. Each topic's draw depends only on `seed` and the topic, so a
+    subsample asks what the whole study asks."""
     topics = study.topics
+    keep = np.arange(len(topics)) if keep is None else np.asarray(keep)
     groups: dict[tuple[str, str], list[int]] = {}
     for t in range(len(topics)):
         groups.setdefault((topics.corpus[t], topics.model[t]), []).append(t)
     rows = []
-    for t in range(len(topics)):
+    for place, t in enumerate(keep.tolist()):
+        rng = np.random.default_rng([seed, t])
         words = list(topics.words[t])
         if len(words) < INTRUSION_WORDS:
             raise MethodError(f"topic {topics.ids[t]}: {len(words)} words, fewer than the {INTRUSION_WORDS} "
@@ -126,9 +130,8 @@ def intrusion_rows(study: Any, seed: int) -> list[dict[str, Any]]:
                               "its own words to be the intruder")
         options = [*words[:INTRUSION_WORDS], intruder]
         order = rng.permutation(len(options))
-        shown = [options[i] for i in order]
         rows.append({"item": topics.ids[t], "kind": "word", "model": f"{topics.corpus[t]}/{topics.model[t]}",
-                     "topic": t, "options": shown,
+                     "topic": place, "options": [options[i] for i in order],
                      "intruder": int(np.flatnonzero(order == INTRUSION_WORDS)[0])})
     return rows
 
@@ -151,11 +154,12 @@ def proxann_items(study: Any) -> list[dict[str, Any]]:
     return items
 
 
-def _ask(judge: Any, study: Any, task: str, seed: int, dry_run: bool) -> Any:
+def _ask(judge: Any, full: Any, study: Any, keep: np.ndarray, task: str, seed: int, dry_run: bool) -> Any:
+    """`task` asked of the judge on `study` (the topics at `keep` of `full`)."""
     if task == "ratings":
         return judge.ratings([list(w) for w in study.topics.words], n_words=RATING_WORDS, dry_run=dry_run)
     if task == "words":
-        return judge.word_intrusion(intrusion_rows(study, seed), dry_run=dry_run)
+        return judge.word_intrusion(intrusion_rows(full, keep, seed), dry_run=dry_run)
     return judge.proxann(proxann_items(study), n_words=PROXANN_WORDS, dry_run=dry_run)
 
 
@@ -167,14 +171,16 @@ def to_judgments(study: Any, task: str, result: Any, run: str) -> dict[str, Any]
     from .judge import RATING_SCALE
 
     src = f"{result.settings['llm']} at {result.settings['base_url']}"
+    answered = [it for it in result.items if it.get("score") is not None and "choice" in it]
+    runs = {run: {int(it["topic"]): it["score"] for it in answered}}
     if task == "ratings":
-        runs = {run: {int(it["topic"]): it.get("score") for it in result.items}}
+        picks = {run: {int(it["topic"]): int(it["choice"]) for it in answered}}
         scale = Scale("real", min(RATING_SCALE), max(RATING_SCALE))
-        return {"rating": judge_answers("rating", scale, study.topics, runs, source=src)}
+        return {"rating": judge_answers("rating", scale, study.topics, runs, source=src, choices=picks)}
     if task == "words":
-        runs = {run: {int(it["topic"]): it.get("score") for it in result.items}}
+        picks = {run: {int(it["topic"]): intrusion_code(study, it) for it in answered}}
         return {"word-intrusion": judge_answers("word-intrusion", Scale("real", 0, 1), study.topics, runs,
-                                                source=src)}
+                                                source=src, choices=picks)}
     fits, ranks, labels = {}, {}, {}
     for it in result.items:
         t = int(it["topic"])
@@ -189,6 +195,17 @@ def to_judgments(study: Any, task: str, result: Any, run: str) -> dict[str, Any]
     return {"label": judge_answers("label", TEXT, study.topics, {run: labels}, docs, src),
             "fit": judge_answers("fit", LLM_FIT, study.topics, {run: fits}, docs, src),
             "rank": judge_answers("rank", LLM_RANK, study.topics, {run: ranks}, docs, src)}
+
+
+def intrusion_code(study: Any, item: dict[str, Any]) -> int:
+    """The option a word-intrusion item's answer picked, on Hoyle et al.'s coding: the k-th top word
+    is k (1..5), the intruder 6."""
+    from ..judgments.hoyle import INTRUDER_CODE
+
+    if item["choice"] == item["intruder"]:
+        return int(INTRUDER_CODE)
+    words = list(study.topics.words[int(item["topic"])][:INTRUSION_WORDS])
+    return words.index(item["options"][item["choice"]]) + 1
 
 
 def _sum_estimates(ests: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
@@ -234,12 +251,17 @@ def qualify(judge: Any, studies: Sequence[str] | str | None = None, tasks: Seque
     names = study_names(studies)
     plan = task_names(tasks, names)
     loaded = {}
-    for s in plan:
-        full = load_judgments(s)
-        sub, keep = subsample(full, topics, seed)
+    whole = []  # studies smaller than `topics`, taken whole when another study is larger
+    fulls = {s: load_judgments(s) for s in plan}
+    larger = [s for s in plan if topics is None or topics <= len(fulls[s].topics)]
+    for s, full in fulls.items():
+        take = topics
+        if topics is not None and larger and s not in larger:
+            take = None
+            whole.append(f"{s}: all its {len(full.topics)} topics (fewer than topics={topics})")
+        sub, keep = subsample(full, take, seed)
         loaded[s] = (full, sub, keep)
-    ests = {f"{s} {t}": _ask(judge, loaded[s][1], t, seed, dry_run=True)
-            for s, ts in plan.items() for t in ts}
+    ests = {f"{s} {t}": _ask(judge, *loaded[s], t, seed, dry_run=True) for s, ts in plan.items() for t in ts}
     total = _sum_estimates(list(ests.values()), judge.concurrency)
     estimate = {"total": total, "tasks": ests}
     n_questions = sum(len(loaded[s][2]) for s in plan)
@@ -254,7 +276,7 @@ def qualify(judge: Any, studies: Sequence[str] | str | None = None, tasks: Seque
         full, sub, keep = loaded[s]
         answers: dict[str, Any] = {}
         for t in ts:
-            res = _ask(judge, sub, t, seed, dry_run=False)
+            res = _ask(judge, full, sub, keep, t, seed, dry_run=False)
             answers.update(to_judgments(sub, t, res, run))
             a = res.accounting
             for k in COUNTS:
@@ -275,7 +297,7 @@ def qualify(judge: Any, studies: Sequence[str] | str | None = None, tasks: Seque
     n = accounting["requests"]
     accounting["cache_hit_rate"] = accounting["cached"] / n if n else None
     accounting["reported_models"] = sorted(reported)
-    notes = notes_for(plan, seed)
+    notes = whole + notes_for(plan, seed)
     settings = judge.settings()
     out = QualifyResult(judge.llm, {**settings, "key": judge_key(settings)}, results, estimate, accounting,
                         notes, time.perf_counter() - started)

@@ -21,8 +21,12 @@ every level tested; the correlation and the human baseline say how well it order
 The protocols follow the studies:
 - hoyle2021 (Hoyle et al. 2021; 300 topics, real annotators who each judged 33 or more): the
   expected 3-point rating against the people's mean rating, P(intruder) against the people's
-  word-intrusion accuracy; Spearman, as the paper; the test on each topic's answer, scored by
-  negative RMSE, each annotator tested on at least 30 topics (Calderon et al.'s minimum);
+  word-intrusion accuracy; Spearman, as the paper. The test compares answers as a person gives
+  them: the rating the judge picks (its most probable), whether it picks the intruder (`picked`,
+  `found_intruder`: from `Judgments.choice`), each topic an instance scored by negative RMSE
+  (the mean absolute difference from the other annotators' answers), each annotator tested on at
+  least 30 topics (Calderon et al.'s minimum); an expected rating would lose to any person's
+  whole-number answer near the others' median;
 - proxann2025:bills (Hoyle et al. 2025; 24 topics, one topic per worker): a topic's quality is
   Kendall's tau of the mean fit (or rank) of its evaluated documents with the model's theta, and
   topics are compared by Kendall's tau (ProxAnn's Table 4 takes the model's 0/1 assignments
@@ -35,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +60,18 @@ def reversed_rank(v: np.ndarray) -> np.ndarray:
     return np.maximum(1, 8 - np.asarray(v, dtype=float))
 
 
+def picked(j: Judgments) -> np.ndarray:
+    """The option the judge picked (a rating), as a person answers."""
+    return j.choice.astype(float)
+
+
+def found_intruder(j: Judgments) -> np.ndarray:
+    """1 where the judge picked the intruder (Hoyle et al.'s code 6), as a person's answer is scored."""
+    from ..judgments.hoyle import INTRUDER_CODE
+
+    return (j.choice == int(INTRUDER_CODE)).astype(float)
+
+
 @dataclass(frozen=True)
 class Protocol:
     """How a judge's answers to one of a study's tasks are compared with the people's."""
@@ -70,13 +86,15 @@ class Protocol:
     resamples: int = 1
     transform: Any = None
     min_instances: int | None = None
+    answer: Any = None  # the judge's answer a person would give, from its Judgments (default: value)
 
 
 PROTOCOLS: dict[str, tuple[Protocol, ...]] = {
     "hoyle2021": (
-        Protocol("rating", "ratings", "people's mean 3-point ratings", "mean", "spearman", ("topic",), None),
+        Protocol("rating", "ratings", "people's mean 3-point ratings", "mean", "spearman", ("topic",), None,
+                 answer=picked),
         Protocol("word-intrusion", "words", "people's word-intrusion accuracy", "mean", "spearman",
-                 ("topic",), None)),
+                 ("topic",), None, answer=found_intruder)),
     "proxann2025:bills": (
         Protocol("fit", "proxann", "the topic quality people's document fits give (their tau with theta)",
                  "theta", "kendall", ("document", "topic"), "dataset", 10),
@@ -103,7 +121,7 @@ def task_agreement(study: Study, p: Protocol, judge: Judgments, *, quality: str 
                    seed: int = 0, repeats: int = REPEATS) -> dict[str, Any]:
     """One task's figures (see the module notes) for a judge's answers `judge`."""
     from .agreement import agreement
-    from .alttest import alt_test
+    from .alttest import MIN_INSTANCES, alt_test
     from .ranking import judge_scores, leave_one_out
 
     people = study[p.task]
@@ -129,14 +147,27 @@ def task_agreement(study: Study, p: Protocol, judge: Judgments, *, quality: str 
     loo = leave_one_out(people, quality, p.statistic, repeats=repeats, seed=seed)
     out["human_baseline"] = {k: loo[k] for k in ("mean", "sd", "topics", "repeats", "why")}
     tests = {}
+    alt_judge = judge
+    if p.answer is not None and len(judge):
+        if judge.choice is None:
+            out["notes"].append("the judge's picked options are unknown: the alternative-annotator test "
+                                "compares its scores with the people's answers")
+        else:
+            alt_judge = replace(judge, value=p.answer(judge), scale=people.scale)
     for lv in p.alt_levels:
         if not len(judge):
             tests[lv] = {"epsilon": epsilon, "q": q, "level": lv, "winning_rate": None, "passes": None,
                          "advantage_probability": None, "annotators": 0,
                          "why": "n/a: the judge gave no answer to compare"}
             continue
-        t = alt_test(judge, people, epsilon=epsilon, q=q, level=lv, pseudo=p.pseudo, resamples=p.resamples,
-                     seed=seed, transform=p.transform, min_instances=p.min_instances)
+        t = alt_test(alt_judge, people, epsilon=epsilon, q=q, level=lv, pseudo=p.pseudo,
+                     resamples=p.resamples, seed=seed, transform=p.transform, min_instances=p.min_instances)
+        if t["winning_rate"] is None and p.pseudo is None:
+            most = int(np.bincount(people.annotator).max(initial=0))
+            need = p.min_instances or MIN_INSTANCES
+            t["why"] = (f"n/a: each annotator judged at most {most} of these {len(study.topics)} topics; the "
+                        f"test needs {need} each (Calderon et al.)"
+                        + (": qualify on all of the study's topics" if most < need else ""))
         tests[lv] = {k: v for k, v in t.items() if k != "per_annotator"}
     out["alt_test"] = tests
     out["verdict"] = verdict(out)
@@ -151,8 +182,9 @@ def verdict(t: Mapping[str, Any]) -> dict[str, Any]:
     tests = t["alt_test"]
     undecided = {lv: x["why"] for lv, x in tests.items() if x.get("passes") is None}
     if undecided:
-        lv, why = next(iter(undecided.items()))
-        return {"trusted": None, "text": f"not decided: the alternative-annotator test ({lv} level) is {why}"}
+        lv = next(iter(undecided))
+        return {"trusted": None,
+                "text": f"not decided: the alternative-annotator test ({lv} level) could not be run (above)"}
     failed = [lv for lv, x in tests.items() if not x["passes"]]
     rates = ", ".join(f"{lv} {x['winning_rate']:.2f}" for lv, x in tests.items())
     if failed:
