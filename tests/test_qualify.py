@@ -198,3 +198,29 @@ def test_bad_input():
     est = qualify(judge, tasks=["ratings", "proxann"], topics=30, dry_run=True)
     assert est["tasks"]["hoyle2021 ratings"]["requests"] == 30
     assert est["tasks"]["proxann2025:bills proxann"]["requests"] == 24 * 9
+
+
+def test_report_section(bills, tmp_path):
+    """A qualification's JSON is a report section: the verdicts in words, the table, the notes; a
+    forged one is a one-line error naming the field."""
+    from tealeaves.output.jsonout import write_json
+    from tealeaves.report import all_tables, render
+    from tealeaves.report.schema import check_result
+
+    doc = {"command": "judge qualify", **qualify_bundled(bills, "gpt-4o-2024-08-06", bootstrap=100,
+                                                          repeats=5).to_dict()}
+    check_result(doc, "q.json")
+    html = render([doc])
+    assert "Qualification of the judge gpt-4o-2024-08-06" in html and "trusted: it passes" in html
+    table = all_tables([doc])[0]
+    assert [r[0] for r in table.rows] == ["fit", "rank"] and "one person vs the rest" in table.head
+    write_json(tmp_path / "q.json", doc)
+    from clirun import run_cli
+
+    code, _, err = run_cli(["report", tmp_path / "q.json", "--out", tmp_path / "r.html"])
+    assert code == 0, err
+    assert "Qualification of the judge" in (tmp_path / "r.html").read_text()
+    bad = json.loads((tmp_path / "q.json").read_text())
+    bad["studies"]["proxann2025:bills"]["tasks"][0]["verdict"] = "yes"
+    with pytest.raises(Exception, match=r"studies.proxann2025:bills.tasks\[0\].verdict: expected an object"):
+        check_result(bad, "bad.json")

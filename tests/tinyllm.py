@@ -64,6 +64,20 @@ DESIGNED_LOGITS = {"2": 1.0, WORD_START + "2": 0.5, "1": 0.7, "3": 0.0, "4": -0.
                    "a": 0.2, "</s>": -0.3}
 OTHER = -25.0
 NOISY_LOGITS = {**{str(d): 0.0 for d in range(1, 10)}, "</s>": -1.0}
+LETTERS = {"a": 1.0, "b": 0.5, "</s>": 0.0}  # never a digit first: a judge that answers nothing
+# for sampling: a reply is "d" then the end of text with probability q_d * P(end), a quarter of
+# replies well-formed; answers far from uniform, so that reading them wrongly shows
+SAMPLER = {"1": -2.0, "2": 2.0, "3": 0.0, "</s>": 2.0}
+
+
+def judge_models(folder: str | os.PathLike) -> dict[str, Path]:
+    """The models the judge's server tests serve (tests/conftest.py, `gguf_models`)."""
+    d = Path(folder)
+    return {"designed": write_model(d / "designed.gguf"),
+            "random": write_model(d / "random.gguf", kind="random", seed=3),
+            "letters": write_model(d / "letters.gguf", logits=LETTERS),
+            "sampler": write_model(d / "sampler.gguf", logits=SAMPLER),
+            "noisy": write_model(d / "noisy.gguf", kind="noisy", seed=5, noise=2.0)}
 
 
 def vocabulary() -> list[str]:

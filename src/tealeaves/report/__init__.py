@@ -701,6 +701,10 @@ def section(doc: dict[str, Any]) -> list[Part]:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)
+    if kind == "judge-qualify":
+        from .qualify import section as qualify_section
+
+        return qualify_section(doc)
     if kind in handlers:
         return handlers[kind](doc)
     if kind == "text":

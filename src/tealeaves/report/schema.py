@@ -129,6 +129,14 @@ DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
                    "rank_1_docs", "exclusivity", "kl_background")}}]}
 
+# one task of a judge's qualification (metaeval.qualify.task_agreement)
+QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "topics": COUNT, "scored": COUNT,
+             "correlation": Map({"estimate": NUM, "low": NUM, "high": NUM, "topics": COUNT, "why?": ANY}),
+             "ceiling": Map({"ceiling": NUM, "low": NUM, "high": NUM, "topics?": COUNT, "why?": ANY}),
+             "human_baseline": {"mean": NUM, "sd?": NUM, "topics?": COUNT, "why?": ANY},
+             "alt_test": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                              "annotators": COUNT, "why?": ANY}),
+             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR]}
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
@@ -196,6 +204,9 @@ SPECS: dict[str, dict[str, Any]] = {
                  "notes?": [STR], "params?": Map(ANY),
                  "alt_test?": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
                                    "annotators": COUNT, "why?": ANY})},
+    "judge-qualify": {"judge": STR, "settings": Map(ANY), "notes?": [STR], "accounting?": Map(ANY),
+                      "estimate?": ANY, "seconds?": NONNEG,
+                      "studies": Map({"topics": COUNT, "of": COUNT, "notes?": [STR], "tasks": [QUALIFIED]})},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 
