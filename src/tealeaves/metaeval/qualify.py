@@ -7,7 +7,8 @@ runs are its annotators; `judgments.automated.judge_answers`):
 
 - the correlation over topics of the judge's per-topic score (`ranking.judge_scores`: the same
   computation the people's answers get) with the people's, with its two-stage bootstrap interval,
-  per corpus and pooled, and the split-half ceiling (`agreement.agreement`);
+  per corpus and pooled, and the split-half ceiling (`agreement.agreement`); both per-topic
+  scores are kept (`per_topic`), to see which topics the judge gets wrong;
 - the human baseline: one random annotator of each topic against the rest, correlated over topics
   the same way (`ranking.leave_one_out`), so the judge is compared with a person;
 - the alternative-annotator test (Calderon et al. 2025; `alttest.alt_test`): the advantage
@@ -130,7 +131,9 @@ def task_agreement(study: Study, p: Protocol, judge: Judgments, *, quality: str 
     answered = int(np.isfinite(score).sum())
     out: dict[str, Any] = {"task": p.task, "judge_task": p.judge_task, "people": p.people, "quality": quality,
                            "statistic": p.statistic, "topics": len(study.topics), "scored": answered,
-                           "answers": len(judge), "epsilon": epsilon, "q": q}
+                           "answers": len(judge), "epsilon": epsilon, "q": q,
+                           "per_topic": {"ids": list(study.topics.ids), "judge": score.tolist(),
+                                         "people": judge_scores(people, quality).tolist()}}
     if answered >= 3:
         res = agreement({"judge": score}, people, quality=quality, statistics=(p.statistic,),
                         bootstrap=bootstrap, seed=seed, level=level, compare=False)

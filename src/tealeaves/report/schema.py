@@ -136,7 +136,8 @@ QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "t
              "human_baseline": {"mean": NUM, "sd?": NUM, "topics?": COUNT, "why?": ANY},
              "alt_test": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
                               "annotators": COUNT, "why?": ANY}),
-             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR]}
+             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR],
+             "per_topic?": {"ids": [STR], "judge": [NUM], "people": [NUM]}}
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
