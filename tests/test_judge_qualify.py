@@ -127,6 +127,15 @@ def test_rerun_is_free_and_the_qualification_is_kept(hoyle_run, tmp_path):
     assert saved is not None and [t["task"] for t in saved["studies"]["hoyle2021"]["tasks"]] == \
         ["rating", "word-intrusion"]
     assert saved_qualification(judge(j.base_url, cache, temperature=0.5)) is None  # other settings
+    # evaluate's and select's columns of this judge carry it (evaluate/judged.py)
+    from tealeaves.evaluate.judged import agreement
+
+    got = agreement(judge(j.base_url, cache), ("word-intrusion", "ratings"))
+    tasks = {t["task"]: t for t in res.tasks}
+    assert got["judge rating"]["estimate"] == tasks["rating"]["correlation"]["all"]["estimate"]
+    assert got["judge MP"]["estimate"] == tasks["word-intrusion"]["correlation"]["all"]["estimate"]
+    assert f"{HOYLE_TOPICS} topics (a random {HOYLE_TOPICS} of 300)" in got["judge MP"]["text"]
+    assert "not decided" in got["judge MP"]["text"] and got["judge MP"]["trusted"] is None
 
 
 def test_proxann_numbers_from_the_cached_answers(server, tmp_path, bills):

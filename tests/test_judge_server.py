@@ -412,8 +412,12 @@ def test_judge_columns_in_evaluate_and_the_report(server, tmp_path):
     doc = res.to_dict()
     assert doc["params"]["judge"]["llm"] == "designed" and doc["estimate"]["stages"]["judge"] > 0
     assert doc["topic_judge"][res.names[0]]["ratings"] == pytest.approx([rating] * 20, abs=1e-6)
+    # never qualified (`judge qualify`): said beside the columns, in the notes and the report
+    assert {a["qualified"] for a in doc["judge_agreement"].values()} == {False}
+    assert "judge MP: the judge's agreement with people was never measured" in res.summary()
     html = render([{"command": "evaluate", **doc}], "judged")
     assert "judge MP" in html and "judge P(intruder)" in html and "an LLM judge" in html
+    assert "judge rating: the judge&#x27;s agreement with people was never measured" in html
 
 
 def test_cli_evaluate_with_a_judge_file(server, tmp_path):

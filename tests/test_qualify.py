@@ -147,17 +147,14 @@ def test_intruders_are_drawn_as_the_authors_drew_them():
     assert intrusion_rows(hoyle, [7], seed=4)[0]["options"] != rows[7]["options"]
 
 
-def test_hoyle_protocol_compares_answers_a_person_gives():
-    """On Hoyle et al.'s topics a judge answering the median of each topic's ratings and whether
-    most people found the intruder passes the alternative-annotator test on the real annotators;
-    one answering at random does not; the correlations are Spearman's with the people's means."""
-    from scipy.stats import spearmanr
-
+@pytest.fixture(scope="module")
+def hoyle_oracle():
+    """On Hoyle et al.'s topics a judge answering the median of each topic's ratings and, for word
+    intrusion, at random: its answers and their figures."""
     hoyle = tl.load_judgments("hoyle2021")
-    r, w = hoyle["rating"], hoyle["word-intrusion"]
+    r = hoyle["rating"]
     n = len(hoyle.topics)
     med = [float(np.median(r.value[r.topic == t])) for t in range(n)]
-    acc = [float(np.mean(w.value[w.topic == t])) for t in range(n)]
     rng = np.random.default_rng(0)
     noise = rng.random(n)
     answers = {
@@ -166,7 +163,19 @@ def test_hoyle_protocol_compares_answers_a_person_gives():
         "word-intrusion": judge_answers("word-intrusion", Scale("real", 0, 1), hoyle.topics,
                                         {"s": dict(enumerate(noise.tolist()))},
                                         choices={"s": {t: int(rng.integers(1, 7)) for t in range(n)}})}
-    tasks = {t["task"]: t for t in judge_agreement(hoyle, answers, bootstrap=0, repeats=2)}
+    return hoyle, med, noise, judge_agreement(hoyle, answers, bootstrap=0, repeats=2)
+
+
+def test_hoyle_protocol_compares_answers_a_person_gives(hoyle_oracle):
+    """The median oracle passes the alternative-annotator test on the real annotators; the random
+    one does not; the correlations are Spearman's with the people's means."""
+    from scipy.stats import spearmanr
+
+    hoyle, med, noise, figures = hoyle_oracle
+    r, w = hoyle["rating"], hoyle["word-intrusion"]
+    n = len(hoyle.topics)
+    acc = [float(np.mean(w.value[w.topic == t])) for t in range(n)]
+    tasks = {t["task"]: t for t in figures}
     rating, words = tasks["rating"], tasks["word-intrusion"]
     assert rating["alt_test"]["topic"]["passes"] and rating["verdict"]["trusted"] is True
     assert rating["alt_test"]["topic"]["annotators"] == 155
@@ -174,6 +183,37 @@ def test_hoyle_protocol_compares_answers_a_person_gives():
     means = [float(np.mean(r.value[r.topic == t])) for t in range(n)]
     assert rating["correlation"]["all"]["estimate"] == pytest.approx(spearmanr(med, means)[0], abs=1e-12)
     assert words["correlation"]["all"]["estimate"] == pytest.approx(spearmanr(noise, acc)[0], abs=1e-12)
+
+
+def test_agreement_beside_the_judge_columns(hoyle_oracle, tmp_path):
+    """evaluate's and select's judge columns carry the judge's kept qualification (the same
+    settings' only): per column its figures and verdict in a line, and the report shows the
+    lines; a judge never qualified is said to be, with the command that qualifies it."""
+    from tealeaves.evaluate.judged import agreement
+    from tealeaves.judge.qualify import judge_key
+    from tealeaves.report import _judge_agreement
+
+    figures = hoyle_oracle[3]
+    judge = tl.Judge("http://127.0.0.1:9/v1", "m", cache=tmp_path / "c.sqlite")
+    doc = QualifyResult("m", judge.settings(), {"hoyle2021": {"topics": 300, "of": 300, "tasks": figures}})
+    judge.open_cache().put_qualification(judge_key(judge.settings()), "m", doc.to_dict())
+    got = agreement(judge, ("word-intrusion", "ratings"))
+    tasks = {t["task"]: t for t in figures}
+    for head, task in (("judge MP", "word-intrusion"), ("judge rating", "rating")):
+        a, t = got[head], tasks[task]
+        assert a["qualified"] and a["study"] == "hoyle2021" and a["task"] == task
+        assert a["estimate"] == t["correlation"]["all"]["estimate"]
+        assert a["human_baseline"] == t["human_baseline"]["mean"]
+        assert a["trusted"] is t["verdict"]["trusted"] and t["verdict"]["text"] in a["text"]
+        assert f"Spearman {t['correlation']['all']['estimate']:.2f}" in a["text"]
+    assert got["judge rating"]["text"].startswith("judge rating: agreement with people on hoyle2021 rating, "
+                                                  "300 topics: Spearman")
+    other = tl.Judge("http://127.0.0.1:9/v1", "m", cache=tmp_path / "c.sqlite", temperature=0.5)
+    never = agreement(other, ("word-intrusion",))["judge MP"]
+    assert never["qualified"] is False and "`tealeaves judge qualify --task words`" in never["text"]
+    html = "".join(_judge_agreement(got))
+    assert "tealeaves judge qualify" in html and "agreement with people on hoyle2021 word-intrusion" in html
+    assert _judge_agreement({}) == []
 
 
 def test_bad_input():

@@ -138,6 +138,9 @@ QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "t
                               "annotators": COUNT, "why?": ANY}),
              "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR],
              "per_topic?": {"ids": [STR], "judge": [NUM], "people": [NUM]}}
+# a judge column's measured agreement with people (evaluate.judged.agreement)
+AGREEMENT = {"qualified": ANY, "text": STR, "estimate?": NUM, "low?": NUM, "high?": NUM,
+             "human_baseline?": NUM, "ceiling?": NUM, "trusted?": ANY}
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
@@ -174,6 +177,7 @@ SPECS: dict[str, dict[str, Any]] = {
                            "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
                            "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
                  "topic_judge?": Map(Map([NUM])),
+                 "judge_agreement?": Map(AGREEMENT),
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
                  "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
