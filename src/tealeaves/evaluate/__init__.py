@@ -33,10 +33,11 @@ from ..coherence import DEFAULT_WINDOWS, count, topic_words
 from ..coherence import coherence as coherence_of
 from ..coherence.counts import read_once
 from ..corpus import Corpus
-from ..errors import MethodError
+from ..errors import Interrupted, MethodError, shown
 from ..heldout import HeldoutResult
 from ..intrusion import predictive
 from ..model import TopicModel
+from ..topics import why_not
 from ..util.stages import Stages
 from . import cost, pairs
 from .cost import estimate_cost, reference_tokens
@@ -44,16 +45,20 @@ from .options import COMPARE_MODES, DEFAULT_COHERENCE, EvaluateOptions
 from .pairs import difference, rank_groups
 from .result import EMBEDDING_COLUMNS, EvaluationResult
 from .rows import (
+    Unreadable,
     auto_intrusion,
     describe,
     has_likelihood,
     heldout_one,
+    kept_folder,
     load_all,
     model_row,
     not_applicable,
+    open_kept,
     renamed,
     top_words_or_none,
     unique_names,
+    unreadable_row,
     vectors_for,
     word_measures,
 )
@@ -61,6 +66,14 @@ from .tokens import common_tokens
 
 STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
 NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
+NO_PROPORTIONS = ("{name} gives no proportions for the held-out documents and is not an LDA to infer them "
+                  "from (diagnostics are of the held-out documents)")
+
+
+def _interrupted(exc: Interrupted, opts: EvaluateOptions, held: int, n: int, more: str = "") -> Interrupted:
+    """Ctrl-C in a kept stage: what `opts.keep` holds, in one message."""
+    return Interrupted(f"the held-out estimates of {held} of {n} models finished{more}, in "
+                       f"{opts.keep}; {exc}", exc.folder)
 
 
 def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
@@ -85,13 +98,17 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         raise MethodError("no models to evaluate")
     clock = stages if stages is not None else Stages(STAGES, enabled=progress)
     with clock.stage("loading", f"{len(models)} model(s) and the held-out documents"):
-        every = load_all(models)
-        if names is not None and len(names) != len(every) and len(names) == len(models):
-            raise MethodError(f"{len(names)} names for {len(models)} models that hold {len(every)} (a "
+        everything = load_all(models)
+        if names is not None and len(names) != len(everything) and len(names) == len(models):
+            raise MethodError(f"{len(names)} names for {len(models)} models that hold {len(everything)} (a "
                               "model given as several, e.g. every time slice, is named by its reader: leave "
                               "names out)")
-        labels = unique_names(every, names)
-        every = [renamed(m, n) for m, n in zip(every, labels, strict=True)]
+        labels = unique_names(everything, names)
+        everything = [renamed(m, n) for m, n in zip(everything, labels, strict=True)]
+        every = [m for m in everything if not isinstance(m, Unreadable)]
+        if not every:  # one unreadable model among others gets its row; none readable is an error
+            raise MethodError(f"no model could be read ({len(everything)} given): "
+                              + "; ".join(m.reason for m in everything))
         na = {m.name: not_applicable(m) for m in every}
         vectors = vectors_for([m for m in every if "coherence" not in na[m.name]], opts.embeddings,
                               opts.embeddings_format, opts.topn)
@@ -103,15 +120,22 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         reference = read_once(reference, opts.encoding)  # a pipe: read once for every measure and window
     est = estimate_cost(loaded, corpora, reference, opts)
     cost.check_estimate(est, len(loaded), opts.max_hours, clock, show=progress is not False)
+    open_kept(opts, loaded, corpora)  # this evaluation's folder of kept work, or a new one
     n = len(loaded)
     held: dict[str, HeldoutResult] = {}
-    for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
-        with clock.stage("held-out", f"{m.name} ({k}/{n})"):
-            held[m.name] = heldout_one(m, c, opts, progress)
     comparisons, worse = [], {}
-    if opts.compare_models != "none" and n > 1:
-        with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
-            comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
+    diag: dict[str, Any] = {}
+    preds = {}
+    ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
+    try:  # with keep: each model's finished documents kept as they finish (`kept_folder`)
+        for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
+            with clock.stage("held-out", f"{m.name} ({k}/{n})"):
+                held[m.name] = heldout_one(m, c, opts, progress)
+        if opts.compare_models != "none" and n > 1:
+            with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
+                comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
+    except Interrupted as exc:
+        raise _interrupted(exc, opts, len(held), n) from None
     counts, fingerprints = {}, {}
     worded = [m for m in every if "coherence" not in na[m.name]]
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
@@ -134,11 +158,14 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for k, m in enumerate(worded, 1):
             with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
-    preds = {}
-    ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
-    for k, (m, c) in enumerate(ldas, 1):
-        with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
-            preds[m.name] = predictive(m, c, seed=opts.seed, workers=opts.workers, progress=False)
+    try:
+        for k, (m, c) in enumerate(ldas, 1):
+            with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
+                preds[m.name] = predictive(m, c, seed=opts.seed, workers=opts.workers, progress=False,
+                                           keep=kept_folder(opts, "theta", m))
+    except Interrupted as exc:
+        more = f"; the predictive metrics of {len(preds)} of {len(ldas)}"
+        raise _interrupted(exc, opts, len(held), n, more) from None
     rows = [model_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                       opts.diversity_topn) for m in every]
     if reference is None:  # measures that need one: the reason, in the row and under the table
@@ -147,6 +174,18 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 r["not_computed"] = {"coherence": NO_REFERENCE, "auto MP": NO_REFERENCE}
     for r, m in zip(rows, every, strict=True):
         r.update(word_measures(m, vectors, opts.topn, r))
+    if opts.diagnostics:  # per-topic diagnostics: on request, "—" with the reason where they do not apply
+        from ..diagnostics import of_models
+
+        reasons: dict[str, str] = {}
+        diag = of_models(loaded, corpora, seed=opts.seed, workers=opts.workers, not_applicable=reasons)
+        for r, m in zip(rows, every, strict=True):
+            if m not in loaded:
+                reasons[m.name] = why_not("diagnostics", m) or NO_PROPORTIONS.format(name=shown(m.name, 80))
+            if m.name in reasons:
+                r.setdefault("not_applicable", {})["diagnostics"] = reasons[m.name]
+    ready = iter(rows)  # every model's row in the order given, an unreadable one's included
+    rows = [unreadable_row(m) if isinstance(m, Unreadable) else next(ready) for m in everything]
     groups: list[list[str]] | None = rank_groups([r["model"] for r in rows if r["model"] in held],
                                                  [r["per_token"] for r in rows if r["model"] in held], worse)
     groups_note = None
@@ -161,10 +200,6 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     timing = clock.to_dict()
     estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],
                 "how": est["how"]}
-    diag = {}
-    if opts.diagnostics:  # per-topic diagnostics: one call, on request
-        from ..diagnostics import of_models
-        diag = of_models(loaded, corpora, seed=opts.seed, workers=opts.workers)
     stab = None
     if opts.stability:  # stability across restarts: one call, on request
         from ..diagnostics.stability import stability_groups

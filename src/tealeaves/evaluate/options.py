@@ -8,6 +8,7 @@ keyword that is not a field is an estimator parameter (`heldout_params`, passed 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -37,7 +38,10 @@ class EvaluateOptions:
     - `diagnostics`: each LDA's per-topic diagnostics on the held-out documents; `stability`: models
       with the same K and words are restarts (`tl.stability`);
     - `tokenizer` and `encoding` of text files; `workers` local processes; `max_hours` (default 24)
-      the longest estimated run accepted before any work."""
+      the longest estimated run accepted before any work;
+    - `keep`: a folder keeping each model's finished documents (held-out, Ratio-AIS, the predictive
+      metrics' theta; `files.kept`), so that the same call or command with it resumes an interrupted
+      run with the same numbers (the other stages, quick, are computed again)."""
 
     method: str = "left-to-right"
     runs: int = 2
@@ -56,6 +60,7 @@ class EvaluateOptions:
     tokenizer: str = "whitespace"
     encoding: str = "utf-8"
     max_hours: float | None = None
+    keep: str | None = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -87,6 +92,10 @@ class EvaluateOptions:
         put("workers", check_int("workers", self.workers, 1))
         if self.max_hours is not None:
             put("max_hours", check_float("max_hours", self.max_hours, 0, low_open=True))
+        if self.keep is not None:
+            if not isinstance(self.keep, str | os.PathLike):
+                raise MethodError(f"keep must be a folder's path, got {self.keep!r}")
+            put("keep", os.fspath(self.keep))
 
     @classmethod
     def of(cls, options: EvaluateOptions | None = None, **kwargs: Any) -> EvaluateOptions:
@@ -107,4 +116,4 @@ class EvaluateOptions:
         return {"method": self.method, "runs": self.runs, "coherence": list(self.coherence),
                 "topn": self.topn, "diversity_topn": self.diversity_topn,
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
-                "max_hours": self.max_hours}
+                "max_hours": self.max_hours, "keep": self.keep}
