@@ -305,3 +305,16 @@ def test_every_scoring_command_warns_in_one_message(files, tmp_path):
     shapes = {line.split(" of the tokens")[0].split(": ")[-1] for line in lines.values()}
     assert len(shapes) == 1, lines  # one share, computed the same way
     assert all(" of the tokens in " in line and "were dropped" in line for line in lines.values())
+
+
+def test_select_warns_when_most_held_out_tokens_are_unseen(tmp_path):
+    """Held-out documents whose words are mostly unseen in training (10 of 13 each): select says so."""
+    pytest.importorskip("tomotopy")
+    lines = [" ".join(["aa", "bb", "cc", *(f"u{d}x{i}" for i in range(10))]) for d in range(20)]
+    (tmp_path / "c.txt").write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli(["select", tmp_path / "c.txt", "--topics", "2", "--restarts", "1", "--holdout",
+                            "0.3", "--iterations", "10", "--particles", "5", "--quiet"])
+    assert code == 0, err
+    warning = [line for line in err.splitlines() if "were dropped" in line]
+    assert len(warning) == 1 and "77% of the tokens in the held-out documents" in warning[0], err
+    assert "not in the training documents' vocabulary" in warning[0]

@@ -249,7 +249,9 @@ def _interrupt_then_resume(argv: list[str], keep: Path, out: Path) -> tuple[str,
     env = {**os.environ, "PYTHONPATH": SRC}
     cmd = [sys.executable, "-m", "tealeaves", *map(str, argv), "--keep", str(keep), "--json", str(out),
            "--quiet"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # as a terminal's foreground job has it (a background job may ignore SIGINT)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 600
     while not (keep.exists() and any(keep.rglob("part-*.json"))):
         assert proc.poll() is None, proc.communicate()

@@ -181,6 +181,10 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     docs = read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
+    if args.keep is not None and len(names) > 1:  # DIR is this run's; each method keeps its own in DIR/METHOD
+        from ..files.kept import Kept
+
+        Kept(args.keep, f"{args.task} by several methods", {"methods": names}, len(names), "method")
     for name, p in zip(names, params, strict=True):
         keep = args.keep if args.keep is None or len(names) == 1 else os.path.join(args.keep, name)
         common = dict(runs=args.runs, seed=args.seed, workers=args.workers,

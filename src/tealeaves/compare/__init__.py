@@ -37,7 +37,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import MethodError
-from ..files.kept import digest, kept
+from ..files.kept import Kept, digest, kept
 from ..heldout import as_corpus, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
@@ -199,6 +199,8 @@ def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootst
     model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
+    if keep is not None:  # the folder is this comparison's (each model's subfolder checks its own work)
+        Kept(keep, "difference of held-out estimates", {"a": "a/", "b": "b/"}, 2, "model")
     sub = (lambda name: None) if keep is None else (lambda name: os.path.join(os.fspath(keep), name))
     ra = heldout(model_a, corpus, method=estimator, keep=sub("a"), **common, **params)
     # independent streams for B: a different seed derived from the same one
