@@ -318,3 +318,31 @@ def test_select_warns_when_most_held_out_tokens_are_unseen(tmp_path):
     warning = [line for line in err.splitlines() if "were dropped" in line]
     assert len(warning) == 1 and "77% of the tokens in the held-out documents" in warning[0], err
     assert "not in the training documents' vocabulary" in warning[0]
+
+
+def test_every_bootstrap_primitive_checks_its_size():
+    """Every bootstrap draws resamples x items at most a block at a time and checks its size first
+    (`util.limits.check_bootstrap`): 10^12 resamples is a one-line error, never a MemoryError."""
+    import importlib
+
+    from tealeaves.compare.result import DirectionEstimate, bootstrap_over_chains
+    from tealeaves.heldout.result import bootstrap_sd
+    from tealeaves.intrusion.scoring import bootstrap_ci
+
+    intervals = importlib.import_module("tealeaves.compare.intervals")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5))
+    big = 10**12
+    calls = [lambda: bootstrap_sd(x, big, 0), lambda: bootstrap_over_chains(x, x, 1.0, big, 0),
+             lambda: bootstrap_ci(x[0], big, rng), lambda: intervals.percentile(x[0], np.ones(5), rng, big),
+             lambda: intervals.bootstrap_t(x[0], np.ones(5), rng, big),
+             lambda: DirectionEstimate("forward", x, x, np.zeros(5)).doc_sd(resamples=big)]
+    for call in calls:
+        with pytest.raises((tl.TooLargeError, tl.MethodError), match="resamples"):
+            call()
+    a, b = tl.synthetic.random_model(2, 10, seed=1), tl.synthetic.random_model(2, 10, seed=2)
+    docs = tl.synthetic.generate(a, 3, 4, seed=3)
+    res = tl.compare(a, b, docs, method="difference", chains=2, particles=5, bootstrap=10)
+    res.bootstrap = big
+    with pytest.raises(tl.TooLargeError, match="resamples"):
+        res.document_bootstrap()

@@ -228,6 +228,18 @@ def test_cli_refuses_another_runs_folder(data, tmp_path):
     assert os.listdir(tmp_path / "mine") == ["thesis.tex"]
 
 
+def test_keep_folder_is_checked_with_the_outputs(data, tmp_path):
+    """--keep is a folder output: checked before the work against the inputs and the other outputs."""
+    args = ["heldout", data["a"], data["docs"], "--particles", "5"]
+    one_line_error([*args, "--keep", tmp_path / "o.json", "--json", tmp_path / "o.json"],
+                   "name the same file")
+    one_line_error([*args, "--keep", tmp_path / "k", "--json", tmp_path / "k" / "o.json"],
+                   "is where --keep", "writes its own files")
+    one_line_error([*args, "--keep", data["docs"]], "is an input of this command")
+    one_line_error([*args, "--keep", ""], "--keep is empty")
+    assert not (tmp_path / "k").exists()
+
+
 def test_ctrl_c_without_keep_says_nothing_was_kept(data, monkeypatch):
     import importlib
 

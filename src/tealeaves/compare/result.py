@@ -81,11 +81,16 @@ class DirectionEstimate:
         M, D = self.start_log_weight.shape
         if M < 2:
             return np.full(D, np.nan)
+        step = max(1, BLOCK // (resamples * M))  # documents a block at a time: the same draws, bounded memory
+        check_bootstrap(resamples, float(M) * D, 8.0 * resamples * M + 3 * 8.0 * resamples * M * min(step, D))
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD5D]))
         idx = rng.integers(0, M, size=(resamples, M))
-        s, p = self.start_log_weight[idx], self.path_log_weight[idx]  # (B, M, D)
-        r = logsumexp(s + p, axis=1) - logsumexp(s, axis=1)
-        return r.std(axis=0, ddof=1)
+        out = np.empty(D)
+        for lo in range(0, D, step):
+            s = self.start_log_weight[idx, lo:lo + step]  # (B, M, d)
+            p = self.path_log_weight[idx, lo:lo + step]
+            out[lo:lo + step] = (logsumexp(s + p, axis=1) - logsumexp(s, axis=1)).std(axis=0, ddof=1)
+        return out
 
     @property
     def source_log_prob(self) -> np.ndarray:
