@@ -16,6 +16,10 @@ filled by their own estimator, annealed importance sampling over eta (`heldout.l
 said in the notes); the difference of held-out estimates compares any two of them (same tokens, both
 estimates unbiased for P(w)), Ratio-AIS only two LDA models. The predictive metrics are LDA's only;
 coherence, diversity, exclusivity and automated intrusion compare every model that has them.
+A model file that cannot be read gets its row too (`rows.Unreadable`: every value "—", the
+reason), and the others are evaluated; when none can be read, that is the error. With
+`options.keep`, every model's finished documents are kept as they finish (`files.kept`), so an
+interrupted evaluation resumes with the same numbers.
 
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
