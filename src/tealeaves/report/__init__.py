@@ -551,6 +551,69 @@ def _diagnostics(doc: dict[str, Any]) -> list[Part]:
     return out + ([t] if t is not None else [])
 
 
+def _interval_text(est: Any, lo: Any, hi: Any) -> str:
+    if est is None:
+        return DASH
+    return _f(est, 2) + (f" [{_f(lo, 2)}, {_f(hi, 2)}]" if lo is not None and hi is not None else "")
+
+
+def _metaeval(doc: dict[str, Any]) -> list[Part]:
+    """Agreement of per-topic scores with people (tealeaves metaeval): per statistic, a table of
+    scores x groups with intervals and the human ceiling; the paired comparisons with the best
+    score; the alternative-annotator tests; every note."""
+    rows = doc["rows"]
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    scores = list(dict.fromkeys(r["score"] for r in rows))
+    p = doc.get("params") or {}
+    level = p.get("level", 0.95)
+    out: list[Part] = [f"<h2>Agreement with people: {escape(str(doc.get('study', '')))} "
+                       f"({escape(str(doc.get('judgment_task', '')))})</h2>",
+                       f'<p class="note">The people\'s per-topic score: {escape(str(doc.get("quality")))}. '
+                       f"{int(round(level * 100))}% intervals from {_num(p.get('bootstrap'))} two-stage bootstrap "
+                       "resamples (topics within each corpus, then each topic's annotators). The ceiling: how "
+                       "well a score equal to the true topic quality would agree with these people "
+                       "(split halves, Spearman–Brown).</p>"]
+    by = {(r["score"], r["group"], r["statistic"]): r for r in rows}
+    ceil = {(c["group"], c["statistic"]): c for c in doc.get("ceiling") or []}
+    for stat in dict.fromkeys(r["statistic"] for r in rows):
+        table_rows = [[s] + [_interval_text(by[(s, g, stat)]["estimate"], by[(s, g, stat)]["low"],
+                                            by[(s, g, stat)]["high"]) if (s, g, stat) in by else DASH
+                             for g in groups] for s in scores]
+        if any((g, stat) in ceil for g in groups):
+            table_rows.append(["ceiling"] + [_interval_text(ceil[(g, stat)]["ceiling"], ceil[(g, stat)]["low"],
+                                                            ceil[(g, stat)]["high"]) if (g, stat) in ceil else DASH
+                                             for g in groups])
+        topics = [by[(scores[0], g, stat)]["topics"] for g in groups]
+        out.append(_tab([stat] + [f"{g} ({t} topics)" for g, t in zip(groups, topics, strict=True)], table_rows,
+                        caption=f"{stat.capitalize()} with the people's per-topic score"))
+    comparisons = [c for c in doc.get("comparisons") or [] if c["group"] == groups[-1]]
+    if comparisons:
+        stat = rows[0]["statistic"]
+        pooled = [r for r in rows if r["group"] == groups[-1] and r["statistic"] == stat and r["estimate"] is not None]
+        if pooled:
+            top = max(pooled, key=lambda r: r["estimate"])["score"]
+            cmp_rows = []
+            for c in comparisons:
+                if c["statistic"] != stat or top not in (c["a"], c["b"]) or c["difference"] is None:
+                    continue
+                sign = 1 if c["a"] == top else -1
+                lo, hi = (None, None) if c["low"] is None else sorted((sign * c["low"], sign * c["high"]))
+                cmp_rows.append([c["b"] if sign == 1 else c["a"], _interval_text(sign * c["difference"], lo, hi),
+                                 _f(c["p"], 3) if c["p"] is not None else DASH])
+            if cmp_rows:
+                out.append(_tab(["score", f"{top} minus it", "p (paired bootstrap)"], cmp_rows,
+                                caption=f"Paired comparisons with the best score ({stat}, {groups[-1]})"))
+    tests = doc.get("alt_test") or {}
+    if tests:
+        out.append(_tab(["judge", "winning rate", "passes", "advantage probability", "annotators", "note"],
+                        [[k, t.get("winning_rate"), t.get("passes"), t.get("advantage_probability"),
+                          t.get("annotators"), t.get("why") or ""] for k, t in tests.items()],
+                        caption="Alternative-annotator test (Calderon et al. 2025): may the judge replace a person?"))
+    notes = sorted({r["why"] for r in rows if r.get("why")}) + list(doc.get("notes") or [])
+    out += [f'<p class="note">{escape(n)}</p>' for n in notes]
+    return out
+
+
 def _select(doc: dict[str, Any]) -> list[Part]:
     ks = doc["topics"]
     out: list[Part] = ["<h2>Choosing the number of topics</h2>"]
@@ -628,7 +691,7 @@ def section(doc: dict[str, Any]) -> list[Part]:
     handlers = {"compare": _compare, "curve": _curve, "intrusion-score": _intrusion, "intrusion-auto": _auto,
                 "predictive": _predictive, "intrusion-tasks": _intrusion_tasks, "diversity": _diversity,
                 "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select,
-                "diagnostics": _diagnostics, "stability": _stability}
+                "diagnostics": _diagnostics, "stability": _stability, "metaeval": _metaeval}
     if kind in ("heldout", "completion", "demo") and "results" in doc:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:

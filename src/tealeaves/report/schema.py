@@ -207,6 +207,16 @@ SPECS: dict[str, dict[str, Any]] = {
     "stability": STABILITY,
     "diagnostics": DIAGNOSTICS,
     "text": {"title": STR, "text": STR},
+    "metaeval": {"judgment_task": STR, "quality": STR, "study?": ANY,
+                 "rows": [{"score": STR, "group": STR, "statistic": STR, "estimate": NUM, "low": NUM,
+                           "high": NUM, "topics": COUNT, "why?": ANY}],
+                 "ceiling?": [{"group": STR, "statistic": STR, "ceiling": NUM, "low": NUM, "high": NUM,
+                               "split_half?": NUM, "reliability?": NUM, "topics?": COUNT, "why?": ANY}],
+                 "comparisons?": [{"a": STR, "b": STR, "group": STR, "statistic": STR, "difference": NUM,
+                                   "low": NUM, "high": NUM, "p": NUM, "why?": ANY}],
+                 "notes?": [STR], "params?": Map(ANY),
+                 "alt_test?": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                                   "annotators": COUNT, "why?": ANY})},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 
