@@ -68,7 +68,7 @@ from .rows import (
 )
 from .tokens import common_tokens
 
-STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
+STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "judge", "predictive")
 NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
 NO_PROPORTIONS = ("{name} gives no proportions for the held-out documents and is not an LDA to infer them "
                   "from (diagnostics are of the held-out documents)")
@@ -123,6 +123,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             [], {"rule": "no model has a likelihood: no held-out documents scored"})
         reference = read_once(reference, opts.encoding)  # a pipe: read once for every measure and window
     est = estimate_cost(loaded, corpora, reference, opts)
+    worded = [m for m in every if "coherence" not in na[m.name]]
+    est["seconds"]["judge"] = 0.0
+    if opts.judge is not None:  # consent, the server, the model: before any work; its time in the estimate
+        from .judged import check_judge
+
+        est["seconds"]["judge"] = check_judge(opts.judge, worded, opts.judge_tasks)
+        est["total"] += est["seconds"]["judge"]
     cost.check_estimate(est, len(loaded), opts.max_hours, clock, show=progress is not False)
     open_kept(opts, loaded, corpora)  # this evaluation's folder of kept work, or a new one
     n = len(loaded)
@@ -141,7 +148,6 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     except Interrupted as exc:
         raise _interrupted(exc, opts, len(held), n) from None
     counts, fingerprints = {}, {}
-    worded = [m for m in every if "coherence" not in na[m.name]]
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
     if reference is not None and opts.coherence and worded:
@@ -162,6 +168,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for k, m in enumerate(worded, 1):
             with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
+    judged: dict[str, dict[str, Any]] = {}
+    if opts.judge is not None:
+        from .judged import judge_models
+
+        judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+        for name, got in judged.items():
+            per_topic[name]["judge"] = got["per_topic"]
     try:
         for k, (m, c) in enumerate(ldas, 1):
             with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
@@ -178,6 +191,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 r["not_computed"] = {"coherence": NO_REFERENCE, "auto MP": NO_REFERENCE}
     for r, m in zip(rows, every, strict=True):
         r.update(word_measures(m, vectors, opts.topn, r))
+        if m.name in judged:
+            got = judged[m.name]
+            r.update(got["row"])
+            r["judge_notes"] = got["notes"]
+            r["judge_accounting"] = got["accounting"]
+            if got["not_computed"]:
+                r["not_computed"] = {**r.get("not_computed", {}), **got["not_computed"]}
     if opts.diagnostics:  # per-topic diagnostics: on request, "—" with the reason where they do not apply
         from ..diagnostics import of_models
 
