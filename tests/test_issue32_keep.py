@@ -214,6 +214,40 @@ def test_evaluate_resumes_with_the_same_numbers(data, tmp_path, monkeypatch):
         [c["per_token_interval"] for c in whole.comparisons]
 
 
+def test_evaluate_ctrl_c_after_the_held_out_stage_says_what_was_kept(data, tmp_path, monkeypatch):
+    """Ctrl-C in a stage that keeps nothing itself (coherence, intrusion, the judge) after the held-out
+    estimates finished: the message says they are kept, and the same command resumes from them."""
+    import importlib
+
+    evaluate_module = importlib.import_module("tealeaves.evaluate")
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate_module, "count", interrupted)
+    args = ["evaluate", data["a"], data["b"], "--heldout", data["docs"], "--reference", data["docs"],
+            "--particles", "5", "--runs", "2", "--quiet"]
+    with pytest.raises(Interrupted, match=r"the held-out estimates of 2 of 2 models finished, in "):
+        tl.evaluate([data["a"], data["b"]], heldout=data["docs"], reference=data["docs"], particles=5,
+                    keep=str(tmp_path / "k"))
+    code, _, err = run_cli([*args, "--keep", tmp_path / "k2"])
+    assert code == 130, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("tealeaves: interrupted: the held-out estimates of 2 of 2 models finished, in ") \
+        and line.endswith("the same command with the same --keep resumes it"), err
+    code, _, err = run_cli(args)  # without --keep: nothing was kept, and it says so
+    assert code == 130 and "nothing was kept (--keep DIR" in err, err
+    judged_module = importlib.import_module("tealeaves.evaluate.judged")  # Ctrl-C in the judge's stage
+    monkeypatch.undo()
+    monkeypatch.setattr(judged_module, "check_judge", lambda *a, **k: 0.0)
+    monkeypatch.setattr(judged_module, "judge_models", interrupted)
+    judge = tl.Judge("http://127.0.0.1:9/v1", "m", cache=str(tmp_path / "judge.sqlite"))
+    with pytest.raises(Interrupted, match=r"2 of 2 models finished, in .*; the judge's answers so far are in "
+                                          r"its cache, .*judge\.sqlite"):
+        tl.evaluate([data["a"], data["b"]], heldout=data["docs"], particles=5, judge=judge,
+                    keep=str(tmp_path / "k3"))
+
+
 def test_cli_refuses_another_runs_folder(data, tmp_path):
     code, _, err = run_cli(["heldout", data["a"], data["docs"], "--particles", "5", "--keep", tmp_path / "k",
                             "--quiet"])

@@ -74,10 +74,20 @@ NO_PROPORTIONS = ("{name} gives no proportions for the held-out documents and is
                   "from (diagnostics are of the held-out documents)")
 
 
-def _interrupted(exc: Interrupted, opts: EvaluateOptions, held: int, n: int, more: str = "") -> Interrupted:
-    """Ctrl-C in a kept stage: what `opts.keep` holds, in one message."""
+def _interrupted(exc: KeyboardInterrupt, opts: EvaluateOptions, held: int, n: int,
+                 more: str = "") -> KeyboardInterrupt:
+    """Ctrl-C with `opts.keep`, in any stage: what the folder holds, in one message (a stage that
+    keeps nothing itself, coherence, intrusion or the judge, still has the held-out estimates kept
+    before it); without `keep`, `exc` as it is."""
+    if opts.keep is None:
+        return exc
+    inner = f"; {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+    if opts.judge is not None and str(opts.judge.cache) != ":memory:":
+        from ..judge.judge import default_cache
+
+        inner += f"; the judge's answers so far are in its cache, {opts.judge.cache or default_cache()}"
     return Interrupted(f"the held-out estimates of {held} of {n} models finished{more}, in "
-                       f"{opts.keep}; {exc}", exc.folder)
+                       f"{opts.keep}{inner}", opts.keep)
 
 
 def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
@@ -145,43 +155,45 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         if opts.compare_models != "none" and n > 1:
             with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
                 comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
-    except Interrupted as exc:
+    except KeyboardInterrupt as exc:
         raise _interrupted(exc, opts, len(held), n) from None
     counts, fingerprints = {}, {}
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
-    if reference is not None and opts.coherence and worded:
-        with clock.stage("coherence", "counting the reference"):
-            groups = [t for m in worded for t in topic_words(m, opts.topn)]
-            targets = sorted({w for t in groups for w in t})
-            for win in {DEFAULT_WINDOWS[ms] for ms in opts.coherence}:
-                counts[win] = count(reference, targets, window=win, workers=opts.workers,
-                                    encoding=opts.encoding, groups=groups)
-            for m in worded:
-                res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
-                                        counts=counts[DEFAULT_WINDOWS[ms]]) for ms in opts.coherence}
-                coh[m.name] = {ms: r.mean for ms, r in res.items()}
-                per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
-                fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
-    if reference is not None:
-        for k, m in enumerate(worded, 1):
-            with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
-                autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
     judged: dict[str, dict[str, Any]] = {}
-    if opts.judge is not None:
-        from .judged import judge_models
+    predicting = False
+    try:  # with keep: Ctrl-C in any stage says what is kept (the held-out estimates, theta)
+        if reference is not None and opts.coherence and worded:
+            with clock.stage("coherence", "counting the reference"):
+                groups = [t for m in worded for t in topic_words(m, opts.topn)]
+                targets = sorted({w for t in groups for w in t})
+                for win in {DEFAULT_WINDOWS[ms] for ms in opts.coherence}:
+                    counts[win] = count(reference, targets, window=win, workers=opts.workers,
+                                        encoding=opts.encoding, groups=groups)
+                for m in worded:
+                    res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
+                                            counts=counts[DEFAULT_WINDOWS[ms]]) for ms in opts.coherence}
+                    coh[m.name] = {ms: r.mean for ms, r in res.items()}
+                    per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
+                    fingerprints = {ms: r.fingerprint for ms, r in res.items()}
+        if reference is not None:
+            for k, m in enumerate(worded, 1):
+                with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
+                    autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
+        if opts.judge is not None:
+            from .judged import judge_models
 
-        judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
-        for name, got in judged.items():
-            per_topic[name]["judge"] = got["per_topic"]
-    try:
+            judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+            for name, got in judged.items():
+                per_topic[name]["judge"] = got["per_topic"]
+        predicting = True
         for k, (m, c) in enumerate(ldas, 1):
             with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
                 preds[m.name] = predictive(m, c, seed=opts.seed, workers=opts.workers, progress=False,
                                            keep=kept_folder(opts, "theta", m))
-    except Interrupted as exc:
-        more = f"; the predictive metrics of {len(preds)} of {len(ldas)}"
+    except KeyboardInterrupt as exc:
+        more = f"; the predictive metrics of {len(preds)} of {len(ldas)}" if predicting else ""
         raise _interrupted(exc, opts, len(held), n, more) from None
     rows = [model_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                       opts.diversity_topn) for m in every]
