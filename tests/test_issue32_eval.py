@@ -97,6 +97,25 @@ def test_png_figures_with_usetex_set_by_the_user(tmp_path, monkeypatch):
     assert any(p.endswith(".png") for p in written)
 
 
+@pytest.mark.parametrize("usetex", [False, True])
+def test_intrusion_plot_with_tex_in_model_names(tmp_path, monkeypatch, usetex):
+    """The intrusion figures (`tealeaves intrusion --plot`, Chang et al.'s box plots and histograms)
+    draw model names with $...$ as given, with LaTeX off whatever the user's matplotlibrc says
+    (before: mathtext's ParseSyntaxException, or "latex could not be found")."""
+    import matplotlib
+
+    from tealeaves.intrusion.plots import plot_scores
+    from tealeaves.intrusion.scoring import IntrusionScores
+
+    monkeypatch.setitem(matplotlib.rcParams, "text.usetex", usetex)
+    names = ["$\\frac{$", "b$c$", "a_b%c#"]
+    scores = IntrusionScores(model_precision={n: {0: 0.5, 1: 0.75} for n in names},
+                             topic_log_odds={n: {0: -1.0, 1: -0.5} for n in names}, summary={},
+                             excluded_annotators=[], agreement={}, responses_used=4, item_choices={})
+    assert len(plot_scores(scores, tmp_path / "p.png")) == 4
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
 # -- point 6: logistic-normal models ---------------------------------------------------------------
 
 def test_logistic_normal_refuses_an_explicit_left_to_right(files):

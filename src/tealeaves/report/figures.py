@@ -3,7 +3,7 @@ the plot extra (matplotlib), PNG at 200 dpi drawn from the same `Chart`.
 
 Every text matplotlib draws (titles, axis labels, tick labels, legends, notes) goes through
 `literal`, and the figure is drawn with LaTeX off (`text.usetex`, whatever the user's
-matplotlibrc says): a word or model name such as `$x^$` is shown as written, never parsed as
+matplotlibrc says; both in `util.drawing`): a word or model name such as `$x^$` is shown as written, never parsed as
 mathematics (matplotlib's mathtext raised on it, and LaTeX would)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import re
 
 from ..files.atomic import atomic_path, makedirs, write_text
+from ..util.drawing import literal, pyplot
 from ..util.numbers import finite_float
 from .svg import Chart, render
 
@@ -24,12 +25,6 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "chart"
 
 
-def literal(text: str) -> str:
-    """`text` as matplotlib shows it literally: every `$` escaped (`\\$`), so no pair of them opens
-    mathtext; a backslash elsewhere is already literal outside mathematics."""
-    return str(text).replace("$", "\\$")
-
-
 def _wrapped(label: str, width: int = 24) -> str:
     """A label on lines of at most `width` characters (long words broken), never cut; literal."""
     import textwrap
@@ -39,12 +34,7 @@ def _wrapped(label: str, width: int = 24) -> str:
 
 def write_png(c: Chart, path: str) -> None:
     """`c` drawn with matplotlib (Agg), 200 dpi."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context({"text.usetex": False}):
+    with pyplot() as plt:
         _draw(plt, c, path)
 
 
