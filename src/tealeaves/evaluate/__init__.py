@@ -162,6 +162,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
     judged: dict[str, dict[str, Any]] = {}
+    agreed: dict[str, dict[str, Any]] = {}
     predicting = False
     try:  # with keep: Ctrl-C in any stage says what is kept (the held-out estimates, theta)
         if reference is not None and opts.coherence and worded:
@@ -182,9 +183,10 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                     autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
         if opts.judge is not None:
-            from .judged import judge_models
+            from .judged import agreement, judge_models
 
             judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+            agreed = agreement(opts.judge, opts.judge_tasks)
             for name, got in judged.items():
                 per_topic[name]["judge"] = got["per_topic"]
         predicting = True
@@ -244,7 +246,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab, per_topic, groups_note)
+                            timing, estimate, held, diag, stab, per_topic, groups_note, agreed)
 
 __all__ = ["evaluate", "EvaluateOptions", "EvaluationResult", "common_tokens", "rank_groups", "difference",
            "estimate_cost", "reference_tokens", "COMPARE_MODES", "DEFAULT_COHERENCE", "EMBEDDING_COLUMNS",
