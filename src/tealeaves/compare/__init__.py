@@ -28,6 +28,7 @@ log P(w | M_i) for every i.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import MethodError
+from ..files.kept import Kept, digest, kept
 from ..heldout import as_corpus, get_method, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
@@ -113,7 +115,8 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
             schedule: str | None = None, align_topics: bool | None = None, seed: int = 0,
             workers: int = 1, bootstrap: int = 10000, progress: bool | None = False,
             estimator: str | None = None, max_hours: float | None = None,
-            labels: Sequence[str] | None = None, **estimator_params: Any) -> CompareResult:
+            labels: Sequence[str] | None = None, keep: str | os.PathLike | None = None,
+            **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
     Ratio-AIS parameters (None: the default in `RATIO_AIS`): `path` (convex), `direction` (both),
@@ -125,7 +128,9 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     **estimator_params)` for each model (estimator left-to-right by default; `temperatures` and
     `schedule` go to an ais estimator); a Ratio-AIS option it does not take is refused
     (`method_options`). `labels`: the two models' names in error messages (the CLI gives the file
-    names)."""
+    names). `keep`: a folder keeping every finished document (`files.kept`; for the difference,
+    each model's held-out estimates in its subfolders a/ and b/); the same call with it resumes an
+    interrupted run, same numbers."""
     ratio = {k: v for k, v in (("path", path), ("direction", direction), ("temperatures", temperatures),
                                ("start", start), ("start_temperatures", start_temperatures),
                                ("burn_in", burn_in), ("schedule", schedule),
@@ -142,7 +147,8 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     check_bool("progress", progress, none=True)
     if method == "difference":
         return _difference(model_a, model_b, docs, estimator or DIFFERENCE_ESTIMATOR, chains, seed, workers,
-                           bootstrap, progress, {**opts, **estimator_params}, labels)
+                           bootstrap, progress, {**opts, **estimator_params}, labels,
+                           keep)
     if estimator_params:
         raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
     path, direction, start, schedule = opts["path"], opts["direction"], opts["start"], opts["schedule"]
@@ -174,10 +180,20 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
-    t0 = time.perf_counter()
-    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
-                     update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS")
-    seconds = time.perf_counter() - t0
+    fingerprint = {"a": digest(model_a.phi_wt, model_a.alpha, model_a.vocab),
+                   "b": digest(model_b.phi_wt, model_b.alpha, model_b.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "options": opts, "seed": seed}
+
+    def valid(v: Any) -> bool:  # a kept document: per direction its (3, chains) weights
+        return isinstance(v, dict) and set(v) == set(directions) and all(
+            isinstance(x, np.ndarray) and x.shape == (3, chains) for x in v.values())
+
+    with kept(keep, "Ratio-AIS", fingerprint, len(items), valid=valid) as k:
+        t0 = time.perf_counter()
+        rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
+                         update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS",
+                         done=k.done if k is not None else None, on_result=k.add if k is not None else None)
+        seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
     for d in directions:
         arr = np.stack([r[d] for r in rows], axis=-1) if rows else np.zeros((3, chains, 0))
@@ -207,13 +223,17 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
 
 
 def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
-                params, labels=None) -> CompareResult:
+                params, labels=None, keep=None) -> CompareResult:
     model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
-    ra = heldout(model_a, corpus, method=estimator, **common, **params)
+    if keep is not None:  # the folder is this comparison's (each model's subfolder checks its own work)
+        Kept(keep, "difference of held-out estimates", {"a": "a/", "b": "b/"}, 2, "model")
+    sub = (lambda name: None) if keep is None else (lambda name: os.path.join(os.fspath(keep), name))
+    ra = heldout(model_a, corpus, method=estimator, keep=sub("a"), **common, **params)
     # independent streams for B: a different seed derived from the same one
-    rb = heldout(model_b, corpus, method=estimator, **{**common, "seed": seed + 1_000_003}, **params)
+    rb = heldout(model_b, corpus, method=estimator, keep=sub("b"), **{**common, "seed": seed + 1_000_003},
+                 **params)
     sd = float(np.hypot(ra.sd, rb.sd))
     return CompareResult(
         method="difference", params={"estimator": estimator, "runs": chains, **ra.params},

@@ -20,6 +20,8 @@ DASH = "—"
 ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
                "exclusivity": "exclusivity", "predictive_rank": "predictive",
                "auto_model_precision": "auto MP"}
+# row key -> column heading of an LLM judge's columns (evaluate/judged.py), shown when a row has them
+JUDGE_COLUMNS = {"judge_model_precision": "judge MP", "judge_rating": "judge rating"}
 
 
 @dataclass
@@ -41,10 +43,16 @@ class EvaluationResult:
     stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
     topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
     groups_note: str | None = None  # why there is no ranking (groups None)
+    judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # per judge column (judged.py)
 
     @property
     def names(self) -> list[str]:
         return [r["model"] for r in self.rows]
+
+    @property
+    def unreadable(self) -> list[str]:
+        """The models that could not be read (their rows say why; none of their metrics computed)."""
+        return [r["model"] for r in self.rows if r.get("unreadable")]
 
     @property
     def best(self) -> list[str]:
@@ -55,17 +63,21 @@ class EvaluationResult:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
         extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
+        judged = [k for k in JUDGE_COLUMNS if any(k in r for r in self.rows)]
         head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
                 "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP",
-                *(["stability"] if self.stability is not None else [])]
+                *[JUDGE_COLUMNS[k] for k in judged], *(["stability"] if self.stability is not None else [])]
         rows = []
         for r in self.rows:
             na = {**r.get("not_applicable", {}), **r.get("not_computed", {})}
 
-            def cell(key: str, value: Any, shown: str | None = None, na: dict = na) -> str:
-                return DASH if ROW_METRICS.get(key) in na else numbers.metric(shown or key, value)
+            def cell(key: str, value: Any, shown: str | None = None, na: dict = na, row: dict = r) -> str:
+                if row.get("unreadable") or ROW_METRICS.get(key) in na:
+                    return DASH
+                return numbers.metric(shown or key, value)
 
-            rows.append([r["model"], str(r["topics"]), cell("per_token", r["per_token"]),
+            rows.append([r["model"], DASH if r["topics"] is None else str(r["topics"]),
+                         cell("per_token", r["per_token"]),
                          cell("per_token", r["per_token_sd"], "per_token_sd"),
                          cell("per_token", r["perplexity"], "perplexity"),
                          *[cell("coherence", r["coherence"].get(m)) for m in measures],
@@ -74,6 +86,8 @@ class EvaluationResult:
                          *[DASH if r.get(k) is None else numbers.metric(k, r[k]) for k in extra],
                          cell("auto_model_precision", r["auto_model_precision"])
                          + ("*" if r.get("auto_note") and "auto MP" not in na else ""),
+                         *[numbers.metric(k, r[k]) if k in r and JUDGE_COLUMNS[k] not in na else DASH
+                           for k in judged],
                          *([numbers.metric("stability", r.get("stability"))]
                            if self.stability is not None else [])])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
@@ -88,6 +102,10 @@ class EvaluationResult:
         out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
                for r in self.rows if r.get("auto_note")]
         out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
+        out += [f"{DASH} {r['model']}: unreadable, not evaluated: {r['unreadable']}"
+                for r in self.rows if r.get("unreadable")]
+        out += [v["text"] for v in self.judge_agreement.values()]
+        out += [f"{r['model']}: {line}" for r in self.rows for line in r.get("judge_notes") or []]
         for r in self.rows:
             for metric, reason in {**r.get("not_applicable", {}), **r.get("not_computed", {})}.items():
                 out.append(f"{DASH} {r['model']}: {metric}: {reason}")
@@ -95,7 +113,7 @@ class EvaluationResult:
 
     def meaningful(self) -> list[str]:
         """Which comparisons the table supports, in words."""
-        rows = self.rows
+        rows = [r for r in self.rows if not r.get("unreadable")]
         lik = [r["model"] for r in rows if "heldout" not in r.get("not_applicable", {})]
         others = [r["model"] for r in rows if r["model"] not in lik]
         lines = []
@@ -124,6 +142,8 @@ class EvaluationResult:
     def summary(self) -> str:
         """What the table can compare, the ranking and the comparisons, in words, then the notes."""
         lines = list(self.meaningful())
+        if self.scoring.get("warning"):  # beside the ranking: it is about these tokens only
+            lines.append(f"WARNING: {self.scoring['warning']}")
         if self.groups is None and self.groups_note:
             lines.append(f"no ranking: {self.groups_note}")
         groups = self.groups or []
@@ -151,7 +171,10 @@ class EvaluationResult:
         return "\n".join(stage_lines(self.stages, estimated_stages(self.estimate)))
 
     def to_dict(self) -> dict[str, Any]:
+        judged = {k: v["judge"] for k, v in self.topics.items() if v.get("judge")}
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
+                          "unreadable": [{"model": r["model"], "reason": r["unreadable"]}
+                                         for r in self.rows if r.get("unreadable")],
                           **({"groups": self.groups} if self.groups is not None else
                              {"groups_note": self.groups_note}),
                           "scoring": self.scoring, "params": self.params,
@@ -161,6 +184,8 @@ class EvaluationResult:
                           "topic_words": {k: v["words"] for k, v in self.topics.items() if v["words"]},
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
+                          **({"topic_judge": judged} if judged else {}),
+                          **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {})})
 
@@ -172,7 +197,8 @@ class EvaluationResult:
             raise MethodError('to_frame needs pandas: pip install "tealeaves[pandas]"') from None
         flat = []
         for r in self.rows:
-            row = {k: v for k, v in r.items() if k not in ("coherence", "auto_model_precision_ci")}
+            row = {k: v for k, v in r.items()
+                   if k not in ("coherence", "auto_model_precision_ci", "judge_notes", "judge_accounting")}
             row.update({f"coherence_{m}": v for m, v in r["coherence"].items()})
             flat.append(row)
         frame = pd.DataFrame(flat)

@@ -32,7 +32,7 @@ from ..util.stages import estimated_stages
 from ..util.text import excerpt
 from . import pertopic, recommend, svg, tables
 from .pertopic import MEASURE_NAMES
-from .schema import check_result
+from .schema import check_result, decode
 from .svg import Chart
 from .tables import Table
 
@@ -380,6 +380,8 @@ def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
 
 EVAL_EXTRA = {"irbo": "IRBO", "we_pairwise": "WE pairwise", "we_centroid": "WE centroid",
               "we_irbo": "WE-IRBO"}  # evaluate's diversity and word-vector measures, shown when present
+JUDGE_EXTRA = {"judge_model_precision": ("judge MP", "an LLM judge's word intrusion: P(intruder), mean"),
+               "judge_rating": ("judge rating", "an LLM judge's 3-point rating, mean")}  # when present
 EVAL_METRICS = [  # row key, label, interval
     ("per_token", "held-out log-likelihood per token", "per_token_sd"),
     ("perplexity", "perplexity", None),
@@ -399,14 +401,27 @@ def _notes(rows: Sequence[dict[str, Any]]) -> list[Part]:
 def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
     """The cells of `metric` for a model's row: "—" where the metric does not apply to it."""
     na = row.get("not_applicable")
-    return ["—"] * len(cells) if isinstance(na, dict) and metric in na else list(cells)
+    dash = row.get("unreadable") or isinstance(na, dict) and metric in na
+    return ["—"] * len(cells) if dash else list(cells)
+
+
+def _judge_agreement(agreed: Any) -> list[Part]:
+    """Beside an LLM judge's columns: its measured agreement with people on each (`judge qualify`),
+    or that it was never measured."""
+    if not isinstance(agreed, dict) or not agreed:
+        return []
+    items = "".join(f"<li>{escape(str(v.get('text')))}</li>" for v in agreed.values() if isinstance(v, dict))
+    return ['<p class="note">The LLM judge\'s columns, with its agreement with people measured on the bundled '
+            "human studies (<code>tealeaves judge qualify</code>):</p>", f"<ul>{items}</ul>"]
 
 
 def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
     """Every metric that does not apply to a model (— in its table), with the reason."""
-    items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
-             for r in rows if isinstance(r, dict) for key in ("not_applicable", "not_computed")
-             if isinstance(r.get(key), dict) for m, why in r[key].items()]
+    items = [f"<li>{escape(str(r.get('model')))}: unreadable, not evaluated: {escape(str(r['unreadable']))}</li>"
+             for r in rows if isinstance(r, dict) and r.get("unreadable")]
+    items += [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
+              for r in rows if isinstance(r, dict) for key in ("not_applicable", "not_computed")
+              if isinstance(r.get(key), dict) for m, why in r[key].items()]
     return ['<p class="note">— does not apply (the model does not provide what the metric needs) or was '
             "not computed:</p>"
             f"<ul>{''.join(items)}</ul>"] if items else []
@@ -417,9 +432,10 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     rows = doc["rows"]
     stab = any("stability" in r for r in rows)
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
+    judged = [k for k in JUDGE_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
-            *(["stability"] if stab else [])]
+            *[JUDGE_EXTRA[k][0] for k in judged], *(["stability"] if stab else [])]
     body = [[r["model"], _text(r["topics"]),
              *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
                   _m("perplexity", r["perplexity"])),
@@ -427,9 +443,10 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *_na(r, "diversity", _m("diversity", r["diversity"])),
              *_na(r, "exclusivity", _m("exclusivity", r["exclusivity"])),
              *_na(r, "predictive", _m("predictive_rank", r["predictive_rank"])),
-             *[_m(k, r.get(k)) for k in extra],
+             *(["—"] * len(extra) if r.get("unreadable") else [_m(k, r.get(k)) for k in extra]),
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
+             *[_m(k, r.get(k)) if k in r else "—" for k in judged],
              *([_m("stability", r.get("stability"))] if stab else [])]
             for r in rows]
     return Table(head, body, "Models side by side", sortable=True)
@@ -438,10 +455,11 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
 def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
-    diag, stab = doc.get("diagnostics") or {}, doc.get("stability")
+    diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
     out: list[Part] = []
     for name in names:
-        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name))
+        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
+                           judge.get(name))
         if t is not None:
             out.append(t)
     if out:
@@ -462,7 +480,10 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
         out.append(f'<p class="note">{_num(sc.get("documents"))} held-out documents, {_num(sc.get("tokens"))} '
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
+        if isinstance(sc.get("warning"), str):
+            out.append(f'<p class="warn">Warning: {escape(sc["warning"])}.</p>')
     out.append(_evaluate_table(doc, measures))
+    out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     for key, label, interval in EVAL_METRICS:
@@ -476,6 +497,11 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
             lo, hi = [None] * len(vals), [None] * len(vals)
         out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
                          labels=names, y=vals, lo=lo, hi=hi))
+    for key, (_, label) in JUDGE_EXTRA.items():
+        if any(key in r for r in rows):
+            out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
+                             labels=names, y=[r.get(key) for r in rows], lo=[None] * len(rows),
+                             hi=[None] * len(rows)))
     for m in measures:
         out.append(Chart("points", f"{MEASURE_NAMES.get(m, m)} coherence (mean over topics)", "model",
                          MEASURE_NAMES.get(m, m), name=f"evaluate-{m}", labels=names,
@@ -627,6 +653,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
             cells.append(f"{_f(mean, d)} ± {_f(sd, d)}" if sd is not None else _f(mean, d))
         rows.append(cells)
     out.append(_tab(["K", *metrics], rows, sortable=True))
+    out.extend(_judge_agreement(p.get("judge_agreement")))
     out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
                        if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
@@ -691,6 +718,10 @@ def section(doc: dict[str, Any]) -> list[Part]:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)
+    if kind == "judge-qualify":
+        from .qualify import section as qualify_section
+
+        return qualify_section(doc)
     if kind in handlers:
         return handlers[kind](doc)
     if kind == "text":
@@ -699,7 +730,8 @@ def section(doc: dict[str, Any]) -> list[Part]:
 
 
 def _sections(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [d for doc in docs for d in (doc["sections"] if "sections" in doc else [doc])]
+    """Every result's sections, their infinities ("Infinity" in JSON) read back as floats (`decode`)."""
+    return [d for doc in docs for d in (decode(doc)["sections"] if "sections" in doc else [decode(doc)])]
 
 
 def charts(docs: Sequence[dict[str, Any]]) -> list[Chart]:

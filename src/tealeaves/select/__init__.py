@@ -77,6 +77,8 @@ METRICS = {  # name in the table -> (row key, higher is better)
     "exclusivity": ("exclusivity", True),
     "pred. rank": ("predictive_rank", False),
     "auto MP": ("auto_model_precision", True),
+    "judge MP": ("judge_model_precision", True),  # with an LLM judge only (select(judge=...))
+    "judge rating": ("judge_rating", True),
     **{name: (f"classic.{key}", higher) for key, (name, higher) in CLASSIC.items()},
 }
 
@@ -235,6 +237,16 @@ def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, A
     return {"train_per_token": train_per_token, "classic": classic, "classic_notes": notes}
 
 
+def _judged(judge: Any, model: TopicModel) -> dict[str, Any]:
+    """An LLM judge's columns of one model (evaluate's, alone)."""
+    from ..evaluate.judged import judge_models
+    from ..evaluate.options import JUDGE_TASKS
+    from ..util.stages import Stages
+
+    got = judge_models(judge, [model], JUDGE_TASKS, Stages(["judge"], enabled=False))[model.name]
+    return {**got["row"], "judge_notes": got["notes"]}
+
+
 def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     """Train (unless saved) and evaluate (unless saved) one model; returns its evaluation, and under
     "redone" what was saved but refused (`saved`: not what select writes, or another slot's) and
@@ -263,15 +275,21 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
             saved = None
             redone.append(f"{shorten(str(exc), 300)}; evaluated again")
         if saved is not None:
-            if "classic" in saved["row"] and "topic_words" in saved:
+            complete = "classic" in saved["row"] and "topic_words" in saved
+            # evaluated before an LLM judge was asked for: its columns only are added
+            unjudged = opts.get("judge") is not None and "judge_model_precision" not in saved["row"]
+            if complete and not unjudged:
                 return saved
             model = saved_model()  # saved before these were kept: add them
             if model is not None:
-                saved["row"].update(fit_scores(model, train_texts))
-                saved["topic_words"] = topic_words(model, STABILITY_TOPN)
+                if not complete:
+                    saved["row"].update(fit_scores(model, train_texts))
+                    saved["topic_words"] = topic_words(model, STABILITY_TOPN)
+                if unjudged:
+                    saved["row"].update(_judged(opts["judge"], model))
                 write_text(eval_path, json.dumps(json_safe(saved)))
                 return saved
-            if "classic" in saved["row"]:
+            if "classic" in saved["row"] and not unjudged:
                 return saved  # no model file to take the top words from: no stability for it
     t0 = time.perf_counter()
     model = saved_model()
@@ -284,7 +302,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     train_seconds = time.perf_counter() - t0 if trained else None
     options = EvaluateOptions.of(coherence=tuple(opts["coherence"]), topn=COHERENCE_TOPN,
                                  diversity_topn=DIVERSITY_TOPN, compare_models="none", seed=opts["seed"],
-                                 **opts["heldout_params"])
+                                 judge=opts.get("judge"), **opts["heldout_params"])
     res = evaluate([model], heldout=test_texts, reference=reference, options=options)
     row = {**res.rows[0], **fit_scores(model, train_texts)}
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
@@ -347,6 +365,7 @@ class SelectionResult(Display):
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
+        lines += [v["text"] for v in (self.params.get("judge_agreement") or {}).values()]
         for s in self.stability:  # each K's restarts (tl.stability)
             flagged = "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
             lines.append(f"K = {s['topics']}: restarts' stability {s['score']:.2f} ({s['distance']}, top "
@@ -432,6 +451,8 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, decisio
 
     out: dict[str, Any] = {}
     for m, (_, higher) in METRICS.items():
+        if m not in per_k:
+            continue
         if m == "log-lik/token":
             out[m] = _heldout_choice(decision)
             continue
@@ -477,10 +498,12 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
            progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
-           rule: str = "best-train", **heldout_params: Any) -> SelectionResult:
+           rule: str = "best-train", judge: Any = None, **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
     keeps every finished step so an interrupted run resumes; `rule` is the decision rule
-    (`rule.RULES`); `heldout_params` go to the held-out estimator (for example particles=...)."""
+    (`rule.RULES`); `judge` (a `tl.Judge`) adds an LLM judge's word intrusion and ratings per model
+    (columns "judge MP", "judge rating"); `heldout_params` go to the held-out estimator (for
+    example particles=...)."""
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in topics})
     if not ks or ks[0] < 1:
@@ -508,7 +531,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     train_texts = [texts[i] for i in train_idx]
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
-            "heldout_params": heldout_params}
+            "heldout_params": heldout_params, "judge": judge}
     one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
     plan = [(k, r) for k in ks for r in range(restarts)]
     bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
@@ -525,6 +548,11 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         params = {"holdout": holdout, "trainer": trainer, "iterations": iterations,
                   "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
                   "rule": rule, "empty_documents_left_out": empty, "redone": redone}
+        if judge is not None:  # the judge's measured agreement with people, beside its columns
+            from ..evaluate.judged import agreement
+            from ..evaluate.options import JUDGE_TASKS
+
+            params["judge_agreement"] = agreement(judge, JUDGE_TASKS)
         result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
                          time.perf_counter() - t0)
         if out:
@@ -538,6 +566,8 @@ def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents
     the decision (`rule.decide`) and each metric's choice; `params` as the run was asked."""
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
+        if m.startswith("judge") and not any(key in e["row"] for e in evals):
+            continue  # a judge's columns only when one was asked for
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]
         per_k[m] = {"mean": [float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for v in vals],
                     "sd": [float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else math.nan

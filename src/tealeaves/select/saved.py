@@ -23,7 +23,7 @@ from .classic import CLASSIC
 
 NUMBERS = ("per_token", "per_token_sd", "perplexity", "total", "diversity", "exclusivity", "predictive_rank",
            "predictive_log_likelihood", "auto_model_precision", "irbo", "we_pairwise", "we_centroid",
-           "we_irbo", "train_per_token")  # a finite number or null
+           "we_irbo", "train_per_token", "judge_model_precision", "judge_rating")  # a finite number or null
 NONNEGATIVE = ("per_token_sd", "perplexity", "diversity", "exclusivity", "predictive_rank")
 TEXTS = ("kind", "heldout", "auto_note", "heldout_note")  # a string (heldout: or null)
 UPGRADED = ("classic", "classic_notes")  # the row's fit scores, absent from a file saved before them
@@ -47,7 +47,8 @@ def _row(row: Any, where: str, name: str, k: int, tokens: int, logp: list[float 
     if not isinstance(row, dict):
         raise InputFileError(f"{where}: row is not an object")
     known = {"model", "topics", "words", "tokens", "coherence", "auto_model_precision_ci", "not_applicable",
-             "we_missing_words", *NUMBERS, *TEXTS, *UPGRADED}
+             "not_computed", "we_missing_words", "judge_notes", "judge_accounting", *NUMBERS, *TEXTS,
+             *UPGRADED}
     unknown = sorted(set(row) - known)
     if unknown:
         raise InputFileError(f"{where}: row.{unknown[0]} is not a field select writes")
@@ -80,8 +81,14 @@ def _row(row: Any, where: str, name: str, k: int, tokens: int, logp: list[float 
         if not isinstance(ci, list) or len(ci) != 2:
             raise InputFileError(f"{where}: row.auto_model_precision_ci is not two numbers")
         out["auto_model_precision_ci"] = [_number(v, where, "row.auto_model_precision_ci") for v in ci]
-    if "not_applicable" in row:
-        _strings_of(row["not_applicable"], where, "row.not_applicable")
+    for key in ("not_applicable", "not_computed"):
+        if key in row:
+            _strings_of(row[key], where, f"row.{key}")
+    if "judge_notes" in row and not (isinstance(row["judge_notes"], list)
+                                     and all(isinstance(x, str) for x in row["judge_notes"])):
+        raise InputFileError(f"{where}: row.judge_notes is not a list of strings")
+    if "judge_accounting" in row and not isinstance(row["judge_accounting"], dict):
+        raise InputFileError(f"{where}: row.judge_accounting is not an object")
     if "classic" in row:
         classic = row["classic"]
         if not isinstance(classic, dict) or set(classic) != set(CLASSIC):
