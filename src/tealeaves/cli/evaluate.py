@@ -76,6 +76,13 @@ def _add_evaluate(sub: Any) -> None:
     e.add_argument("--stability", action="store_true",
                    help="models with the same K and words are restarts: their stability (as tealeaves "
                         "stability; a table column, and in the JSON under \"stability\")")
+    e.add_argument("--human", default=None, metavar="STUDY",
+                   help="each metric's agreement with people beside it, and the metric the recommendation "
+                        "trusts: hoyle2021 or proxann2025:bills (figures measured on those studies' topics, "
+                        "carried over), or your judgments of these models' topics (a study file as metaeval "
+                        "reads, topics named MODEL/K; or the annotation app's export with --human-key)")
+    e.add_argument("--human-key", default=None, metavar="KEY",
+                   help="the key of the task set whose export --human is (intrusion or ProxAnn)")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -149,7 +156,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         compare_models=args.compare, coherence=tuple(_measures(args.measure or ",".join(DEFAULT_COHERENCE))),
         absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
         diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
-        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours)
+        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours, human=args.human,
+        human_key=args.human_key)
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
                    progress=progress, stages=clock)
     sc = res.scoring

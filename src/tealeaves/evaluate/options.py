@@ -8,6 +8,7 @@ keyword that is not a field is an estimator parameter (`heldout_params`, passed 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -37,7 +38,12 @@ class EvaluateOptions:
     - `diagnostics`: each LDA's per-topic diagnostics on the held-out documents; `stability`: models
       with the same K and words are restarts (`tl.stability`);
     - `tokenizer` and `encoding` of text files; `workers` local processes; `max_hours` (default 24)
-      the longest estimated run accepted before any work."""
+      the longest estimated run accepted before any work;
+    - `human`: each metric's agreement with people beside it (`evaluate.human`): a bundled study's
+      name ("hoyle2021", "proxann2025:bills": figures measured on their topics, carried over), a
+      study of these models' topics (a file `load_judgments` reads, the annotation app's export with
+      its key in `human_key`, or a `judgments.Study`: measured on those topics, `human_bootstrap`
+      replicates)."""
 
     method: str = "left-to-right"
     runs: int = 2
@@ -56,6 +62,9 @@ class EvaluateOptions:
     tokenizer: str = "whitespace"
     encoding: str = "utf-8"
     max_hours: float | None = None
+    human: Any = None
+    human_key: str | os.PathLike | None = None
+    human_bootstrap: int = 2000
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -87,6 +96,15 @@ class EvaluateOptions:
         put("workers", check_int("workers", self.workers, 1))
         if self.max_hours is not None:
             put("max_hours", check_float("max_hours", self.max_hours, 0, low_open=True))
+        put("human_bootstrap", check_int("human_bootstrap", self.human_bootstrap, 0))
+        from ..judgments import Study
+
+        if self.human is not None and not isinstance(self.human, str | os.PathLike | Study):
+            raise MethodError(f"human must be a bundled study's name, a file of judgments or a Study, got "
+                              f"{type(self.human).__name__}")
+        if self.human_key is not None and (self.human is None or isinstance(self.human, Study)):
+            raise MethodError("human_key is the key of the annotation app's export given as human: give that "
+                              "export too")
 
     @classmethod
     def of(cls, options: EvaluateOptions | None = None, **kwargs: Any) -> EvaluateOptions:
@@ -107,4 +125,6 @@ class EvaluateOptions:
         return {"method": self.method, "runs": self.runs, "coherence": list(self.coherence),
                 "topn": self.topn, "diversity_topn": self.diversity_topn,
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
-                "max_hours": self.max_hours}
+                "max_hours": self.max_hours,
+                **({"human": getattr(self.human, "name", None) or os.fspath(self.human)}
+                   if self.human is not None else {})}

@@ -9,7 +9,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..coherence import diversity, exclusivity, topic_words
+from ..coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
+from ..coherence import coherence as coherence_of
 from ..corpus import Corpus
 from ..datasets import load_topics
 from ..errors import MethodError
@@ -124,6 +125,25 @@ def model_row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: d
     if na:
         row["not_applicable"] = dict(na)
     return row
+
+
+def topic_coherence(models: Sequence[TopicModel | Topics], reference: Any, measures: Sequence[str],
+                    topn: int, absent: str | None, workers: int, encoding: str) -> tuple[
+                        dict[str, dict[str, float]], dict[str, dict[str, list[float]]], dict[str, Any]]:
+    """Each model's coherence by every measure over `reference`, counted once per window for all
+    the models' top words: the means, the per-topic values and the fingerprints."""
+    groups = [t for m in models for t in topic_words(m, topn)]
+    targets = sorted({w for t in groups for w in t})
+    counts = {win: count(reference, targets, window=win, workers=workers, encoding=encoding, groups=groups)
+              for win in {DEFAULT_WINDOWS[ms] for ms in measures}}
+    means, per_topic, fingerprints = {}, {}, {}
+    for m in models:
+        res = {ms: coherence_of(m, reference, measure=ms, topn=topn, absent=absent,
+                                counts=counts[DEFAULT_WINDOWS[ms]]) for ms in measures}
+        means[m.name] = {ms: r.mean for ms, r in res.items()}
+        per_topic[m.name] = {ms: r.per_topic.tolist() for ms, r in res.items()}
+        fingerprints = {ms: r.fingerprint for ms, r in res.items()}
+    return means, per_topic, fingerprints
 
 
 def auto_intrusion(m: TopicModel | Topics, reference: Any, seed: int, workers: int,
