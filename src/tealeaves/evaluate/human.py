@@ -207,26 +207,35 @@ def measured(study: Any, scores: Mapping[str, Mapping[str, Sequence[float] | Non
         if k not in usable:
             metrics[k] = {"label": label(k), "estimate": None,
                           "why": f"{int(np.isfinite(v).sum())} of the study's topics have a value: too few"}
-    res = agreement(usable, people, quality=quality, statistics=(statistic,), bootstrap=bootstrap,
-                    seed=seed) if usable else None
-    ceiling = next((c for c in res.ceiling if c["group"] == "all"), None) if res else None
+    # scores with values on the same topics are measured together (paired comparisons need the same
+    # topics); a score missing some topics does not shrink the others' to its own
+    sets: dict[bytes, dict[str, np.ndarray]] = {}
+    for k, v in usable.items():
+        sets.setdefault(np.isfinite(v).tobytes(), {})[k] = v
     what = PEOPLE.get(people.task, f"people's {people.task}") if quality != "assigned" else people.task
-    for k in usable:
-        r = res.get(k, "all", statistic)
-        top = ceiling["ceiling"] if ceiling else None
-        text = (f"{label(k)}: {STATISTIC_NAMES[statistic]} {_interval(r)} with {what} in {study.name} on "
-                f"{r['topics']} of these models' topics"
-                + ("" if top is None else f" (ceiling {numbers.fixed(top, 2)})")
-                + (f"; {r['why']}" if r.get("why") else ""))
-        metrics[k] = {"label": label(k), "estimate": r["estimate"], "low": r["low"], "high": r["high"],
-                      "topics": r["topics"], "ceiling": top, "statistic": statistic, "people": what,
-                      "text": text, "where": f"{study.name}, {r['topics']} of these models' topics",
-                      **({"why": r["why"]} if r.get("why") else {})}
-    comparisons = [c for c in (res.comparisons if res else []) if c["group"] == "all"]
+    comparisons: list[dict[str, Any]] = []
+    ceiling = None
+    for group in sets.values():
+        res = agreement(group, people, quality=quality, statistics=(statistic,), bootstrap=bootstrap,
+                        seed=seed)
+        ceil = next((c for c in res.ceiling if c["group"] == "all"), None)
+        ceiling = ceiling or ceil
+        notes += [n for n in res.notes if n not in notes]
+        comparisons += [c for c in res.comparisons if c["group"] == "all"]
+        for k in group:
+            r = res.get(k, "all", statistic)
+            top = ceil["ceiling"] if ceil else None
+            text = (f"{label(k)}: {STATISTIC_NAMES[statistic]} {_interval(r)} with {what} in {study.name} on "
+                    f"{r['topics']} of these models' topics"
+                    + ("" if top is None else f" (ceiling {numbers.fixed(top, 2)})")
+                    + (f"; {r['why']}" if r.get("why") else ""))
+            metrics[k] = {"label": label(k), "estimate": r["estimate"], "low": r["low"], "high": r["high"],
+                          "topics": r["topics"], "ceiling": top, "statistic": statistic, "people": what,
+                          "text": text, "where": f"{study.name}, {r['topics']} of these models' topics",
+                          **({"why": r["why"]} if r.get("why") else {})}
     return {"kind": "measured", "source": study.name, "study": study.name, "judgment": people.task,
             "quality": quality, "statistic": statistic, "metrics": metrics, "comparisons": comparisons,
-            "ceiling": ceiling, "notes": notes + list(study.notes) + (res.notes if res else []),
-            "models": matched}
+            "ceiling": ceiling, "notes": notes + list(study.notes), "models": matched}
 
 
 def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures: Sequence[str],
