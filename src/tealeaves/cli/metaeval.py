@@ -153,7 +153,7 @@ def _study(args: argparse.Namespace) -> Any:
 
 def _model_scores(args: argparse.Namespace, study: Any) -> tuple[dict[str, Any], list[str]]:
     """tealeaves' coherence and exclusivity of the study's topics from --model (over --reference)."""
-    from ..evaluate.human import study_scores
+    from ..evaluate.rows import study_scores
 
     models = _pairs(args.model, "--model")
     if not models:

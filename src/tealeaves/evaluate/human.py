@@ -238,30 +238,6 @@ def measured(study: Any, scores: Mapping[str, Mapping[str, Sequence[float] | Non
             "ceiling": ceiling, "notes": notes + list(study.notes), "models": matched}
 
 
-def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures: Sequence[str],
-                 topn: int = 10, absent: str | None = None, workers: int = 1, encoding: str = "utf-8"
-                 ) -> tuple[dict[str, np.ndarray], list[str]]:
-    """tealeaves' coherence (each of `measures` over `reference`) and exclusivity of the very topics
-    a study judged, from the models that made them (name -> model; matched as `match_models`): one
-    value per study topic, and the notes of the matching."""
-    from ..coherence import exclusivity, topic_words
-    from ..topics import why_not
-    from .rows import renamed, topic_coherence
-
-    named = {n: renamed(m, n) for n, m in models.items()}
-    words = {n: topic_words(m, DEPTH) for n, m in named.items()}
-    matched, notes = match_models(study.topics, words)
-    used = [named[n] for n in dict.fromkeys(matched.values())]
-    out: dict[str, np.ndarray] = {}
-    if measures:
-        _, values, _ = topic_coherence(used, reference, measures, topn, absent, workers, encoding)
-        out = {ms: align({n: v[ms] for n, v in values.items()}, study.topics, matched) for ms in measures}
-    excl = {m.name: exclusivity(m).tolist() for m in used if why_not("exclusivity", m) is None}
-    if excl:
-        out["exclusivity"] = align(excl, study.topics, matched)
-    return out, notes
-
-
 # -- what the recommendation trusts ---------------------------------------------------------------------
 
 def trusted(human: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from ..coherence import coherence as coherence_of
@@ -144,6 +146,28 @@ def topic_coherence(models: Sequence[TopicModel | Topics], reference: Any, measu
         per_topic[m.name] = {ms: r.per_topic.tolist() for ms, r in res.items()}
         fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     return means, per_topic, fingerprints
+
+
+def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures: Sequence[str],
+                 topn: int = 10, absent: str | None = None, workers: int = 1, encoding: str = "utf-8"
+                 ) -> tuple[dict[str, np.ndarray], list[str]]:
+    """tealeaves' coherence (each of `measures` over `reference`) and exclusivity of the very topics
+    a study judged, from the models that made them (name -> model; matched as `human.match_models`): one
+    value per study topic, and the notes of the matching."""
+    from .human import DEPTH, align, match_models
+
+    named = {n: renamed(m, n) for n, m in models.items()}
+    words = {n: topic_words(m, DEPTH) for n, m in named.items()}
+    matched, notes = match_models(study.topics, words)
+    used = [named[n] for n in dict.fromkeys(matched.values())]
+    out: dict[str, np.ndarray] = {}
+    if measures:
+        _, values, _ = topic_coherence(used, reference, measures, topn, absent, workers, encoding)
+        out = {ms: align({n: v[ms] for n, v in values.items()}, study.topics, matched) for ms in measures}
+    excl = {m.name: exclusivity(m).tolist() for m in used if why_not("exclusivity", m) is None}
+    if excl:
+        out["exclusivity"] = align(excl, study.topics, matched)
+    return out, notes
 
 
 def auto_intrusion(m: TopicModel | Topics, reference: Any, seed: int, workers: int,
