@@ -140,6 +140,16 @@ def test_any_per_topic_score_gets_its_agreement():
     assert h["metrics"]["judge:an-llm"]["label"] == "an-llm"
     assert h["metrics"]["exclusivity"]["estimate"] is not None
     assert h["metrics"]["diversity"]["estimate"] is None
+    # the LLM judge's columns as evaluate keeps them per topic (evaluate.judged): the same path
+    mp = rng.random(12)
+    h = people(study, [model], {"synthetic": {"coherence": {}, "judge": {"word-intrusion": mp.tolist()}}},
+               bootstrap=100)
+    got = h["metrics"]["judge_model_precision"]
+    assert got["estimate"] == pytest.approx(stats.spearmanr(mp, study["rating"].topic_means()).statistic,
+                                            abs=1e-12)
+    assert got["label"] == "the LLM judge's intrusion (judge MP)"
+    row = agreement_row({**h, "statistic": "spearman"}, ["model", "judge MP"], [])
+    assert row == ["people (Spearman)", f"{got['estimate']:.2f}"]
 
 
 def test_table_row_lines_and_recommendation():

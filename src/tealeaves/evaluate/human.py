@@ -34,7 +34,9 @@ from ..output import numbers
 
 # evaluate's per-topic columns (row key -> label); the model-level ones cannot be compared per topic
 LABELS = {"coherence.umass": "UMass", "coherence.uci": "UCI", "coherence.npmi": "NPMI",
-          "coherence.c_v": "C_V", "exclusivity": "exclusivity", "auto_model_precision": "automated intrusion"}
+          "coherence.c_v": "C_V", "exclusivity": "exclusivity", "auto_model_precision": "automated intrusion",
+          "judge_model_precision": "the LLM judge's intrusion (judge MP)",
+          "judge_rating": "the LLM judge's rating (judge rating)"}
 MODEL_LEVEL = {"diversity": "diversity", "irbo": "IRBO", "we_irbo": "WE-IRBO"}
 NOT_MEASURED = "not measured against people"
 PER_MODEL_ONLY = f"{NOT_MEASURED}: evaluate keeps its figure per model, not per topic"
@@ -290,7 +292,8 @@ def lines(human: Mapping[str, Any]) -> list[str]:
 
 
 HEADINGS = {"diversity": "diversity", "exclusivity": "exclusivity", "auto MP": "auto_model_precision",
-            "IRBO": "irbo", "WE-IRBO": "we_irbo"}  # the terminal table's headings -> column keys
+            "IRBO": "irbo", "WE-IRBO": "we_irbo", "judge MP": "judge_model_precision",
+            "judge rating": "judge_rating"}  # the terminal table's headings -> column keys
 
 
 def agreement_row(human: Mapping[str, Any], head: Sequence[str], measures: Sequence[str]) -> list[str]:
@@ -318,16 +321,24 @@ def people(human: Any, models: Sequence[Any], per_topic: Mapping[str, Mapping[st
            seed: int = 0) -> dict[str, Any]:
     """`evaluate`'s agreement block: for `human` (a bundled study's name, a study file or a
     `Study`), the carried or measured agreement of every per-topic column of the evaluation
-    (`per_topic`: model -> {"coherence": {measure: per-topic list}}; exclusivity per topic from the
-    models) and of any `extra` per-topic score (a judge's), and what the recommendation trusts.
+    (`per_topic`: model -> {"coherence": {measure: per-topic list}, "judge": {task: per-topic
+    list}}, the LLM judge's columns as `evaluate.judged` keeps them; exclusivity per topic from the
+    models) and of any `extra` per-topic score, and what the recommendation trusts.
     `columns`: the table's other columns of interpretability (model-level ones, automated
     intrusion), each listed with why it has no agreement."""
     from ..coherence import exclusivity
     from ..topics import why_not
 
+    from .judged import COLUMNS
+
     kind, src = source_of(human, key)
     measures = list(dict.fromkeys(ms for v in per_topic.values() for ms in (v.get("coherence") or {})))
-    keys = [f"coherence.{ms}" for ms in measures] + ["exclusivity", *(extra or {})]
+    judged: dict[str, dict[str, Any]] = {}  # an LLM judge's columns (evaluate.judged): per topic too
+    for name, v in per_topic.items():
+        for task, values in (v.get("judge") or {}).items():
+            judged.setdefault(COLUMNS[task][0], {})[name] = values
+    extra = {**judged, **(extra or {})}
+    keys = [f"coherence.{ms}" for ms in measures] + ["exclusivity", *extra]
     if kind == "carried":
         out = carried(src, keys + list(columns))
     else:
@@ -345,7 +356,7 @@ def people(human: Any, models: Sequence[Any], per_topic: Mapping[str, Mapping[st
                 scores[f"coherence.{ms}"][m.name] = (per_topic.get(m.name, {}).get("coherence") or {}).get(ms)
             if why_not("exclusivity", m) is None:
                 scores["exclusivity"][m.name] = exclusivity(m).tolist()
-        scores.update({k: dict(v) for k, v in (extra or {}).items()})
+        scores.update({k: dict(v) for k, v in extra.items()})
         out = measured(src, scores, words, bootstrap=bootstrap, seed=seed)
         for k in columns:
             out["metrics"][k] = {"label": label(k), "estimate": None,
