@@ -328,7 +328,6 @@ def people(human: Any, models: Sequence[Any], per_topic: Mapping[str, Mapping[st
     intrusion), each listed with why it has no agreement."""
     from ..coherence import exclusivity
     from ..topics import why_not
-
     from .judged import COLUMNS
 
     kind, src = source_of(human, key)
