@@ -217,6 +217,7 @@ def _cmd_metaeval(args: argparse.Namespace) -> int:
                                                      bootstrap=args.bootstrap, seed=args.seed,
                                                      level=args.level)
     block: dict[str, Any] = {}
+    scored = None
     if proxann:  # ProxAnn's own statistics: the human baseline of the topic ranking, per topic and document
         ranking = quality if quality != "mean" else "theta"
         block["leave_one_out"] = {t: leave_one_out(study[t], ranking, seed=args.seed)
@@ -224,8 +225,9 @@ def _cmd_metaeval(args: argparse.Namespace) -> int:
         if family == "proxann":
             from ..proxann import score_proxann
 
-            block["proxann_score"] = score_proxann(args.key, args.responses, args.max_attention_failures,
-                                                   args.distractor_max, args.bootstrap, args.seed).to_dict()
+            scored = score_proxann(args.key, args.responses, args.max_attention_failures, args.distractor_max,
+                                   args.bootstrap, args.seed)
+            block["proxann_score"] = scored.to_dict()
     if res is not None:
         print(format_agreement(res, study.name))
     else:
@@ -235,7 +237,7 @@ def _cmd_metaeval(args: argparse.Namespace) -> int:
         print(format_alt_test(name, t))
     for name, d in doc_agreement.items():
         print(format_document_agreement(name, d))
-    for line in format_proxann(block):
+    for line in format_proxann(block, scored):
         print(line)
     for n in [*model_notes, *study.notes]:
         print(f"note: {n}")
@@ -266,9 +268,9 @@ def format_document_agreement(name: str, d: dict[str, Any]) -> str:
             + (f"\nnote: {d['why']}" if d["why"] else ""))
 
 
-def format_proxann(block: dict[str, Any]) -> list[str]:
+def format_proxann(block: dict[str, Any], scored: Any = None) -> list[str]:
     """ProxAnn's own statistics: the human baseline of the topic ranking, and (an app study) the
-    per-model scores against theta."""
+    per-model scores against theta (`scored`, a `ProxAnnScores`)."""
     from ..output.numbers import fixed
 
     out = []
@@ -277,14 +279,11 @@ def format_proxann(block: dict[str, Any]) -> list[str]:
                 f"over {loo['topics']} topics, {loo['repeats']} draws)")
         out.append(f"{head}: {fixed(loo['mean'], 2)} ± {fixed(loo['sd'], 2)}" if loo["mean"] is not None and
                    loo["why"] is None else f"{head}: {loo['why'] or 'undefined'}")
-    score = block.get("proxann_score")
-    if score:
-        from ..proxann import ProxAnnScores, summary_lines
+    if scored is not None:
+        from ..proxann import summary_lines
 
         out.append("\nper topic and document against theta (as tealeaves proxann score):")
-        out += summary_lines(ProxAnnScores(score["topics"], score["documents"], score["responses"],
-                                           score["summary"], score["excluded_annotators"],
-                                           score["attention_failures"], score["incomplete"]))
+        out += summary_lines(scored)
     return out
 
 
