@@ -82,7 +82,8 @@ def _add_evaluate(sub: Any) -> None:
                         "ratings for every model with top words: a JSON file of tl.Judge's settings, e.g. "
                         '{"base_url": "http://127.0.0.1:8080/v1", "llm": "qwen2.5-7b", "cache": '
                         '"judge.sqlite"} (allow_remote: true to send topics off this machine); columns '
-                        "judge MP, judge rating")
+                        "judge MP, judge rating, with the judge's agreement with people as `tealeaves judge "
+                        "qualify` measured it for the same settings (or that it was never measured)")
     e.add_argument("--human", default=None, metavar="STUDY",
                    help="each metric's agreement with people beside it, and the metric the recommendation "
                         "trusts: hoyle2021 or proxann2025:bills (figures measured on those studies' topics, "
@@ -119,7 +120,8 @@ def _add_select(sub: Any) -> None:
     _outputs(s)
     s.add_argument("--judge", default=None, metavar="JSON",
                    help="an LLM judge answers word intrusion and 3-point ratings for every model (as "
-                        "evaluate --judge): columns judge MP, judge rating")
+                        "evaluate --judge): columns judge MP, judge rating, with its measured agreement "
+                        "with people")
     s.set_defaults(func=_cmd_select)
 
 

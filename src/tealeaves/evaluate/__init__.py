@@ -135,10 +135,12 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
     judged: dict[str, dict[str, Any]] = {}
+    agreed: dict[str, dict[str, Any]] = {}
     if opts.judge is not None:
-        from .judged import judge_models
+        from .judged import agreement, judge_models
 
         judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+        agreed = agreement(opts.judge, opts.judge_tasks)
         for name, got in judged.items():
             per_topic[name]["judge"] = got["per_topic"]
     preds = {}
@@ -196,7 +198,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab, per_topic, groups_note, human)
+                            timing, estimate, held, diag, stab, per_topic, groups_note, human, agreed)
 
 __all__ = ["evaluate", "EvaluateOptions", "EvaluationResult", "common_tokens", "rank_groups", "difference",
            "estimate_cost", "reference_tokens", "COMPARE_MODES", "DEFAULT_COHERENCE", "EMBEDDING_COLUMNS",

@@ -44,6 +44,7 @@ class EvaluationResult:
     topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
     groups_note: str | None = None  # why there is no ranking (groups None)
     human: dict[str, Any] | None = field(default=None, repr=False)  # agreement with people (evaluate.human)
+    judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # per judge column (judged.py)
 
     @property
     def names(self) -> list[str]:
@@ -100,6 +101,7 @@ class EvaluationResult:
         out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
                for r in self.rows if r.get("auto_note")]
         out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
+        out += [v["text"] for v in self.judge_agreement.values()]
         out += [f"{r['model']}: {line}" for r in self.rows for line in r.get("judge_notes") or []]
         for r in self.rows:
             for metric, reason in {**r.get("not_applicable", {}), **r.get("not_computed", {})}.items():
@@ -180,6 +182,7 @@ class EvaluationResult:
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
                           **({"topic_judge": judged} if judged else {}),
+                          **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {}),
                           **({"human": self.human} if self.human is not None else {})})

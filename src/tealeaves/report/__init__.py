@@ -405,6 +405,16 @@ def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
     return ["—"] * len(cells) if isinstance(na, dict) and metric in na else list(cells)
 
 
+def _judge_agreement(agreed: Any) -> list[Part]:
+    """Beside an LLM judge's columns: its measured agreement with people on each (`judge qualify`),
+    or that it was never measured."""
+    if not isinstance(agreed, dict) or not agreed:
+        return []
+    items = "".join(f"<li>{escape(str(v.get('text')))}</li>" for v in agreed.values() if isinstance(v, dict))
+    return ['<p class="note">The LLM judge\'s columns, with its agreement with people measured on the bundled '
+            "human studies (<code>tealeaves judge qualify</code>):</p>", f"<ul>{items}</ul>"]
+
+
 def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
     """Every metric that does not apply to a model (— in its table), with the reason."""
     items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
@@ -469,6 +479,7 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
     out.append(_evaluate_table(doc, measures))
+    out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     out.extend(people.evaluation(doc))  # each metric's agreement with people (evaluate --human)
@@ -641,6 +652,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
             cells.append(f"{_f(mean, d)} ± {_f(sd, d)}" if sd is not None else _f(mean, d))
         rows.append(cells)
     out.append(_tab(["K", *metrics], rows, sortable=True))
+    out.extend(_judge_agreement(p.get("judge_agreement")))
     out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
                        if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
@@ -706,6 +718,10 @@ def section(doc: dict[str, Any]) -> list[Part]:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)
+    if kind == "judge-qualify":
+        from .qualify import section as qualify_section
+
+        return qualify_section(doc)
     if kind in handlers:
         return handlers[kind](doc)
     if kind == "text":

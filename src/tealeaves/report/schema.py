@@ -145,6 +145,18 @@ PROXANN_SCORE = {"summary": Map({"topics": COUNT, "responses": COUNT, "tau_fit":
                                  "clarity")}}],
                  "responses?": [ANY], "excluded_annotators?": [STR], "incomplete?": COUNT,
                  "attention_failures?": Map(COUNT)}
+# one task of a judge's qualification (metaeval.qualify.task_agreement)
+QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "topics": COUNT, "scored": COUNT,
+             "correlation": Map({"estimate": NUM, "low": NUM, "high": NUM, "topics": COUNT, "why?": ANY}),
+             "ceiling": Map({"ceiling": NUM, "low": NUM, "high": NUM, "topics?": COUNT, "why?": ANY}),
+             "human_baseline": {"mean": NUM, "sd?": NUM, "topics?": COUNT, "why?": ANY},
+             "alt_test": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                              "annotators": COUNT, "why?": ANY}),
+             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR],
+             "per_topic?": {"ids": [STR], "judge": [NUM], "people": [NUM]}}
+# a judge column's measured agreement with people (evaluate.judged.agreement)
+AGREEMENT = {"qualified": ANY, "text": STR, "estimate?": NUM, "low?": NUM, "high?": NUM,
+             "human_baseline?": NUM, "ceiling?": NUM, "trusted?": ANY}
 
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
@@ -182,6 +194,7 @@ SPECS: dict[str, dict[str, Any]] = {
                            "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
                            "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
                  "topic_judge?": Map(Map([NUM])),
+                 "judge_agreement?": Map(AGREEMENT),
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
                  "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
@@ -219,6 +232,9 @@ SPECS: dict[str, dict[str, Any]] = {
                                              "human_baseline": NUM, "why?": ANY}),
                  "leave_one_out?": Map({"mean": NUM, "sd": NUM, "topics": COUNT, "repeats": COUNT, "why?": ANY}),
                  "proxann_score?": PROXANN_SCORE, "model_notes?": [STR], "study_notes?": [STR]},
+    "judge-qualify": {"judge": STR, "settings": Map(ANY), "notes?": [STR], "accounting?": Map(ANY),
+                      "estimate?": ANY, "seconds?": NONNEG,
+                      "studies": Map({"topics": COUNT, "of": COUNT, "notes?": [STR], "tasks": [QUALIFIED]})},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 
