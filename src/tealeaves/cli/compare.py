@@ -14,6 +14,7 @@ from ..util.limits import at_least
 from .options import (
     add_model_options,
     corpus_options,
+    keep_option,
     load_model_arg,
     print_corpus,
     read_docs,
@@ -55,6 +56,7 @@ def _add_compare(sub: Any) -> None:
     cp.add_argument("--estimator", default=None, help="for --method difference (default left-to-right)")
     cp.add_argument("--particles", type=at_least(1), default=None, help="for --method difference")
     run_options(cp)
+    keep_option(cp)
     cp.set_defaults(func=_cmd_compare)
 
 
@@ -106,7 +108,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     res = compare(a, b, docs, method=args.method, chains=args.chains, seed=args.seed,
                   workers=args.workers, bootstrap=args.bootstrap,
                   progress=None if not args.quiet else False,
-                  max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], **extra)
+                  max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], keep=args.keep,
+                  **extra)
     print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))
     if args.json:

@@ -28,6 +28,7 @@ log P(w | M_i) for every i.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import MethodError
+from ..files.kept import Kept, digest, kept
 from ..heldout import as_corpus, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
@@ -96,7 +98,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
             align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, estimator: str = "left-to-right",
             max_hours: float | None = None, labels: Sequence[str] | None = None,
-            **estimator_params: Any) -> CompareResult:
+            keep: str | os.PathLike | None = None, **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
     Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
@@ -105,7 +107,9 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     `start_temperatures` (prior -> B), `burn_in`, `align_topics` (relabel B's topics to match
     A's; changes no probability, shortens the path). `method="difference"` runs
     `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model. `labels`:
-    the two models' names in error messages (the CLI gives the file names)."""
+    the two models' names in error messages (the CLI gives the file names). `keep`: a folder keeping
+    every finished document (`files.kept`; for the difference, each model's held-out estimates in
+    its subfolders a/ and b/); the same call with it resumes an interrupted run, same numbers."""
     _check_choice("method", method, METHODS)
     model_a, model_b = (as_lda("compare", m) for m in (model_a, model_b))
     for m in (model_a, model_b):
@@ -117,7 +121,8 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     bootstrap = _check_int("bootstrap", bootstrap, 0)
     if method == "difference":
         return _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap,
-                           progress, temperatures if estimator == "ais" else None, estimator_params, labels)
+                           progress, temperatures if estimator == "ais" else None, estimator_params, labels,
+                           keep)
     if estimator_params:
         raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
     _check_choice("path", path, PATHS)
@@ -145,10 +150,20 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
-    t0 = time.perf_counter()
-    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
-                     update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS")
-    seconds = time.perf_counter() - t0
+    fingerprint = {"a": digest(model_a.phi_wt, model_a.alpha, model_a.vocab),
+                   "b": digest(model_b.phi_wt, model_b.alpha, model_b.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "options": opts, "seed": seed}
+
+    def valid(v: Any) -> bool:  # a kept document: per direction its (3, chains) weights
+        return isinstance(v, dict) and set(v) == set(directions) and all(
+            isinstance(x, np.ndarray) and x.shape == (3, chains) for x in v.values())
+
+    with kept(keep, "Ratio-AIS", fingerprint, len(items), valid=valid) as k:
+        t0 = time.perf_counter()
+        rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
+                         update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS",
+                         done=k.done if k is not None else None, on_result=k.add if k is not None else None)
+        seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
     for d in directions:
         arr = np.stack([r[d] for r in rows], axis=-1) if rows else np.zeros((3, chains, 0))
@@ -178,15 +193,19 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
 
 
 def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
-                temperatures, params, labels=None) -> CompareResult:
+                temperatures, params, labels=None, keep=None) -> CompareResult:
     if temperatures is not None:
         params = {"temperatures": temperatures, **params}
     model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
-    ra = heldout(model_a, corpus, method=estimator, **common, **params)
+    if keep is not None:  # the folder is this comparison's (each model's subfolder checks its own work)
+        Kept(keep, "difference of held-out estimates", {"a": "a/", "b": "b/"}, 2, "model")
+    sub = (lambda name: None) if keep is None else (lambda name: os.path.join(os.fspath(keep), name))
+    ra = heldout(model_a, corpus, method=estimator, keep=sub("a"), **common, **params)
     # independent streams for B: a different seed derived from the same one
-    rb = heldout(model_b, corpus, method=estimator, **{**common, "seed": seed + 1_000_003}, **params)
+    rb = heldout(model_b, corpus, method=estimator, keep=sub("b"), **{**common, "seed": seed + 1_000_003},
+                 **params)
     sd = float(np.hypot(ra.sd, rb.sd))
     return CompareResult(
         method="difference", params={"estimator": estimator, "runs": chains, **ra.params},

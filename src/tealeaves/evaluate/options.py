@@ -47,7 +47,10 @@ class EvaluateOptions:
       name ("hoyle2021", "proxann2025:bills": figures measured on their topics, carried over), a
       study of these models' topics (a file `load_judgments` reads, the annotation app's export with
       its key in `human_key`, or a `judgments.Study`: measured on those topics, `human_bootstrap`
-      replicates)."""
+      replicates);
+    - `keep`: a folder keeping each model's finished documents (held-out, Ratio-AIS, the predictive
+      metrics' theta; `files.kept`), so that the same call or command with it resumes an interrupted
+      run with the same numbers (the other stages, quick, are computed again)."""
 
     method: str = "left-to-right"
     runs: int = 2
@@ -66,6 +69,7 @@ class EvaluateOptions:
     tokenizer: str = "whitespace"
     encoding: str = "utf-8"
     max_hours: float | None = None
+    keep: str | None = None
     judge: Any = None
     judge_tasks: tuple[str, ...] = JUDGE_TASKS
     human: Any = None
@@ -121,6 +125,10 @@ class EvaluateOptions:
         if self.human_key is not None and (self.human is None or isinstance(self.human, Study)):
             raise MethodError("human_key is the key of the annotation app's export given as human: give that "
                               "export too")
+        if self.keep is not None:
+            if not isinstance(self.keep, str | os.PathLike):
+                raise MethodError(f"keep must be a folder's path, got {self.keep!r}")
+            put("keep", os.fspath(self.keep))
 
     @classmethod
     def of(cls, options: EvaluateOptions | None = None, **kwargs: Any) -> EvaluateOptions:
@@ -141,7 +149,7 @@ class EvaluateOptions:
         return {"method": self.method, "runs": self.runs, "coherence": list(self.coherence),
                 "topn": self.topn, "diversity_topn": self.diversity_topn,
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
-                "max_hours": self.max_hours,
+                "max_hours": self.max_hours, "keep": self.keep,
                 "judge": None if self.judge is None else {**self.judge.settings(),
                                                           "tasks": list(self.judge_tasks)},
                 **({"human": getattr(self.human, "name", None) or os.fspath(self.human)}

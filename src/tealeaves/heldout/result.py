@@ -13,6 +13,7 @@ import numpy as np
 
 from ..output.display import Display
 from ..output.jsonout import json_float
+from ..util.limits import check_bootstrap
 
 
 def log_mean_exp(x: np.ndarray, axis: int | None = None):
@@ -43,6 +44,7 @@ def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     runs, docs = run_log_prob.shape
     if runs < 2 or resamples < 2 or docs == 0:
         return float("nan")
+    check_bootstrap(resamples, float(runs) * docs, bootstrap_bytes(resamples, runs))  # callers check first
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x7EA1EAF]))
     totals = np.zeros(resamples)
     chunk = max(1, 4_000_000 // (resamples * runs))
