@@ -642,6 +642,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
      lambda m, r: m.markdown(r)),
+    ("docs/chib_small_alpha.md", "experiments/chib_small_alpha.py",
+     "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
     ("docs/human_agreement.md", "experiments/human_agreement.py", "experiments/results/human_agreement.json",
      lambda m, r: m.markdown(r)),
 ]

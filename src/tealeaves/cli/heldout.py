@@ -211,16 +211,14 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     """Under the table: what kind of number each estimate is, the cross-check, the budgets."""
     lines = []
     for r in results:
-        lines.append(f"{r.label}: {r.note}")
+        lines.append(f"{r.label}: {r.kind}")
         if r.sd_note:
             lines.append(f"  ± sd —: {r.sd_note}")
         if r.compile_seconds >= 0.1:
             lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
                          "timed part (not in seconds)")
-        spec = get_method(r.method)
-        caution = spec.caution(r.params) if spec.caution else None
-        if caution:
-            lines.append(f"  warning: {caution}")
+        if r.caution:  # in the note; on its own line, so that standard error gets it too
+            lines.append(f"  warning: {r.caution}")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
         kept = r.extra.get("kept")

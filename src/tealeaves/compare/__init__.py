@@ -38,13 +38,13 @@ import numpy as np
 from ..corpus import Corpus
 from ..errors import MethodError
 from ..files.kept import Kept, digest, kept
-from ..heldout import as_corpus, heldout
+from ..heldout import as_corpus, get_method, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
 from ..sampling import child, new_state, pair, prepare_models
 from ..topics import as_lda
-from ..util.limits import check_bootstrap, check_budget, update_seconds
+from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, update_seconds
 from ..util.parallel import Progress, run_tasks
 from .align import align_models, align_vocab
 from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
@@ -53,14 +53,12 @@ PATHS = ("convex", "geometric")
 DIRECTIONS = ("forward", "reverse", "both")
 STARTS = ("ais", "burn-in")
 METHODS = ("ratio-ais", "difference")
+# Ratio-AIS's options and their defaults (`compare`'s None)
+RATIO_AIS = {"path": "convex", "direction": "both", "temperatures": 1000, "start": "ais",
+             "start_temperatures": 2000, "burn_in": 200, "schedule": "sigmoid", "align_topics": True}
+DIFFERENCE_ESTIMATOR = "left-to-right"
 
-__all__ = ["compare", "training_curve", "CompareResult", "CurveResult"]
-
-
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+__all__ = ["compare", "training_curve", "method_options", "CompareResult", "CurveResult"]
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -91,47 +89,79 @@ def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
     return out
 
 
+def method_options(method: str, given: dict[str, Any], estimator: str | None = None) -> dict[str, Any]:
+    """The one check of which options go with which method, the API's and the CLI's (red team 6,
+    F17). `given`: the Ratio-AIS options given (not None). For ratio-ais: every Ratio-AIS option,
+    defaults filled in; `estimator` is refused. For difference: those that are parameters of the
+    estimator (`temperatures` and `schedule` of ais), passed to it; any other is refused."""
+    _check_choice("method", method, METHODS)
+    if method == "ratio-ais":
+        if estimator is not None:
+            raise MethodError("estimator applies only to method difference", options=("estimator", "method"))
+        return {**RATIO_AIS, **given}
+    takes = get_method(DIFFERENCE_ESTIMATOR if estimator is None else estimator).params_for("heldout")
+    for name in given:
+        if name not in takes:
+            raise MethodError(f"{name} applies only to method ratio-ais (method difference takes estimator, "
+                              "chains, particles and the other parameters of a heldout run)",
+                              options=(name, "method", "estimator", "chains", "particles"))
+    return dict(given)
+
+
 def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Sequence[int]],
-            method: str = "ratio-ais", path: str = "convex", direction: str = "both",
-            temperatures: int = 1000, chains: int = 4, start: str = "ais",
-            start_temperatures: int = 2000, burn_in: int = 200, schedule: str = "sigmoid",
-            align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
-            progress: bool | None = False, estimator: str = "left-to-right",
-            max_hours: float | None = None, labels: Sequence[str] | None = None,
-            keep: str | os.PathLike | None = None, **estimator_params: Any) -> CompareResult:
+            method: str = "ratio-ais", path: str | None = None, direction: str | None = None,
+            temperatures: int | None = None, chains: int = 4, start: str | None = None,
+            start_temperatures: int | None = None, burn_in: int | None = None,
+            schedule: str | None = None, align_topics: bool | None = None, seed: int = 0,
+            workers: int = 1, bootstrap: int = 10000, progress: bool | None = False,
+            estimator: str | None = None, max_hours: float | None = None,
+            labels: Sequence[str] | None = None, keep: str | os.PathLike | None = None,
+            **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
-    Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
-    as in `heldout` AIS, sigmoid by default: small steps at both ends, where one model's
-    improbable states are switched off), `chains` (M per document and direction), `start`,
-    `start_temperatures` (prior -> B), `burn_in`, `align_topics` (relabel B's topics to match
-    A's; changes no probability, shortens the path). `method="difference"` runs
-    `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model. `labels`:
-    the two models' names in error messages (the CLI gives the file names). `keep`: a folder keeping
-    every finished document (`files.kept`; for the difference, each model's held-out estimates in
-    its subfolders a/ and b/); the same call with it resumes an interrupted run, same numbers."""
-    _check_choice("method", method, METHODS)
+    Ratio-AIS parameters (None: the default in `RATIO_AIS`): `path` (convex), `direction` (both),
+    `temperatures` (S of the B -> A path, 1000; `schedule` as in `heldout` AIS, sigmoid: small
+    steps at both ends, where one model's improbable states are switched off), `chains` (M per
+    document and direction), `start` (ais), `start_temperatures` (prior -> B, 2000), `burn_in`
+    (200), `align_topics` (relabel B's topics to match A's, True; changes no probability,
+    shortens the path). `method="difference"` runs `heldout(..., method=estimator, runs=chains,
+    **estimator_params)` for each model (estimator left-to-right by default; `temperatures` and
+    `schedule` go to an ais estimator); a Ratio-AIS option it does not take is refused
+    (`method_options`). `labels`: the two models' names in error messages (the CLI gives the file
+    names). `keep`: a folder keeping every finished document (`files.kept`; for the difference,
+    each model's held-out estimates in its subfolders a/ and b/); the same call with it resumes an
+    interrupted run, same numbers."""
+    ratio = {k: v for k, v in (("path", path), ("direction", direction), ("temperatures", temperatures),
+                               ("start", start), ("start_temperatures", start_temperatures),
+                               ("burn_in", burn_in), ("schedule", schedule),
+                               ("align_topics", align_topics)) if v is not None}
+    opts = method_options(method, ratio, estimator)
     model_a, model_b = (as_lda("compare", m) for m in (model_a, model_b))
     for m in (model_a, model_b):
         if not isinstance(m, TopicModel):
             raise MethodError(f"models must be TopicModel objects, got {type(m).__name__}")
-    chains = _check_int("chains", chains, 1)
-    seed = _check_int("seed", seed, 0)
-    workers = _check_int("workers", workers, 1)
-    bootstrap = _check_int("bootstrap", bootstrap, 0)
+    chains = check_int("chains", chains, 1)
+    seed = check_int("seed", seed, 0)
+    workers = check_int("workers", workers, 1)
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    check_bool("progress", progress, none=True)
     if method == "difference":
-        return _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap,
-                           progress, temperatures if estimator == "ais" else None, estimator_params, labels,
+        return _difference(model_a, model_b, docs, estimator or DIFFERENCE_ESTIMATOR, chains, seed, workers,
+                           bootstrap, progress, {**opts, **estimator_params}, labels,
                            keep)
     if estimator_params:
         raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
+    path, direction, start, schedule = opts["path"], opts["direction"], opts["start"], opts["schedule"]
+    temperatures, start_temperatures = opts["temperatures"], opts["start_temperatures"]
+    burn_in, align_topics = opts["burn_in"], opts["align_topics"]
     _check_choice("path", path, PATHS)
     _check_choice("direction", direction, DIRECTIONS)
     _check_choice("start", start, STARTS)
     _check_choice("schedule", schedule, SCHEDULES)
-    temperatures = _check_int("temperatures", temperatures, 1)
-    start_temperatures = _check_int("start_temperatures", start_temperatures, 1)
-    burn_in = _check_int("burn_in", burn_in, 0)
+    temperatures = check_int("temperatures", temperatures, 1)
+    start_temperatures = check_int("start_temperatures", start_temperatures, 1)
+    burn_in = check_int("burn_in", burn_in, 0)
+    align_topics = check_bool("align_topics", align_topics)
     model_a, model_b = align_models([model_a, model_b], topics=align_topics, labels=labels)
     corpus = as_corpus(docs, model_a)
     as_corpus(corpus, model_b)
@@ -193,9 +223,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
 
 
 def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
-                temperatures, params, labels=None, keep=None) -> CompareResult:
-    if temperatures is not None:
-        params = {"temperatures": temperatures, **params}
+                params, labels=None, keep=None) -> CompareResult:
     model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
@@ -247,11 +275,13 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     models = [as_lda("curve", m) for m in models]
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
-    chains = _check_int("chains", chains, 1)
-    temperatures = _check_int("temperatures", temperatures, 1)
-    first = _check_int("first_temperatures", first_temperatures, 1)
-    seed = _check_int("seed", seed, 0)
-    workers = _check_int("workers", workers, 1)
+    chains = check_int("chains", chains, 1)
+    temperatures = check_int("temperatures", temperatures, 1)
+    first = check_int("first_temperatures", first_temperatures, 1)
+    seed = check_int("seed", seed, 0)
+    workers = check_int("workers", workers, 1)
+    align_topics = check_bool("align_topics", align_topics)
+    check_bool("progress", progress, none=True)
     _check_choice("schedule", schedule, SCHEDULES)
     models = align_models(models, topics=align_topics, labels=labels,
                           hint="Iteration-AIS anneals from one model to the next, so every model needs "

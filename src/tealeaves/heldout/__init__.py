@@ -18,7 +18,7 @@ from ..files.kept import digest, kept
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state
 from ..topics import Topics, as_lda, require
-from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
+from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, check_memory, update_seconds
 from ..util.numbers import finite_float
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
@@ -206,11 +206,10 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
     resolved = spec.resolve(params, task)
     for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0),
-                             ("check", check, 0), ("check_temperatures", check_temperatures, 1)):
-        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
-            raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise MethodError(f"seed must be a non-negative integer, got {seed!r}")
+                             ("check", check, 0), ("check_temperatures", check_temperatures, 1),
+                             ("seed", seed, 0)):
+        check_int(name, value, low)  # a bool is not a number (red team 6, F18: seed=True was 1)
+    check_bool("progress", progress, none=True)
     if target_sd is not None:
         if (sd := finite_float(target_sd)) is None or sd <= 0:
             raise MethodError(f"target_sd must be a positive number of nats per token, got {target_sd!r}")
@@ -248,9 +247,18 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         costs = [spec.work(int(w.size), resolved, model.num_topics) * runs for w, _, _ in items]
         planned = float(sum(costs))
         left = planned - sum(costs[d] for d in done)  # what a resumed run still has to do
-        check_budget(left + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
-                             max(len(items), 1) if check else 0.0), int(workers), max_hours, what,
-                     model.num_topics)
+        shares = {spec.name: left}
+        if check:  # the cross-check's stages, named in a refusal (red team 6, F13)
+            n = min(check, len(items))
+            share = n / max(len(items), 1)
+            reference = (f"the cross-check's reference (AIS, 2 runs of {check_temperatures:,} temperatures "
+                         f"on at most {n:,} document{'s' if n != 1 else ''})")
+            shares[reference] = check_temperatures * 2 * corpus.num_tokens * share
+            if runs < 2:
+                shares[f"the cross-check's 2 more runs of {spec.name}"] = 2 * planned * share
+        check_budget(sum(shares.values()), int(workers), max_hours,
+                     what + (f" with its cross-check (check={check})" if check else ""), model.num_topics,
+                     shares if check else None)
         shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, runs)
         bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
         extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
@@ -280,14 +288,19 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
     run_rel_var = np.array(variances, dtype=np.float64).reshape(len(items), int(runs)).T
     doc_tokens = np.array([w.size - n for w, n, _ in items], dtype=np.int64)
+    # what is computed, not the task's name: with nothing observed (completion at observed=0, or
+    # documents too short to observe a token) every estimate is of P(w) (red team 6, F15)
+    joint = all(n == 0 for _, n, _ in items)
+    unbiased = spec.is_unbiased(resolved) and joint
+    if spec.caution is not None and (caution := spec.caution(resolved, np.asarray(model.alpha))):
+        extra["caution"] = caution
     result = HeldoutResult(
         method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
         seconds=seconds, compile_seconds=compiled.seconds, seed=int(seed), workers=int(workers),
         corpus=corpus.report(),
         model=model.name, task=task, site_updates=cost,
         sd=bootstrap_sd(run_log_prob, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
-        extra=extra, unbiased=spec.is_unbiased(resolved) and task == "heldout",
-        run_rel_var=run_rel_var if task == "heldout" and spec.variance else None,
+        extra=extra, unbiased=unbiased, run_rel_var=run_rel_var if joint and spec.variance else None,
     )
     if check:
         def estimate(sub: Corpus, method: str, runs: int, **p: Any) -> HeldoutResult:
@@ -302,5 +315,5 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         result.extra["check"] = run_check(
             estimate, rerun, [w for w, _, _ in items], [n for _, n, _ in items], run_log_prob,
             int(check), int(seed), model.num_topics, DEFAULT_MAX_STATES, int(check_temperatures),
-            model.vocab, spec.is_unbiased(resolved) and task == "heldout")
+            model.vocab, unbiased)
     return result

@@ -180,9 +180,21 @@ class HeldoutResult(PerDocumentTotals, Display):
         return self.extra.get("adaptive")
 
     @property
+    def caution(self) -> str | None:
+        """Why this method, at these settings and this model's alpha, is known to be badly off
+        (`MethodSpec.caution`), or None."""
+        return self.extra.get("caution")
+
+    @property
     def note(self) -> str:
         """What kind of number this is: an unbiased estimate of P(w) has a log that is low on
-        average (Jensen's inequality), by about half the variance of the log estimate."""
+        average (Jensen's inequality), by about half the variance of the log estimate; then the
+        caution, if any."""
+        return self.kind if self.caution is None else f"{self.kind}; warning: {self.caution}"
+
+    @property
+    def kind(self) -> str:
+        """What kind of number this is (`note` without the caution)."""
         if self.method == "exact":
             return "exact"
         if not self.unbiased:
