@@ -42,6 +42,11 @@ TASK_RATE = 6.2e5
 # An index pass is priced as reading EVERY posting (one per token, its header's count), whatever
 # the window: a query reads only its target words' postings, so the estimate errs on the long side.
 INDEX_RATE = 1e7
+# Topic x score x bootstrap replicates the agreement with people handles per second (metaeval's
+# two-stage bootstrap with the ceiling): hoyle2021's 300 topics x (2 scores + the ceiling) x 3
+# statistics x 2000 replicates took 16 s on this machine shared (experiments/human_agreement.py's
+# timing), about 3e5 per second; taken at a third of that
+PEOPLE_RATE = 1e5
 
 
 def _default(fn: Any, name: str) -> Any:
@@ -126,11 +131,14 @@ def intrusion_seconds(topics: int, words: int, tokens: float, kind: str, workers
 
 
 def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpus], reference: Any,
-                  options: EvaluateOptions) -> dict[str, Any]:
+                  options: EvaluateOptions,
+                  every: Sequence[TopicModel | Topics] | None = None) -> dict[str, Any]:
     """Estimated seconds per stage before any work: held-out by the estimator's own cost model,
     Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
     reference counting per distinct window (coherence) and per model (intrusion), predictive
-    sweeps. Every figure assumes the rates above and in `tealeaves.util.limits` (SITE_SECONDS)."""
+    sweeps; the agreement with people over the topics of `every` model (default `models`). Every
+    figure assumes the rates above and in `tealeaves.util.limits` (SITE_SECONDS) and TEXT_RATE (a
+    reference text) or INDEX_RATE (a reference index: its postings, not text)."""
     o = options
     method, runs, workers, params = o.method, o.runs, o.workers, dict(o.heldout_params)
     coherence, compare_models = o.coherence, o.compare_models
@@ -161,13 +169,28 @@ def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpu
                "intrusion": sum(intrusion_seconds(m.num_topics, m.num_words if isinstance(m, TopicModel)
                                                   else len(m.vocab or ()), ref, kind, workers)
                                 for m in worded) if ref else 0.0,
-               "predictive": pred}
+               "predictive": pred,
+               "people": _people_seconds(models if every is None else every, o)}
     return {"seconds": seconds, "total": sum(seconds.values()),
             "ratio_ais_pairs": len(pairs), "ratio_ais_each": ratio,
             "ratio_ais_up_to": sum(ratio) if compare_models == "auto" else 0.0,
             "how": f"held-out site updates by the {spec.name} cost model and Ratio-AIS at compare's "
                    f"defaults at this machine's measured rates (util.limits.SITE_SECONDS); reference "
                    f"{ref_how} {read}; {w} worker(s)"}
+
+
+def _people_seconds(models: Sequence[TopicModel | Topics], o: EvaluateOptions) -> float:
+    """The agreement with people on the user's own study: at most every topic of the models, each
+    coherence measure, exclusivity and the ceiling, `human_bootstrap` replicates (nothing for a
+    bundled study's figures, which are read)."""
+    from ..errors import JUDGMENT_STUDIES
+
+    if o.human is None or (isinstance(o.human, str | os.PathLike) and o.human_key is None
+                           and os.fspath(o.human) in (*JUDGMENT_STUDIES, "proxann2025")
+                           and not os.path.exists(o.human)):
+        return 0.0
+    topics = sum(m.num_topics for m in models)
+    return topics * (len(o.coherence) + 2) * o.human_bootstrap / PEOPLE_RATE
 
 
 def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:
