@@ -517,6 +517,7 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
+    out.extend(people.evaluation(doc))  # each metric's agreement with people (evaluate --human)
     best, versus = _versus_best(doc)
     if best is not None and len(rows) > 1:  # the uncertainty that decides the ranking
         diffs = [0.0 if r["model"] == best else (v or {}).get("difference") for r, v in zip(rows, versus, strict=True)]
@@ -525,7 +526,6 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                          "intervals over the documents sampled and the estimator's noise",
                          "model", "difference (nats per token)", name="evaluate-vs-best", labels=names, y=diffs,
                          lo=[c[0] for c in ci], hi=[c[1] for c in ci]))
-    out.extend(people.evaluation(doc))  # each metric's agreement with people (evaluate --human)
     for key, label, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
         if key == "per_token" and best is not None and len(rows) > 1:
