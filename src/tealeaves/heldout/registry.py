@@ -25,6 +25,7 @@ def _load() -> None:
     """Import every estimator module once (each registers its methods)."""
     from . import (  # noqa: F401
         ais,
+        bridge,
         chib,
         estimated_theta,
         exact,
