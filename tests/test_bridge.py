@@ -145,3 +145,42 @@ def test_note_gives_the_interval_of_the_total():
     assert lo < res.total < hi and hi - lo == pytest.approx(2 * 1.96 * ve["sd_total"])
     assert f"95% interval [{lo:.2f}, {hi:.2f}]" in res.note and not res.unbiased
     assert res.to_dict()["variance_estimate"]["kind"] == "bridge"
+
+
+def test_more_topics_than_measured_fall_back_to_left_to_right_and_the_result_says_so():
+    """At T = 25 > topics_limit (20) every document is scored by left-to-right at its defaults: the
+    same numbers as asking for it, labelled as such, and the note and JSON name the fallback; with
+    topics_limit raised the bridge scores them."""
+    model = tl.synthetic.random_model(25, 60, seed=2)
+    docs = tl.synthetic.generate(model, 3, 15, seed=3)
+    res = tl.heldout(model, docs, method="bridge", seed=4)
+    ltr = tl.heldout(model, docs, method="left-to-right", seed=4)
+    assert res.method == "left-to-right" and res.label == ltr.label and res.total == ltr.total
+    assert res.extra["fallback"] == {"method": "left-to-right", "from": "bridge", "documents": [0, 1, 2]}
+    assert "3 of 3 documents were scored by left-to-right instead of bridge" in res.note
+    assert res.to_dict()["fallback"]["from"] == "bridge"
+    own = tl.heldout(model, docs, method="bridge", seed=4, topics_limit=25)
+    assert own.method == "bridge" and "fallback" not in own.extra
+
+
+def test_a_fallback_for_some_documents_scores_those_by_the_named_method(monkeypatch):
+    """The per-document mechanism (MethodSpec.fallback, registry.for_document): a method whose rule
+    sends documents of more than 10 tokens elsewhere keeps its name, and those documents get the
+    other method's numbers (the same seeds), listed in the result."""
+    from dataclasses import replace
+
+    from tealeaves.heldout import spec as spec_module
+
+    bridge = get_method("bridge")
+    monkeypatch.setitem(spec_module._METHODS, "bridge", replace(
+        bridge, fallback=lambda N, T, p: "left-to-right" if N > 10 else None))
+    model = tl.synthetic.random_model(5, 40, seed=5)
+    docs = tl.synthetic.generate(model, 4, [6, 20, 8, 30], seed=6)
+    res = tl.heldout(model, docs, method="bridge", seed=7)
+    ltr = tl.heldout(model, docs, method="left-to-right", seed=7)
+    assert res.method == "bridge" and res.extra["fallback"]["documents"] == [1, 3]
+    assert np.array_equal(res.doc_log_prob[[1, 3]], ltr.doc_log_prob[[1, 3]])
+    assert not np.isin(res.doc_log_prob[[0, 2]], ltr.doc_log_prob).any()
+    assert "2 of 4 documents were scored by left-to-right instead of bridge" in res.note
+    ve = res.variance_estimate
+    assert ve["documents"] == 2 and ve["ci95"] is None

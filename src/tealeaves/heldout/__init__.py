@@ -233,6 +233,10 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
     # also sizes the batches
     per_doc = [for_document(spec, resolved, task, int(w.size), model.num_topics) for w, _, _ in items]
+    fell = [d for d, (s, _) in enumerate(per_doc) if s.name != spec.name]
+    fallback = {"method": per_doc[fell[0]][0].name, "from": spec.name, "documents": fell} if fell else None
+    if fell and len(fell) == len(items):  # every document: the result is the other method's
+        spec, resolved = per_doc[0]
     costs = [s.work(int(w.size), p, model.num_topics) * runs for (w, _, _), (s, p) in zip(items, per_doc,
                                                                                          strict=True)]
     planned = float(sum(costs))
@@ -242,10 +246,9 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
     bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
     extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
-    fell = [d for d, (s, _) in enumerate(per_doc) if s.name != spec.name]
-    if fell:
-        extra["fallback"] = {"method": per_doc[fell[0]][0].name, "documents": fell,
-                             "params": per_doc[fell[0]][1]}
+    if fallback:
+        extra["fallback"] = fallback
+
     one_worker = update_seconds(planned, 1, model.num_topics)  # decides whether Dask is worth it
     remote = on_dask(one_worker)
     with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:

@@ -198,8 +198,8 @@ class HeldoutResult(PerDocumentTotals, Display):
             return "exact"
         fallback = self.extra.get("fallback")
         fell = (f"; {len(fallback['documents'])} of {self.doc_tokens.size} documents were scored by "
-                f"{fallback['method']} instead (outside what {self.method} was measured on: "
-                f"result.extra['fallback'])") if fallback else ""
+                f"{fallback['method']} instead of {fallback['from']} (outside what {fallback['from']} was "
+                "measured on; result.extra['fallback'])") if fallback else ""
         if self.method == "bridge":
             text = ("bridge sampling: consistent for log P(w) (its error shrinks as samples grow), not "
                     "unbiased")
@@ -249,12 +249,12 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def label(self) -> str:
-        """method(parameters); `resampling`, `ess` and `order` only when not their defaults
-        (systematic, 1, peaked: so the labels of earlier results stay as they were; those made before
-        `order` existed took the tokens in the given order)."""
+        """method(parameters); `resampling`, `ess`, `order` and `topics_limit` only when not their
+        defaults (systematic, 1, peaked, 20: so the labels of earlier results stay as they were; those
+        made before `order` existed took the tokens in the given order)."""
         shown = {k: v for k, v in self.params.items()
                  if k != "max_states" and (k, v) not in (("resampling", "systematic"), ("ess", 1.0),
-                                                               ("order", "peaked"))}
+                                                               ("order", "peaked"), ("topics_limit", 20))}
         inner = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"{self.method}({inner})" if inner else self.method
 
