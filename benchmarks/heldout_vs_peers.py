@@ -1,5 +1,6 @@
 """tealeaves' default held-out estimate against the numbers users print instead, side by side in one
 run (issue 36, point 3): tokens per CPU-second and error per token of `tl.heldout(model, docs)`,
+of `method="bridge"` (its defaults, with topics_limit = T so that the bridge itself is measured),
 tomotopy's `LDAModel.infer(docs, iterations=100, workers=1)`, gensim's `LdaModel.log_perplexity`,
 scikit-learn's `LatentDirichletAllocation.perplexity` and MALLET's `evaluate-topics` (its defaults:
 10 particles, no resampling), on short documents (300 random held-out State of the Union
@@ -17,8 +18,12 @@ log-likelihood, tealeaves' total, each divided by the tokens), less the referenc
 alpha) per token of the same model and documents. References (cached in
 benchmarks/results/heldout_vs_peers_references.json; --recompute-references): left-to-right
 `smc-full` with 1,000 particles, 2 runs, on the paragraphs; `smc` with 500 particles and K = 256,
-2 runs, on the whole addresses (tomotopy's model; gensim's and scikit-learn's models, whose
-numbers are off by tenths of a nat per token, get `smc` with 300 particles and K = 128, 1 run).
+2 runs, on the whole addresses (tomotopy's model; 300 particles and K = 128 past T = 20;
+gensim's and scikit-learn's models, whose numbers are off by nats per token, get `smc` with 300
+particles and K = 128, 1 run, at T = 20, and past it `smc-full` with 100 particles on the
+paragraphs and `smc` with 100 particles, K = 32 on the addresses, 1 run). --skip-long-references
+leaves out a missing reference of tomotopy's model on the addresses (its rows then have no error).
+For tealeaves' rows the JSON and the table also give the largest error of one document.
 
 Timing: CPU seconds of this process (`time.process_time`; numpy's BLAS held to one thread, tomotopy
 with one worker) for every tool but MALLET, whose evaluator runs in a JVM child (the CPU time of
@@ -27,10 +32,11 @@ its thread, after an untimed pass for the JIT compiler); every tool takes its tu
 table gives the median over rounds (the spread is in the JSON).
 
     python benchmarks/heldout_vs_peers.py --mallet-src Mallet [--topics 20 50 200 1000] [--rounds 3]
+        [--keep] [--skip-long-references] [--references-only]
 
 MALLET is compiled from a source checkout as in `benchmarks/mallet_speed.py` (nothing of MALLET is
-committed). Writes benchmarks/results/heldout_vs_peers.json; `table()` is the table in
-docs/performance.md.
+committed; a build is reused from --cache). Writes benchmarks/results/heldout_vs_peers.json
+(--keep keeps its rows of other T); `table()` and `cost_ratios()` are in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import glob  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import pickle  # noqa: E402
@@ -65,8 +72,13 @@ TP_ITERATIONS = {20: 500, 50: 500, 200: 500, 1000: 300}
 TP_SEED = 20261122
 INFER_ITERATIONS = 100
 MALLET_PARTICLES = 10  # evaluate-topics' default (no resampling)
-TOOLS = ("tealeaves", "tomotopy", "gensim", "scikit-learn", "MALLET")
+# and "tealeaves before" with --previous
+TOOLS = ("tealeaves", "bridge", "tomotopy", "gensim", "scikit-learn", "MALLET")
 SETS = ("paragraphs", "addresses")
+
+
+def default_cache() -> str:
+    return os.path.join(tempfile.gettempdir(), "tealeaves-peers")
 
 
 def documents() -> dict[str, tl.Corpus]:
@@ -160,7 +172,8 @@ def sklearn_model(T: int, cache: str):
     return lda, vec
 
 
-def write_workload(path: str, model: tl.TopicModel, counts: np.ndarray, beta: float, corpus: tl.Corpus) -> None:
+def write_workload(path: str, model: tl.TopicModel, counts: np.ndarray, beta: float,
+                   corpus: tl.Corpus) -> None:
     """The LtrBench / EvalBench format (benchmarks/mallet/): T, V; alpha, beta; each word's (topic,
     count) pairs; the documents."""
     T, V = counts.shape
@@ -179,12 +192,31 @@ def write_workload(path: str, model: tl.TopicModel, counts: np.ndarray, beta: fl
 
 def mallet_run(cp: str, workload: str, seed: int) -> tuple[float, float]:
     """One timed evaluate-topics pass (after the JIT's): (CPU seconds, summed log-likelihood)."""
-    out = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", cp, "EvalBench", workload, str(MALLET_PARTICLES),
-                          "false", str(seed), "1"], check=True, capture_output=True, text=True).stdout.split("\n")
+    cmd = ["java", "-XX:+UseSerialGC", "-cp", cp, "EvalBench", workload, str(MALLET_PARTICLES), "false",
+           str(seed), "1"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split("\n")
     return float(out[0].split()[0]), float(sum(float(x) for x in out[1:] if x.strip()))
 
 
-def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, recompute: bool) -> dict:
+def reference_params(lib: str, name: str, T: int) -> dict:
+    """left-to-right's settings for the reference of `lib`'s model on document set `name` (module
+    doc). gensim's and scikit-learn's numbers are tenths of a nat per token off, so their references
+    past T = 20 are cheaper (their own error is below a hundredth)."""
+    if lib != "tomotopy" and T > 20:
+        if name == "paragraphs":
+            return {"variant": "smc-full", "particles": 100, "runs": 1}
+        return {"variant": "smc", "particles": 100, "rejuvenate": 32, "runs": 1}
+    if name == "paragraphs":
+        return {"variant": "smc-full", "particles": 1000, "runs": 2}
+    if lib == "tomotopy":
+        if T > 20:
+            return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 2}
+        return {"variant": "smc", "particles": 500, "rejuvenate": 256, "runs": 2}
+    return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 1}
+
+
+def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, recompute: bool,
+               skip_long: bool = False) -> dict:
     """Reference log P(w) per document for each library's model and document set (module doc)."""
     out = cached.setdefault(str(T), {})
     for lib, model in models.items():
@@ -192,27 +224,107 @@ def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, r
             key = f"{lib}/{name}"
             if key in out and not recompute:
                 continue
-            if name == "paragraphs":
-                params = {"variant": "smc-full", "particles": 1000, "runs": 2}
-            elif lib == "tomotopy":
-                params = {"variant": "smc", "particles": 500, "rejuvenate": 256, "runs": 2}
-            else:
-                params = {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 1}
+            if skip_long and lib == "tomotopy" and name == "addresses":
+                print(f"  reference T={T} {key}: not computed (--skip-long-references)", flush=True)
+                continue
+            params = reference_params(lib, name, T)
             t0 = time.time()
             res = tl.heldout(model, corpus, method="left-to-right", seed=999, workers=2, bootstrap=0,
                              max_hours=1000, **params)
             out[key] = {"method": res.label, "runs": res.runs, "doc_log_prob": res.doc_log_prob.tolist(),
                         "tokens": int(res.tokens), "seconds": time.time() - t0}
-            print(f"  reference T={T} {key}: {res.per_token:.5f} per token ({time.time() - t0:.0f} s)", flush=True)
+            print(f"  reference T={T} {key}: {res.per_token:.5f} per token ({time.time() - t0:.0f} s)",
+                  flush=True)
             with open(REFERENCES, "w") as fh:
                 json.dump(cached, fh, indent=1)
     return out
 
 
-def cpu(fn) -> tuple[float, object]:
+def cpu(fn, *args) -> tuple[float, float]:
     t0 = time.process_time()
-    value = fn()
+    value = fn(*args)
     return time.process_time() - t0, value
+
+
+def prepare(T: int, args: argparse.Namespace, docs: dict[str, tl.Corpus], cached: dict) -> tuple:
+    """The three libraries' models at T topics (trained or from the cache) and the references."""
+    vocab = docs["paragraphs"].vocab
+    texts = {k: [[vocab[i] for i in d] for d in c] for k, c in docs.items()}
+    mdl = tomotopy_model(T, args.cache)
+    model, counts = as_topic_model(mdl, vocab)
+    glda = gensim_model(T, args.cache)
+    sk, vec = sklearn_model(T, args.cache)
+    libs = {"tomotopy": model, "gensim": tl.load_model(glda), "scikit-learn": tl.load_model(sk, vocab=vec)}
+    refs = {lib: references({lib: m}, {k: tl.Corpus.from_tokens(t, m.vocab) for k, t in texts.items()}, T,
+                            cached, args.recompute_references, args.skip_long_references)
+            for lib, m in libs.items()}
+    return texts, mdl, model, counts, glda, sk, vec, refs
+
+
+def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str, tl.Corpus],
+            cached: dict) -> tuple[list[dict], str]:
+    """Every tool on both document sets at T topics, `args.rounds` turns each: the table's rows and
+    the default's label."""
+    texts, mdl, model, counts, glda, sk, vec, refs = prepare(T, args, docs, cached)
+    tp_docs = {k: [mdl.make_doc(d) for d in t] for k, t in texts.items()}
+    bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()}
+    X = {k: vec.transform(t) for k, t in texts.items()}
+    workloads = {k: os.path.join(tmp, f"T{T}-{k}.bin") for k in docs}
+    for k, c in docs.items():
+        write_workload(workloads[k], model, counts, float(mdl.eta), c)
+
+    labels: dict[str, str] = {}
+    worst: dict[tuple[str, str], list[float]] = {}
+
+    def ours(k: str, r: int, tool: str = "tealeaves", **params) -> float:
+        res = tl.heldout(model, docs[k], seed=r, workers=1, bootstrap=0, max_hours=1000, **params)
+        ref = refs["tomotopy"].get(f"tomotopy/{k}")
+        if ref is not None:
+            gap = np.abs(res.doc_log_prob - np.asarray(ref["doc_log_prob"]))
+            worst.setdefault((tool, k), []).append(float(np.max(gap)))
+        labels[tool] = res.label
+        return res.total
+
+    calls = {
+        "tealeaves": ours,
+        # the bridge itself at every T (its default topics_limit would hand T > 20 to left-to-right)
+        "bridge": lambda k, r: ours(k, r, "bridge", method="bridge", topics_limit=T),
+        "tomotopy": lambda k, r: float(np.sum(mdl.infer(tp_docs[k], iterations=INFER_ITERATIONS,
+                                                        workers=1)[1])),
+        "gensim": lambda k, r: float(glda.log_perplexity(bow[k])) * docs[k].num_tokens,
+        "scikit-learn": lambda k, r: -math.log(sk.perplexity(X[k])) * docs[k].num_tokens,
+        "MALLET": None,
+    }
+    if args.previous:
+        calls["tealeaves before"] = lambda k, r: ours(k, r, "tealeaves before", method="left-to-right")
+    label = tl.heldout(model, docs["paragraphs"].subset([0, 1]), workers=1, bootstrap=0).label  # compile/load
+    times = {(tool, k): [] for tool in calls for k in SETS}
+    values = {(tool, k): [] for tool in calls for k in SETS}
+    for r in range(args.rounds):
+        for k in SETS:
+            for tool, call in calls.items():
+                sec, value = mallet_run(cp, workloads[k], r + 1) if call is None else cpu(call, k, r)
+                times[(tool, k)].append(sec)
+                values[(tool, k)].append(value)
+                print(f"T={T} round {r} {k:<10} {tool:<16} {sec:8.3f} CPU s  "
+                      f"{value / docs[k].num_tokens:+.4f} per token", flush=True)
+    rows = []
+    for k in SETS:
+        tokens = int(docs[k].num_tokens)
+        for tool in calls:
+            lib = tool if tool in ("gensim", "scikit-learn") else "tomotopy"
+            ref = refs[lib].get(f"{lib}/{k}")
+            total = float(np.sum(ref["doc_log_prob"])) if ref else math.nan
+            secs = times[(tool, k)]
+            rows.append({"T": T, "documents": k, "tool": tool, "tokens": tokens, "cpu_seconds": secs,
+                         "tokens_per_cpu_second": tokens / float(np.median(secs)),
+                         "error_per_token": ([(v - total) / tokens for v in values[(tool, k)]]
+                                             if ref else None),
+                         "per_token": [v / tokens for v in values[(tool, k)]],
+                         "reference_per_token": total / tokens if ref else None,
+                         "reference": ref["method"] if ref else None,
+                         "label": labels.get(tool, tool), "worst_document_error": worst.get((tool, k))})
+    return rows, label
 
 
 def main() -> None:
@@ -220,10 +332,18 @@ def main() -> None:
     ap.add_argument("--mallet-src", required=True, help="a MALLET source checkout (src/main/java, lib/)")
     ap.add_argument("--topics", type=int, nargs="+", default=list(TOPICS))
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tealeaves-peers"),
+    ap.add_argument("--previous", action="store_true",
+                    help="also time left-to-right, the default before issue 36 (slow on whole documents)")
+    ap.add_argument("--cache", default=default_cache(),
                     help="trained models are kept here between runs")
     ap.add_argument("--recompute-references", action="store_true")
+    ap.add_argument("--skip-long-references", action="store_true",
+                    help="leave out a missing reference of tomotopy's model on the whole addresses "
+                         "(the costly one): those rows get no error")
+    ap.add_argument("--references-only", action="store_true", help="train the models and compute the "
+                    "missing references, then stop")
     ap.add_argument("--out", default=RESULTS)
+    ap.add_argument("--keep", action="store_true", help="keep the rows of other T already in --out")
     args = ap.parse_args()
     from mallet_speed import build
     from threadpoolctl import threadpool_limits
@@ -231,73 +351,35 @@ def main() -> None:
     threadpool_limits(1)
     os.makedirs(args.cache, exist_ok=True)
     docs = documents()
-    vocab = docs["paragraphs"].vocab
-    texts = {k: [[vocab[i] for i in d] for d in c] for k, c in docs.items()}
     cached = {}
     if os.path.exists(REFERENCES):
         with open(REFERENCES) as fh:
             cached = json.load(fh)
-    result = {"tools": list(TOOLS), "rounds": args.rounds, "machine": platform.processor() or platform.machine(),
-              "load_average": [], "documents": {k: {"count": len(c), "tokens": int(c.num_tokens)}
-                                                for k, c in docs.items()},
+    result = {"tools": list(TOOLS) + (["tealeaves before"] if args.previous else []), "rounds": args.rounds,
+              "machine": platform.processor() or platform.machine(), "load_average": [],
+              "documents": {k: {"count": len(c), "tokens": int(c.num_tokens)} for k, c in docs.items()},
               "rows": []}
+    if args.references_only:
+        for T in args.topics:
+            prepare(T, args, docs, cached)
+        return
+    if args.keep and os.path.exists(args.out):
+        with open(args.out) as fh:
+            result["rows"] = [r for r in json.load(fh)["rows"] if r["T"] not in args.topics]
     with tempfile.TemporaryDirectory() as tmp:
-        cp = build(args.mallet_src, os.path.join(tmp, "build"), ("EvalBench.java",))
-        java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-        result["java"] = java
+        built = os.path.join(args.cache, "mallet-build")
+        if os.path.exists(os.path.join(built, "classes", "EvalBench.class")):  # compiled by an earlier run
+            jars = [j for j in glob.glob(os.path.join(args.mallet_src, "lib", "*.jar"))
+                    if os.path.getsize(j) > 1000]
+            cp = os.pathsep.join([os.path.join(built, "classes"), *jars])
+        else:
+            cp = build(args.mallet_src, built, ("EvalBench.java",))
+        java = subprocess.run(["java", "-version"], capture_output=True, text=True)
+        result["java"] = java.stderr.splitlines()[0]
         for T in args.topics:
             result["load_average"].append(os.getloadavg()[0])
-            mdl = tomotopy_model(T, args.cache)
-            model, counts = as_topic_model(mdl, vocab)
-            glda = gensim_model(T, args.cache)
-            sk, vec = sklearn_model(T, args.cache)
-            libs = {"tomotopy": model, "gensim": tl.load_model(glda), "scikit-learn": tl.load_model(sk, vocab=vec)}
-            lib_docs = {lib: {k: tl.Corpus.from_tokens(t, m.vocab) for k, t in texts.items()}
-                        for lib, m in libs.items()}
-            refs = {lib: references({lib: m}, lib_docs[lib], T, cached, args.recompute_references)
-                    for lib, m in libs.items()}
-            tp_docs = {k: [mdl.make_doc(d) for d in t] for k, t in texts.items()}
-            bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()}
-            X = {k: vec.transform(t) for k, t in texts.items()}
-            workloads = {}
-            for k, c in docs.items():
-                workloads[k] = os.path.join(tmp, f"T{T}-{k}.bin")
-                write_workload(workloads[k], model, counts, float(mdl.eta), c)
-            calls = {
-                "tealeaves": lambda k, r: tl.heldout(model, docs[k], seed=r, workers=1, bootstrap=0,
-                                                     max_hours=1000).total,
-                "tomotopy": lambda k, r: float(np.sum(mdl.infer(tp_docs[k], iterations=INFER_ITERATIONS,
-                                                                workers=1)[1])),
-                "gensim": lambda k, r: float(glda.log_perplexity(bow[k])) * docs[k].num_tokens,
-                "scikit-learn": lambda k, r: -math.log(sk.perplexity(X[k])) * docs[k].num_tokens,
-            }
-            warm = tl.heldout(model, docs["paragraphs"].subset([0, 1]), workers=1, bootstrap=0)  # compile/load
-            result["default"] = warm.label
-            times = {(tool, k): [] for tool in TOOLS for k in SETS}
-            values = {(tool, k): [] for tool in TOOLS for k in SETS}
-            for r in range(args.rounds):
-                for k in SETS:
-                    for tool in TOOLS:
-                        if tool == "MALLET":
-                            sec, value = mallet_run(cp, workloads[k], r + 1)
-                        else:
-                            sec, value = cpu(lambda: calls[tool](k, r))
-                        times[(tool, k)].append(sec)
-                        values[(tool, k)].append(value)
-                        print(f"T={T} round {r} {k:<10} {tool:<12} {sec:8.3f} CPU s  "
-                              f"{value / docs[k].num_tokens:+.4f} per token", flush=True)
-            for k in SETS:
-                tokens = int(docs[k].num_tokens)
-                for tool in TOOLS:
-                    lib = tool if tool in ("gensim", "scikit-learn") else "tomotopy"
-                    ref = float(np.sum(refs[lib][f"{lib}/{k}"]["doc_log_prob"]))
-                    secs = times[(tool, k)]
-                    errs = [(v - ref) / tokens for v in values[(tool, k)]]
-                    result["rows"].append({
-                        "T": T, "documents": k, "tool": tool, "tokens": tokens, "cpu_seconds": secs,
-                        "tokens_per_cpu_second": tokens / float(np.median(secs)),
-                        "error_per_token": errs, "reference_per_token": ref / tokens,
-                        "reference": refs[lib][f"{lib}/{k}"]["method"]})
+            rows, result["default"] = measure(T, args, cp, tmp, docs, cached)
+            result["rows"] += rows
             save(result, args.out)
     print(table(result))
 
@@ -309,12 +391,14 @@ def save(result: dict, path: str) -> None:
 
 
 def _row(result: dict, T: int, k: str, tool: str) -> dict | None:
-    return next((r for r in result["rows"] if r["T"] == T and r["documents"] == k and r["tool"] == tool), None)
+    rows = (r for r in result["rows"] if r["T"] == T and r["documents"] == k and r["tool"] == tool)
+    return next(rows, None)
 
 
 def table(result: dict) -> str:
-    """docs/performance.md's table: tokens per CPU-second (median over rounds) and the mean error
-    per token over rounds, each tool, document set and number of topics."""
+    """docs/performance.md's table: tokens per CPU-second (median over rounds), the mean error per
+    token over rounds and (tealeaves) the largest error of one document over rounds, in nats, each
+    tool, document set and number of topics."""
     lines = ["| documents | T | " + " | ".join(result["tools"]) + " |",
              "|---|---|" + "---|" * len(result["tools"])]
     for k in SETS:
@@ -322,10 +406,30 @@ def table(result: dict) -> str:
             cells = []
             for tool in result["tools"]:
                 r = _row(result, T, k, tool)
-                cells.append("–" if r is None else
-                             f"{r['tokens_per_cpu_second']:,.0f} tok/s, {float(np.mean(r['error_per_token'])):+.4f}")
+                if r is None:
+                    cells.append("–")
+                    continue
+                errs = r["error_per_token"]
+                err = "no reference" if errs is None else f"{np.mean(errs):+.4f}"
+                cell = f"{r['tokens_per_cpu_second']:,.0f} tok/s, {err}"
+                if r.get("worst_document_error"):
+                    cell += f", worst {max(r['worst_document_error']):.2f}"
+                cells.append(cell)
             lines.append(f"| {k} | {T:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def cost_ratios(result: dict) -> str:
+    """docs/performance.md's sentence: CPU time of tealeaves' default and of the bridge over
+    tomotopy's `infer` (ratios of the tokens per CPU-second in the table)."""
+    parts = []
+    for T in sorted({r["T"] for r in result["rows"]}):
+        for k in SETS:
+            infer = _row(result, T, k, "tomotopy")
+            cells = [f"{tool} {infer['tokens_per_cpu_second'] / r['tokens_per_cpu_second']:.1f}×"
+                     for tool in ("tealeaves", "bridge") if (r := _row(result, T, k, tool)) and infer]
+            parts.append(f"{k} at T = {T}: " + ", ".join(cells))
+    return "CPU time over tomotopy's infer: " + "; ".join(parts)
 
 
 if __name__ == "__main__":

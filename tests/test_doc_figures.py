@@ -602,7 +602,15 @@ def _select() -> list[tuple[str, str]]:
                 f"{hits('rule: old', 'stuck')}")]
 
 
-GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
+def _peers() -> list[tuple[str, str]]:
+    """docs/performance.md's held-out table against tomotopy, gensim, scikit-learn and MALLET."""
+    bench = script("benchmarks/heldout_vs_peers.py")
+    data = results("benchmarks/results/heldout_vs_peers.json")
+    lines = [*bench.table(data).splitlines(), bench.cost_ratios(data)]
+    return [("docs/performance.md", line) for line in lines]
+
+
+GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
           _linear, _conventions, _dask, _diagnostics, _index, _select]
 
 
@@ -632,6 +640,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
     ("docs/select_experiment.md", "experiments/select_synthetic.py",
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
+     lambda m, r: m.markdown(r)),
+    ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
      lambda m, r: m.markdown(r)),
 ]
 
