@@ -89,6 +89,39 @@ def test_krippendorff_alpha_matches_the_krippendorff_package_with_missing_and_va
         assert krippendorff_alpha(choices) == pytest.approx(peer, abs=1e-10), trial
 
 
+@pytest.mark.parametrize("metric", ["interval", "ordinal"])
+def test_rating_alpha_matches_the_krippendorff_package(metric):
+    """Ratings 1..5 (ProxAnn's fit ratings): interval and ordinal alpha, missing values and a
+    varying number of raters, against the krippendorff package; a scale with unused values (the
+    ordinal metric counts only the values seen, the interval one their distance)."""
+    from tealeaves.intrusion.agreement import rating_agreement
+
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        items, raters = int(rng.integers(3, 30)), int(rng.integers(2, 7))
+        ratings = {}
+        for u in range(items):
+            centre = int(rng.integers(1, 6))
+            n = int(rng.integers(1, raters + 1))
+            ratings[str(u)] = [int(np.clip(centre + rng.integers(-1, 2), 1, 5)) if rng.random() < 0.7
+                               else int(rng.choice([1, 2, 5])) for _ in range(n)]
+        out = rating_agreement(ratings, 5)
+        if out["note"]:
+            continue
+        data = _reliability({u: [r for r in rs] for u, rs in ratings.items()}, raters)
+        peer = krippendorff.alpha(reliability_data=data, level_of_measurement=metric,
+                                  value_domain=[1, 2, 3, 4, 5])
+        assert out[f"krippendorff_alpha_{metric}"] == pytest.approx(peer, abs=1e-10), trial
+
+
+def test_rating_agreement_refuses_ratings_off_the_scale():
+    from tealeaves.intrusion.agreement import rating_agreement
+
+    with pytest.raises(MethodError, match="rating 6 is not a whole number in 1..5"):
+        rating_agreement({"u": [1, 6]}, 5)
+    assert rating_agreement({"u": [3], "v": [4]}, 5)["note"] == NEEDS_TWO
+
+
 def test_perfect_agreement_on_different_positions_is_one():
     a = agreement({"x": [0, 0, 0], "y": [1, 1], "z": [3, 3, 3, 3]})
     assert a["krippendorff_alpha"] == pytest.approx(1.0) and a["fleiss_kappa"] == pytest.approx(1.0)

@@ -58,7 +58,7 @@ UNANSWERABLE = [
     ("text-not-string", [{**_task(), "kind": "topic", "text": ["a"]}], "text must be a string"),
     ("too-long-to-answer", [_task(options=("apple", "p" * 4000))], "too long to answer"),
     ("many-options", [_task(options=[f"w{i}" for i in range(800)])], "too long to answer"),
-    ("bad-kind", [_task(kind="picture")], "kind must be word or topic"),
+    ("bad-kind", [_task(kind="picture")], "kind must be word, topic or proxann"),
     ("item-empty", [_task(item="")], "item id must be a string of 1-200"),
     ("item-number", [_task(item=5)], "item id must be a string of 1-200"),
     ("task-not-object", [["apple", "pear"]], "expected an object, got list"),

@@ -221,11 +221,6 @@ def _readme_and_checks() -> list[tuple[str, str]]:
     worst_prev = [accuracy(s, PREVIOUS)["largest_paragraph_error"] for s in ("random", "long")]
     ratios = mallet_ratios()
     return [
-        ("README.md", f"one call of the default before issue 21 (`smc-full`, 100 particles) was "
-                      f"{err('random', DEFAULT)} nats per token below a reference computed with "
-                      f"200,000-temperature AIS, and {err('long', DEFAULT)} on the longest paragraphs"),
-        ("README.md", f"was {err('random', PREVIOUS)} below"),
-        ("README.md", f"differ by up to {reference_noise():.4f} nats per token"),
         ("README.md", f"run left-to-right (`smc-full`) at {speed(50, 200, 'smc'):.0f} million site updates "
                       f"per second per "
                       f"core at 50 topics and {speed(1000, 200, 'smc'):.0f} million at 1,000 topics"),
@@ -610,8 +605,22 @@ def _peers() -> list[tuple[str, str]]:
     return [("docs/performance.md", line) for line in lines]
 
 
+def _judge() -> list[tuple[str, str]]:
+    """experiments/qualify_proxann.py: ProxAnn's released LLM answers through the qualification
+    path against the published Table 3 (docs/guide/judge.md)."""
+    r = results("experiments/results/qualify_proxann.json")
+    same = all((c["winning_rate"] > 0.5) == c["published"].endswith("*")
+               for j in r["judges"].values() for c in j["table3"] if c["published"])
+    cells = sum(1 for j in r["judges"].values() for c in j["table3"] if c["published"])
+    claim = "with the same LLMs winning in every cell"
+    shown = claim if same and cells == 24 else "(the JSON no longer supports: " + claim + ")"
+    return [("docs/guide/judge.md", shown),
+            ("docs/guide/judge.md", f"the largest difference from a published advantage probability is "
+                                    f"{r['largest_difference']:.3f}")]
+
+
 GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index, _select]
+          _linear, _conventions, _dask, _diagnostics, _index, _select, _judge]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
@@ -642,6 +651,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
      lambda m, r: m.markdown(r)),
     ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
+     lambda m, r: m.markdown(r)),
+    ("docs/human_agreement.md", "experiments/human_agreement.py", "experiments/results/human_agreement.json",
      lambda m, r: m.markdown(r)),
 ]
 

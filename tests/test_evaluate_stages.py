@@ -65,7 +65,7 @@ def test_python_result_has_stages_and_progress_goes_to_stderr(files, capsys):
     res = tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", names=["good"], seed=SEED, progress=True,
                       **FEW)
     err = capsys.readouterr().err
-    assert "evaluate: stage 2/6 held-out: good (1/1)" in err
+    assert "evaluate: stage 2/7 held-out: good (1/1)" in err
     assert "stage" in res.timing() and set(res.stages) == {*ev.STAGES, "total"}
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=False, **FEW)
     assert "evaluate:" not in capsys.readouterr().err
@@ -73,11 +73,11 @@ def test_python_result_has_stages_and_progress_goes_to_stderr(files, capsys):
 
 def test_a_large_estimate_is_shown_before_the_work(files, capsys, monkeypatch):
     d = files
-    monkeypatch.setattr(ev, "LARGE_SECONDS", 0.0)  # every estimate counts as large
+    monkeypatch.setattr(ev.cost, "LARGE_SECONDS", 0.0)  # every estimate counts as large
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=None, **FEW)
     err = capsys.readouterr().err  # not a terminal: no stage lines, but the estimate
     assert err.startswith("evaluate: estimated ") and "before any work (held-out" in err
-    assert "stage 2/6" not in err
+    assert "stage 2/7" not in err
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=False, **FEW)
     assert capsys.readouterr().err == ""
 
@@ -89,7 +89,7 @@ def _no_ratio_ais(*args, **kwargs):
 @pytest.mark.parametrize("mode", ["difference", "auto"])
 def test_separated_pair_uses_the_difference_only(files, monkeypatch, mode):
     d = files
-    monkeypatch.setattr(ev, "compare", _no_ratio_ais)
+    monkeypatch.setattr(ev.pairs, "compare", _no_ratio_ais)
     res = tl.evaluate([d / "good.npz", d / "flat.npz"], heldout=d / "heldout.txt", names=["good", "flat"],
                       compare_models=mode,
                       seed=SEED, **FEW)
@@ -105,7 +105,7 @@ def test_identical_models_are_never_separated(files, monkeypatch):
     d = files
     paths = [d / "good.npz", d / "good.npz"]
     with monkeypatch.context() as m:
-        m.setattr(ev, "compare", _no_ratio_ais)
+        m.setattr(ev.pairs, "compare", _no_ratio_ais)
         res = tl.evaluate(paths, heldout=d / "heldout.txt", names=["a", "b"], seed=SEED, **FEW)
     (c,) = res.comparisons
     assert c["method"] == "difference" and c["verdict"].startswith("not separated")
@@ -123,8 +123,8 @@ def test_identical_models_are_never_separated(files, monkeypatch):
 def test_ratio_ais_on_request_and_never_across_topic_counts(files, monkeypatch):
     d = files
     calls = []
-    real = ev.compare
-    monkeypatch.setattr(ev, "compare", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = ev.pairs.compare
+    monkeypatch.setattr(ev.pairs, "compare", lambda *a, **k: calls.append(1) or real(*a, **k))
     res = tl.evaluate([d / "good.npz", d / "flat.npz", d / "k50.npz"], heldout=d / "heldout.txt",
                       names=["good", "flat", "k50"],
                       compare_models="ratio-ais", seed=SEED, **FEW)
@@ -138,10 +138,11 @@ def test_ratio_ais_on_request_and_never_across_topic_counts(files, monkeypatch):
 
 def test_auto_keeps_the_difference_when_ratio_ais_would_pass_max_hours(files, monkeypatch):
     d = files
-    monkeypatch.setattr(ev, "compare", _no_ratio_ais)
+    monkeypatch.setattr(ev.pairs, "compare", _no_ratio_ais)
     models = [tl.load_model(d / "good.npz"), tl.load_model(d / "good.npz")]
     corpora, _ = ev.common_tokens(models, d / "heldout.txt")
-    est = ev.estimate_cost(models, corpora, None, (), "left-to-right", 2, {"particles": 5}, "auto", 1)
+    est = ev.estimate_cost(models, corpora, None,
+                           ev.EvaluateOptions.of(coherence=(), particles=5, compare_models="auto"))
     assert est["ratio_ais_up_to"] > 0
     between = (est["total"] + est["ratio_ais_up_to"] / 2) / 3600  # the sure part fits, Ratio-AIS does not
     res = tl.evaluate(models, heldout=d / "heldout.txt", names=["a", "b"], compare_models="auto",
@@ -156,7 +157,7 @@ def test_tiny_max_hours_refuses_before_any_model_is_evaluated(files, monkeypatch
     def never(*args, **kwargs):
         raise AssertionError("a model was evaluated")
 
-    monkeypatch.setattr(ev, "estimate_heldout", never)
+    monkeypatch.setattr(ev.rows, "estimate_heldout", never)
     code = main(["evaluate", str(d / "good.npz"), str(d / "k50.npz"), "--heldout", str(d / "heldout.txt"),
                  "--reference", str(d / "ref.txt"), "--max-hours", "1e-9", "--quiet"])
     err = capsys.readouterr().err
@@ -172,8 +173,8 @@ def test_estimate_follows_the_estimator_cost_model(files):
     d = files
     models = [tl.load_model(d / "good.npz"), tl.load_model(d / "k50.npz")]
     corpora, _ = ev.common_tokens(models, d / "heldout.txt")
-    small = ev.estimate_cost(models, corpora, None, (), "left-to-right", 2, {"particles": 5}, "difference", 1)
-    big = ev.estimate_cost(models, corpora, None, (), "left-to-right", 2, {"particles": 50}, "difference", 1)
+    small = ev.estimate_cost(models, corpora, None, ev.EvaluateOptions.of(coherence=(), particles=5))
+    big = ev.estimate_cost(models, corpora, None, ev.EvaluateOptions.of(coherence=(), particles=50))
     assert big["seconds"]["held-out"] == pytest.approx(10 * small["seconds"]["held-out"])
     assert small["seconds"]["coherence"] == 0 and small["ratio_ais_pairs"] == 0
 

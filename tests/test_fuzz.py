@@ -108,12 +108,38 @@ def _seeds() -> dict[str, bytes]:
     np.save(theta, np.random.default_rng(0).dirichlet(np.ones(model.num_topics), size=20))
     out["theta"] = theta.getvalue()
     out["ids"] = b"".join(f"{i} {i + 1} {(7 * i) % 300}\n".encode() for i in range(20))
+    out.update(_proxann_seeds(model, np.random.default_rng(0).dirichlet(np.ones(model.num_topics), size=20)))
     out["state_gz"] = gzip.compress(out["state"], mtime=0)  # the same bytes on every run
     out["docs_utf16"] = out["docs"].decode("utf-8").encode("utf-16")
     out["vocab"] = "".join(w + "\n" for w in model.vocab).encode()
     with tempfile.TemporaryDirectory() as d:
         assert main(["diversity", model_path, "--json", str(Path(d) / "r.json")]) == 0
         out["result_json"] = (Path(d) / "r.json").read_bytes()
+    out["bertopic_pickle"] = (Path(__file__).parent / "fixtures" / "bertopic_sotu.pickle").read_bytes()
+    arrays = io.BytesIO()  # a plain-arrays archive: topic-word matrix, words, alpha
+    np.savez(arrays, topic_word=small, vocab=np.array(words), alpha=np.array(0.1))
+    out["arrays_npz"] = arrays.getvalue()
+    return out
+
+
+def _proxann_seeds(model: tl.TopicModel, theta: np.ndarray) -> dict[str, bytes]:
+    """A ProxAnn task set, its key and answers to it (JSON lines and CSV), the same bytes every run."""
+    tasks = tl.proxann.proxann_tasks(model, theta, texts=[f"text {i}" for i in range(20)], n_exemplars=3,
+                                     n_eval=4, instructed_check=True, secret="0" * 32)
+    out = {"px_tasks": "".join(json.dumps(t.public()) + "\n" for t in tasks).encode(),
+           "px_key": "".join(json.dumps(t.key()) + "\n" for t in tasks).encode()}
+    rows = []
+    for a in range(3):
+        for t in tasks:
+            ranked = [d["id"] for d in t.documents if d["rank"]]
+            for d in t.documents:
+                rows.append({"annotator": f"a{a}", "item": t.item, "document": d["id"],
+                             "rating": 1 + (a + 1) % 5, "clarity": 3, "label": "law",
+                             "rank": ranked.index(d["id"]) + 1 if d["rank"] else None})
+    out["px_answers"] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    fields = list(rows[0])
+    out["px_answers_csv"] = (",".join(fields) + "\n" + "".join(
+        ",".join("" if r[f] is None else str(r[f]) for f in fields) + "\n" for r in rows)).encode()
     return out
 
 
@@ -171,9 +197,9 @@ def _reader_ok(data: bytes, suffix: str, read: Callable[[str], object], check=No
 
 def _app_tasks(path: str) -> list:
     """A task file read and checked as `annotate serve` installs it."""
-    from tealeaves.intrusion.taskset import check_task_set
+    from tealeaves.annotate.taskset import check_task_set, read_task_set
 
-    tasks = tl.intrusion.read_tasks(path)
+    tasks = read_task_set(path)
     check_task_set(tasks, path)
     return tasks
 
@@ -214,11 +240,18 @@ READERS = {
     "key CSV": ("k.csv", ".csv", tl.intrusion.read_key, None),
     "tasks JSONL, checked for the app": ("t.jsonl", ".jsonl", lambda p: _app_tasks(p), None),
     "tasks CSV, checked for the app": ("t.csv", ".csv", lambda p: _app_tasks(p), None),
+    "ProxAnn tasks, checked for the app": ("px_tasks", ".jsonl", lambda p: _app_tasks(p), None),
+    "ProxAnn key": ("px_key", ".jsonl", tl.proxann.read_key, None),
+    "ProxAnn answers JSONL": ("px_answers", ".jsonl", tl.proxann.read_responses, None),
+    "ProxAnn answers CSV": ("px_answers_csv", ".csv", tl.proxann.read_responses, None),
     "responses JSONL": ("responses", ".jsonl", tl.intrusion.read_responses, None),
     "responses CSV": ("responses_csv", ".csv", tl.intrusion.read_responses, None),
     "JSON": ("result_json", ".json", read_json, None),
     "JSON lines": ("responses", ".jsonl", read_json_lines, None),
     "CSV": ("responses_csv", ".csv", read_csv, None),
+    "BERTopic pickle, read as data": ("bertopic_pickle", ".pickle",
+                                      lambda p: tl.load_topics(p, format="bertopic-pickle"), None),
+    "plain-arrays archive": ("arrays_npz", ".npz", lambda p: tl.load_topics(p, format="arrays"), None),
 }
 
 
@@ -244,6 +277,20 @@ def test_scoring_fuzzed_responses():
         @given(data=variants(SEEDS["responses"]))
         def run(data):
             _reader_ok(data, ".jsonl", lambda p: tl.intrusion.score(key, p, bootstrap=10))
+
+        run()
+
+
+def test_scoring_fuzzed_proxann_answers():
+    """Fuzzed ProxAnn answers scored against a good key: scores or a one-line error."""
+    with tempfile.TemporaryDirectory() as d:
+        key = os.path.join(d, "key.jsonl")
+        Path(key).write_bytes(SEEDS["px_key"])
+
+        @FUZZ
+        @given(data=variants(SEEDS["px_answers"]))
+        def run(data):
+            _reader_ok(data, ".jsonl", lambda p: tl.proxann.score_proxann(key, p, bootstrap=10))
 
         run()
 

@@ -203,8 +203,8 @@ def test_an_index_is_priced_by_its_postings_not_as_text(reference):
     d = reference
     model = tl.load_model(d / "m.npz")
     corpora, _ = ev.common_tokens([model], d / "held.txt")
-    text, index = (ev.estimate_cost([model], corpora, str(d / name), ev.DEFAULT_COHERENCE, "left-to-right",
-                                    1, {}, "difference", 1) for name in ("ref.txt", "ref.tlx"))
+    text, index = (ev.estimate_cost([model], corpora, str(d / name), ev.EvaluateOptions(runs=1))
+                   for name in ("ref.txt", "ref.tlx"))
     assert ev.reference_tokens(str(d / "ref.tlx"))[0] == 5000 * 200  # the header's count
     assert 0 < index["seconds"]["coherence"] < text["seconds"]["coherence"] / 5
     assert "postings" in index["how"] and "postings" not in text["how"]
@@ -214,8 +214,8 @@ def test_max_hours_refuses_text_and_lets_the_index_run(reference):
     d = reference
     model = tl.load_model(d / "m.npz")
     corpora, _ = ev.common_tokens([model], d / "held.txt")
-    totals = [ev.estimate_cost([model], corpora, str(d / name), ev.DEFAULT_COHERENCE, "left-to-right", 1, {},
-                               "difference", 1)["total"] for name in ("ref.txt", "ref.tlx")]
+    totals = [ev.estimate_cost([model], corpora, str(d / name), ev.EvaluateOptions(runs=1))["total"]
+              for name in ("ref.txt", "ref.tlx")]
     between = math.sqrt(totals[0] * totals[1]) / 3600
     argv = ["evaluate", d / "m.npz", "--heldout", d / "held.txt", "--max-hours", repr(between), "--quiet"]
     one_line_error([*argv, "--reference", d / "ref.txt"], "evaluating 1 model(s) would take", "coherence",

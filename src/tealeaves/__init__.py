@@ -32,10 +32,11 @@ _NAMES = {
     "training_curve": ".compare",
     "DiagnosticsResult": ".diagnostics", "diagnostics": ".diagnostics",
     "Corpus": ".corpus", "read_corpus": ".datasets", "save_corpus": ".corpus",
+    "load_judgments": ".datasets",
     "CSLResult": ".csl", "csl": ".csl",
     "InputFileError": ".errors", "InvalidCorpusError": ".errors", "InvalidModelError": ".errors",
     "MethodError": ".errors", "TealeavesError": ".errors", "TooLargeError": ".errors",
-    "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
+    "EvaluationResult": ".evaluate", "evaluate": ".evaluate", "EvaluateOptions": ".evaluate",
     "HeldoutResult": ".heldout", "completion": ".heldout", "heldout": ".heldout",
     "method_names": ".heldout",
     "load_model": ".datasets", "load_topics": ".datasets", "save_model": ".io",
@@ -45,22 +46,26 @@ _NAMES = {
     "StabilityResult": ".diagnostics.stability", "stability": ".diagnostics.stability",
     "plan_intrusion": ".intrusion.plan", "IntrusionPlan": ".intrusion.plan",
     "krippendorff_alpha": ".intrusion.agreement",
+    "Judge": ".judge", "JudgeResult": ".judge",
 }
-_SUBMODULES = ("datasets", "intrusion", "synthetic")
+_SUBMODULES = ("datasets", "intrusion", "judgments", "metaeval", "proxann", "synthetic")
 
 __all__ = [
     "CompareResult", "CurveResult", "compare", "training_curve", "CSLResult", "csl",
     "CoherenceResult", "coherence", "comparable", "diversity", "bcubed", "EvaluationResult", "evaluate",
+    "EvaluateOptions",
     "build_index",
     "SelectionResult", "select", "DiagnosticsResult", "diagnostics",
     "Corpus", "HeldoutResult", "InputFileError", "InvalidCorpusError", "InvalidModelError",
     "MethodError", "TealeavesError", "TooLargeError", "TopicModel", "completion", "heldout",
-    "datasets", "intrusion", "load_model", "load_topics", "Topics", "method_names", "read_corpus",
+    "datasets", "intrusion", "judgments", "metaeval", "proxann", "load_judgments", "load_model",
+    "load_topics",
+    "Topics", "method_names", "read_corpus",
     "save_corpus", "save_model",
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
     "StabilityResult", "stability",
-    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha",
+    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha", "Judge", "JudgeResult",
     "__version__",
 ]
 
@@ -94,7 +99,7 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 if TYPE_CHECKING:  # what type checkers and editors see
-    from . import datasets, intrusion, synthetic
+    from . import datasets, intrusion, judgments, metaeval, proxann, synthetic
     from .clustering import bcubed
     from .coherence import CoherenceResult, coherence, diversity
     from .coherence.embeddings import (
@@ -109,7 +114,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .compare import CompareResult, CurveResult, compare, training_curve
     from .corpus import Corpus, save_corpus
     from .csl import CSLResult, csl
-    from .datasets import load_model, load_topics, read_corpus
+    from .datasets import load_judgments, load_model, load_topics, read_corpus
     from .diagnostics.stability import StabilityResult, stability
     from .errors import (
         InputFileError,
@@ -119,7 +124,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         TealeavesError,
         TooLargeError,
     )
-    from .evaluate import EvaluationResult, evaluate
+    from .evaluate import EvaluateOptions, EvaluationResult, evaluate
     from .heldout import HeldoutResult, completion, heldout, method_names
     from .intrusion.agreement import krippendorff_alpha
     from .intrusion.plan import IntrusionPlan, plan_intrusion

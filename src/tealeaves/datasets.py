@@ -19,7 +19,7 @@ import numpy as np
 from . import corpus as _corpus
 from . import io as _io
 from .corpus import Corpus
-from .errors import SOTU_CORPORA, SOTU_MODELS, MethodError
+from .errors import JUDGMENT_STUDIES, SOTU_CORPORA, SOTU_MODELS, InputFileError, MethodError, no_such_file
 from .files.textfile import check_encoding
 from .model import TopicModel
 from .topics import Topics
@@ -88,7 +88,11 @@ def bundled_file(name: Any) -> str | None:
     """The file of tealeaves' own data a bundled name (`sotu:train`, `sotu:sotu-20-asym`,
     `digits:test`) is read from, None for any other value (a file of that name comes first): what
     an output must never replace."""
-    if not isinstance(name, str) or ":" not in name or os.path.exists(name):
+    if not isinstance(name, str) or os.path.exists(name):
+        return None
+    if name in JUDGMENT_STUDIES:
+        return str(_path(JUDGMENT_STUDIES[name]))
+    if ":" not in name:
         return None
     prefix, part = name.split(":", 1)
     if name in SOTU_CORPORA:
@@ -218,3 +222,62 @@ def load_model(
     _io.refuse_alpha(alpha, path)
     model = _io.load_model(sotu_model(path.split(":", 1)[1]), vocab=vocab)
     return model if name is None else model.with_params(name=name)
+
+
+def load_judgments(source: str | os.PathLike, exclude: str = "authors", corpus: str = "bills"):
+    """Human judgments of topics as a `tealeaves.judgments.Study`.
+
+    Bundled (a file of that name comes first): `"hoyle2021"` (Hoyle et al. 2021: 3-point ratings
+    and word intrusion of 300 topics, Wikitext and NYTimes x MALLET, D-VAE, ETM, with the
+    authors' NPMI, C_V, UCI and UMass per reference corpus) and `"proxann2025:bills"` (ProxAnn,
+    Hoyle et al. 2025: labels, clarity and fit ratings, rankings of 24 Bills topics, the
+    documents shown and the answers of seven LLMs). Files: a study saved with
+    `tealeaves.judgments.bundle.save_study` (`.json.gz`, `.json`); a CSV of answers, one per row
+    (`tealeaves.judgments.table.read_table`); a folder of Hoyle et al.'s release (all_data.json and
+    the per-task CSVs) or of ProxAnn's (`json_out/` with a Qualtrics export naming `corpus`).
+    `exclude`: ProxAnn's attention-check rule ("authors", "strict" or "none",
+    `judgments.proxann.excluded`); the study's `notes` say what it removed."""
+    from .judgments import bundle, hoyle, proxann
+    from .judgments.table import read_table
+
+    name = os.fspath(source)
+    if name == "proxann2025":
+        name = "proxann2025:bills"
+    if name in JUDGMENT_STUDIES and not os.path.exists(name):
+        with resources.as_file(_path(JUDGMENT_STUDIES[name])) as p:
+            study = bundle.read_study(p, trusted=True)
+    elif not os.path.exists(name):
+        known = ", ".join(JUDGMENT_STUDIES)
+        raise no_such_file(name, f"no such file or bundled study (bundled: {known})")
+    elif os.path.isdir(name):
+        if os.path.exists(os.path.join(name, "all_data.json")):
+            return hoyle.read_hoyle(name)
+        study = _proxann_folder(name, corpus)
+    elif name.endswith((".json", ".json.gz", ".gz")):
+        study = bundle.read_study(name)
+    else:
+        return read_table(name)
+    if "responses" in study.extra:
+        study = proxann.exclude(study, exclude)
+    return study
+
+
+def _proxann_folder(folder: str, corpus: str):
+    """ProxAnn's `data/` folder: json_out/config_<corpus>_*.json, the Qualtrics export(s) whose
+    name holds `corpus` (in the folder or human_annotations/), llm_out/mean/<corpus>, cohrs/."""
+    from .judgments import proxann
+
+    configs = sorted(os.path.join(folder, "json_out", f) for f in os.listdir(os.path.join(folder, "json_out"))
+                     if f.startswith(f"config_{corpus}") and f.endswith(".json")) \
+        if os.path.isdir(os.path.join(folder, "json_out")) else []
+    places = [folder, os.path.join(folder, "human_annotations")]
+    exports = sorted(os.path.join(d, f) for d in places if os.path.isdir(d) for f in os.listdir(d)
+                     if f.lower().endswith(".csv") and corpus.lower() in f.lower())
+    if not configs or len(exports) != 1:
+        raise InputFileError(f"{folder}: not a folder of judgments: expected all_data.json (Hoyle et al. "
+                             f"2021) or json_out/config_{corpus}_*.json and one Qualtrics export naming "
+                             f"{corpus!r} (ProxAnn; found {len(exports)})")
+    llm = os.path.join(folder, "llm_out", "mean", corpus)
+    cohrs = {"": os.path.join(folder, "cohrs", f"all_cohrs_{corpus}.csv")}
+    return proxann.read_proxann(exports[0], configs, llm if os.path.isdir(llm) else None,
+                                {k: v for k, v in cohrs.items() if os.path.exists(v)})

@@ -70,6 +70,7 @@ class BadValueError(InputFileError, MethodError):
 # The bundled names (`tealeaves.datasets` resolves them; here so that every error can name them).
 SOTU_MODELS = ("sotu-20-asym", "sotu-20-sym", "sotu-50-asym")
 SOTU_CORPORA = ("sotu:train", "sotu:heldout")
+JUDGMENT_STUDIES = {"hoyle2021": "hoyle2021.json.gz", "proxann2025:bills": "proxann2025_bills.json.gz"}
 
 
 def no_such_file(path: object, text: str = "no such file") -> InputFileError:

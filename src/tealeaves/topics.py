@@ -48,6 +48,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "auto MP": ("top_words",),
     "exclusivity": ("weights",),
     "topic intrusion": ("doc_topic", "top_words"),
+    "proxann": ("doc_topic", "top_words"),
     "bcubed": ("doc_topic",),
     "heldout": ("generative",),
     "perplexity": ("generative",),

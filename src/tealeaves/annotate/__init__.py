@@ -1,7 +1,8 @@
-"""Collecting human judgments for intrusion tasks: a small web app (FastAPI + SQLAlchemy; SQLite
-with WAL by default, PostgreSQL by URL) and the export of its responses in the long format that
-`tealeaves.intrusion.score` reads. The app and the store need the `annotate` extra; they are
-imported on first use, so `tealeaves.annotate.simulate` (load testing) works without it."""
+"""Collecting human judgments for intrusion and ProxAnn tasks: a small web app (FastAPI +
+SQLAlchemy; SQLite with WAL by default, PostgreSQL by URL) and the export of its responses in the
+long formats that `tealeaves.intrusion.score` and `tealeaves.proxann.score_proxann` read.
+The app and the store need the `annotate` extra; they are imported on first use, so
+`tealeaves.annotate.simulate` (load testing) works without it."""
 
 from __future__ import annotations
 
@@ -59,9 +60,8 @@ def serve(
 
     if not 1 <= port <= 65535:
         raise MethodError(f"port {port} is not a TCP port (1-65535)")
-    from ..intrusion.scoring import check_key
-    from ..intrusion.taskset import check_task_set
     from .store import check_db_name, readable
+    from .taskset import check_key, check_task_set
 
     check_db_name(db, create=True)
     check_task_set(tasks)
@@ -124,9 +124,15 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def export_responses(db: str, path: str | os.PathLike) -> int:
-    """Write every stored response, one row per response, to `path` (.csv is CSV; .jsonl, .ndjson
-    or no extension is JSON lines: `csvout.table_format`), atomically; return the number written."""
+    """Write every stored response to `path` (.csv is CSV; .jsonl, .ndjson or no extension is JSON
+    lines: `csvout.table_format`), atomically; return the number of rows written. Intrusion tasks:
+    one row per response (`EXPORT_FIELDS`); ProxAnn tasks: one row per annotator, task and rated
+    document (`tealeaves.proxann.EXPORT_FIELDS`, unfinished answers included). No other
+    information on a participant than the id they came with is kept, so none is exported."""
+    from ..proxann.responses import EXPORT_FIELDS as PROXANN_FIELDS
+    from ..proxann.responses import rows_from_steps
     from .store import readable
+    from .taskset import family
 
     csv_out = csvout.table_format(path, "the export") == "csv"
 
@@ -137,17 +143,20 @@ def export_responses(db: str, path: str | os.PathLike) -> int:
                 raise MethodError(
                     f"database {db}: no annotation tables (was it served with `tealeaves annotate serve`?)"
                 )
-            rows = store.responses()
+            proxann = family(store.tasks()) == "proxann"
+            rows = rows_from_steps(store.steps()) if proxann else store.responses()
     finally:
         store.engine.dispose()  # closing the last connection removes SQLite's -wal and -shm files
+    fields = PROXANN_FIELDS if proxann else EXPORT_FIELDS
     out = os.fspath(path)
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
         if csv_out:
             w = csvout.writer(fh)
-            w.writerow(EXPORT_FIELDS)
+            w.writerow(fields)
             for r in rows:
-                w.writerow([json.dumps(r[f]) if f == "options" else r[f] for f in EXPORT_FIELDS])
+                w.writerow(["" if r[f] is None else json.dumps(r[f]) if f == "options" else r[f]
+                            for f in fields])
         else:
             for r in rows:
-                fh.write(json.dumps({f: r[f] for f in EXPORT_FIELDS}) + "\n")
+                fh.write(json.dumps({f: r[f] for f in fields}) + "\n")
     return len(rows)

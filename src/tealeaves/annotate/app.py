@@ -1,6 +1,8 @@
 """The annotation web app (FastAPI). Annotators open `/?participant=ID` (also accepted:
 `PROLIFIC_PID`, `workerId`, `participant_id`), see one task at a time, answer by click or by
-the keys 1-9, and get a completion code (or a redirect) at the end.
+the keys 1-9, and get a completion code (or a redirect) at the end. A ProxAnn task is answered in
+steps, each stored as it is sent (`POST /api/step`): the category label and its clarity, one fit
+rating per document, the ranking; a participant who comes back goes on at the step they left.
 
 What an attacker meets:
 - Annotator-facing routes serve only what is shown: the item id (keyed by the task set's secret),
@@ -50,7 +52,9 @@ from ..files.records import parse_json
 from ..intrusion.scoring import score
 from ..intrusion.taskset import MAX_BODY, bad_character, strings
 from ..output.jsonout import json_safe
+from ..proxann.taskset import label_problem, rating_problem
 from .store import ConflictError, Store
+from .taskset import family
 
 MAX_DEPTH = 4  # an answer is a flat object holding one list
 MIN_ADMIN_TOKEN = 16
@@ -74,7 +78,10 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"cache-control", b"no-store"),
 ]
-STATIC = {"annotate.js": "text/javascript", "admin.js": "text/javascript", "style.css": "text/css"}
+PROXANN_FIELDS = ("item", "kind", "words", "exemplars", "documents")
+TITLES = {"intrusion": "Word and topic intrusion", "proxann": "Categories of documents"}
+STATIC = {"annotate.js": "text/javascript", "proxann.js": "text/javascript", "admin.js": "text/javascript",
+          "style.css": "text/css"}
 
 
 @dataclass
@@ -83,7 +90,7 @@ class AppConfig:
     completion_code: str | None = None  # one code for everyone (crowd platforms); else per participant
     redirect: str | None = None  # URL template with {participant} and {code}
     per_annotator: int | None = None  # tasks per annotator (default all)
-    title: str = "Word and topic intrusion"
+    title: str | None = None  # default by the task set's family (`TITLES`)
     new_participants_per_minute: int = 600
 
     def __post_init__(self) -> None:
@@ -227,14 +234,17 @@ def create_app(
     admin page."""
     config = config or AppConfig()
     tasks = store.tasks()
-    public = {t["item"]: {f: t.get(f) for f in PUBLIC_FIELDS} for t in tasks}
+    kind_of = family(tasks)
+    public = {t["item"]: {f: t.get(f) for f in (PROXANN_FIELDS if kind_of == "proxann" else PUBLIC_FIELDS)}
+              for t in tasks}
     for p in public.values():
-        p["prompt"] = PROMPTS.get(p["kind"], PROMPTS["word"])
+        if kind_of != "proxann":
+            p["prompt"] = PROMPTS.get(p["kind"], PROMPTS["word"])
     names = list(public)
     app = FastAPI(title="tealeaves annotate", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityHeaders)
     app.add_exception_handler(SQLAlchemyError, _database_failed)
-    page = _static("annotate.html").replace("{{title}}", html.escape(config.title))
+    page = _static("annotate.html").replace("{{title}}", html.escape(config.title or TITLES[kind_of]))
     admin_page = _static("admin.html")
     admin_digest = _digest(config.admin_token)
     # the admin cookie's key: a new process secret, so the cookie never holds or reveals the token
@@ -293,6 +303,9 @@ def create_app(
         done = store.answered(annotator)
         todo = [n for n in mine if n not in done]
         progress = {"answered": len(mine) - len(todo), "total": len(mine)}
+        if todo and kind_of == "proxann":
+            return {"done": False, "progress": progress, "task": proxann_shown(annotator, todo[0]),
+                    "state": proxann_state(annotator, todo[0])}, fresh
         if todo:
             return {"done": False, "progress": progress, "task": public[todo[0]]}, fresh
         if person["finished_at"] is None:
@@ -303,6 +316,56 @@ def create_app(
             out["redirect"] = (config.redirect.replace("{participant}", quote(annotator, safe=""))
                                .replace("{code}", quote(code, safe="")))
         return out, fresh
+
+    def proxann_shown(annotator: str, item: str) -> dict[str, Any]:
+        """A ProxAnn task with its documents in an order of this annotator's own (hash of id, item
+        and document), so that order effects average out."""
+        task = public[item]
+        docs = sorted(task["documents"],
+                      key=lambda d: hashlib.sha256(f"{annotator}\x00{item}\x00{d['id']}".encode()).digest())
+        return {**task, "documents": docs}
+
+    def proxann_state(annotator: str, item: str) -> dict[str, Any]:
+        """What the annotator has already answered of a ProxAnn item: label, clarity, ratings."""
+        state: dict[str, Any] = {"label": None, "clarity": None, "ratings": {}}
+        for s in store.steps(annotator, item):
+            if s["step"] == "label":
+                state |= {"label": s["value"]["label"], "clarity": s["value"]["clarity"]}
+            elif s["step"] == "rate":
+                state["ratings"][s["document"]] = s["value"]
+        return state
+
+    def check_step(annotator: str, item: str, data: dict[str, Any]) -> tuple[str, str, Any] | str:
+        """The (step, document, value) a ProxAnn submission stores, or why it is refused: the
+        label (one line of 1-200 characters) and clarity (1-5) first; a rating (1-5) of one of
+        the task's documents once the label is in; the ranking (every ranked document once) once
+        every document is rated."""
+        step = data.get("step")
+        task = public[item]
+        state = proxann_state(annotator, item)
+        if step == "label":
+            why = label_problem(data.get("label")) or rating_problem(data.get("clarity"), "clarity")
+            return why or ("label", "", {"label": data["label"], "clarity": data["clarity"]})
+        if step not in ("rate", "rank"):
+            return "step must be label, rate or rank"
+        if state["label"] is None:
+            return "name the category first (the label step)"
+        ids = [d["id"] for d in task["documents"]]
+        if step == "rate":
+            doc = data.get("document")
+            if not isinstance(doc, str) or doc not in ids:
+                return f"item {item!r} has no document {str(doc)[:40]!r}"
+            why = rating_problem(data.get("rating"), "rating")
+            return why or ("rate", doc, data["rating"])
+        unrated = [i for i in ids if i not in state["ratings"]]
+        if unrated:
+            return f"rate every document before ranking ({len(unrated)} not rated yet)"
+        ranked = [d["id"] for d in task["documents"] if d["rank"]]
+        ranking = data.get("ranking")
+        if not isinstance(ranking, list) or not all(isinstance(r, str) for r in ranking) or \
+                sorted(ranking) != sorted(ranked):
+            return f"the ranking must list each of the {len(ranked)} ranked documents once"
+        return "rank", "", ranking
 
     def refused(annotator: str, exc: Forbidden) -> JSONResponse:
         if isinstance(exc, NotStarted):
@@ -342,8 +405,10 @@ def create_app(
             _set_cookie(resp, request, cookie, fresh, 30 * 86400)
         return resp
 
-    @app.post("/api/answer")
-    async def api_answer(request: Request) -> JSONResponse:
+    async def submission(request: Request, kind: str) -> tuple[str, str, dict[str, Any]] | JSONResponse:
+        """(participant, item, body) of a submission of a `kind` task set's answer, or the 4xx
+        that refuses it: not JSON, no participant or not their session, an item unknown or not
+        theirs, a response time that is not whole milliseconds."""
         data = await _json_body(request)
         if isinstance(data, JSONResponse):
             return data
@@ -354,21 +419,50 @@ def create_app(
             await run_in_threadpool(session, annotator, request.cookies.get(session_cookie(annotator)), False)
         except Forbidden as exc:
             return refused(annotator, exc)
-        item, choice, options, ms = (data.get(k) for k in ("item", "choice", "options", "response_ms"))
+        item, ms = data.get("item"), data.get("response_ms")
         if not isinstance(item, str) or item not in public:
             return _error(422, f"unknown item {item[:60]!r}" if isinstance(item, str) else
                           f"item must be a string, not {type(item).__name__}")
         if item not in assigned(annotator):
             return _error(422, f"item {item!r} is not assigned to this participant")
+        if kind != kind_of:
+            how = "in steps (POST /api/step)" if kind_of == "proxann" else "with POST /api/answer"
+            return _error(422, f"item {item!r} is a{'' if kind_of == 'proxann' else 'n'} {kind_of} task: "
+                               f"answer it {how}")
+        if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= 86_400_000:
+            return _error(422, "response_ms must be an integer number of milliseconds")
+        return annotator, item, data
+
+    @app.post("/api/answer")
+    async def api_answer(request: Request) -> JSONResponse:
+        got = await submission(request, "intrusion")
+        if isinstance(got, JSONResponse):
+            return got
+        annotator, item, data = got
+        choice, options = data.get("choice"), data.get("options")
         shown = public[item]["options"]
         if options != shown:
             return _error(422, f"options do not match item {item!r} as it is shown")
         if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < len(shown):
             return _error(422, f"choice must be an option position 0..{len(shown) - 1}")
-        if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= 86_400_000:
-            return _error(422, "response_ms must be an integer number of milliseconds")
         try:
-            _, duplicate = await run_in_threadpool(store.answer, annotator, item, shown, choice, ms)
+            _, duplicate = await run_in_threadpool(store.answer, annotator, item, shown, choice,
+                                                   data["response_ms"])
+        except ConflictError as exc:
+            return _error(409, str(exc))
+        return JSONResponse({"stored": True, "duplicate": duplicate})
+
+    @app.post("/api/step")
+    async def api_step(request: Request) -> JSONResponse:
+        got = await submission(request, "proxann")
+        if isinstance(got, JSONResponse):
+            return got
+        annotator, item, data = got
+        checked = await run_in_threadpool(check_step, annotator, item, data)
+        if isinstance(checked, str):
+            return _error(409 if checked.startswith(("name the", "rate every")) else 422, checked)
+        try:
+            _, duplicate = await run_in_threadpool(store.step, annotator, item, *checked, data["response_ms"])
         except ConflictError as exc:
             return _error(409, str(exc))
         return JSONResponse({"stored": True, "duplicate": duplicate})
@@ -385,8 +479,19 @@ def create_app(
         return right and expires >= time.time()
 
     def summary() -> dict[str, Any]:
-        out: dict[str, Any] = {"tasks": len(names), **store.progress()}
-        if key is not None:
+        out: dict[str, Any] = {"tasks": len(names), "family": kind_of, **store.progress()}
+        if key is not None and kind_of == "proxann":
+            from ..proxann import rows_from_steps, score_proxann
+
+            rows = rows_from_steps(store.steps())
+            if rows:
+                try:
+                    res = score_proxann(key, rows, bootstrap=500)
+                    out["proxann"] = {"summary": res.summary, "excluded_annotators": res.excluded_annotators,
+                                      "responses_used": len(res.responses), "incomplete": res.incomplete}
+                except MethodError as exc:
+                    out["scores_error"] = str(exc)
+        elif key is not None:
             responses = store.responses()
             if responses:
                 try:

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -40,7 +41,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, Operati
 
 from ..errors import InputFileError, MethodError
 from ..files.records import parse_json
-from ..intrusion.taskset import check_task_set
+from .taskset import check_task_set
 
 metadata = MetaData()
 tasks_table = Table(
@@ -78,6 +79,20 @@ responses_table = Table(
     Column("received_at", Float, nullable=False),
     UniqueConstraint("annotator", "item", name="one_answer_per_item"),
 )
+steps_table = Table(  # ProxAnn answers, one row per step: the label, each rating, the ranking
+    "proxann_steps",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("annotator", String(200), nullable=False),
+    Column("item", String(200), nullable=False),
+    Column("step", String(10), nullable=False),  # label, rate or rank
+    Column("document", String(40), nullable=False),  # the rated document's id; "" for label and rank
+    Column("value", Text, nullable=False),  # JSON: {"label", "clarity"}, a rating, or the ranked ids
+    Column("response_ms", Integer, nullable=False),
+    Column("received_at", Float, nullable=False),
+    UniqueConstraint("annotator", "item", "step", "document", name="one_answer_per_step"),
+)
+STEPS = ("label", "rate", "rank")
 
 
 class ConflictError(MethodError):
@@ -99,10 +114,7 @@ def check_db_name(url: str, create: bool = True) -> None:
     or holds nothing to export."""
     if not url.strip():
         raise InputFileError("--db is empty; give a database file name")
-    try:
-        parsed = make_url(url if "://" in url else f"sqlite:///{url}")
-    except ArgumentError:
-        return  # reported by connect
+    parsed = parse_url(url)
     name = parsed.database or ""
     if parsed.get_backend_name() == "sqlite" and (
         name in ("", ":memory:") or name.startswith("file::memory:") or parsed.query.get("mode") == "memory"
@@ -112,18 +124,28 @@ def check_db_name(url: str, create: bool = True) -> None:
         raise InputFileError(f"database {url}: an in-memory database {what}; give a file")
 
 
+def parse_url(url: str) -> URL:
+    """`url` as a SQLAlchemy URL (a plain path means SQLite): the one parse of a `--db`, so a URL
+    SQLAlchemy cannot read (a port that is not a number, a malformed URL) is one line naming it."""
+    try:
+        return make_url(url if "://" in url else f"sqlite:///{url}")
+    except (ArgumentError, ValueError) as exc:
+        raise InputFileError(f"database {_shown(url)}: not a database URL ({_first_line(exc)}; the form is "
+                             "dialect://user:password@host:port/name, the port a number)") from None
+
+
 def connect(url: str) -> Engine:
     """An engine for `url` (a SQLAlchemy URL, or a plain path meaning SQLite)."""
-    if "://" not in url:
-        url = f"sqlite:///{url}"
+    parsed = parse_url(url)
+    url = url if "://" in url else f"sqlite:///{url}"
     try:
-        if url.startswith("sqlite"):
+        if parsed.get_backend_name() == "sqlite":
             engine = create_engine(
-                url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=8
+                parsed, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=8
             )
             event.listen(engine, "connect", _sqlite_pragmas)
         else:
-            engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+            engine = create_engine(parsed, pool_size=8, max_overflow=16, pool_pre_ping=True)
         with engine.connect():
             pass
         inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
@@ -167,8 +189,8 @@ def _shown(url: str | URL) -> str:
     """The URL without its password, for messages."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: its password hidden all the same
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(url))
 
 
 def task_set_hash(tasks: list[dict[str, Any]]) -> str:
@@ -257,11 +279,50 @@ class Store:
             )
 
     def answered(self, annotator: str) -> set[str]:
+        """The items `annotator` has finished: intrusion items answered, ProxAnn items ranked."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(responses_table.c.item).where(responses_table.c.annotator == annotator)
             )
-            return {r[0] for r in rows}
+            done = {r[0] for r in rows}
+            rows = conn.execute(select(steps_table.c.item).where(
+                steps_table.c.annotator == annotator, steps_table.c.step == "rank"))
+            return done | {r[0] for r in rows}
+
+    def step(self, annotator: str, item: str, step: str, document: str, value: Any,
+             response_ms: int) -> tuple[dict[str, Any], bool]:
+        """Store one ProxAnn step; returns (stored row, duplicate?). The same value again is a
+        duplicate; a different one raises ConflictError (an answer is never changed)."""
+        row = {"annotator": annotator, "item": item, "step": step, "document": document,
+               "value": json.dumps(value), "response_ms": response_ms, "received_at": time.time()}
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(steps_table), [row])
+            return row, False
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                old = conn.execute(select(steps_table).where(
+                    steps_table.c.annotator == annotator, steps_table.c.item == item,
+                    steps_table.c.step == step, steps_table.c.document == document)).first()
+            if old is None:
+                raise
+            old_row = _step(dict(old._mapping), self.engine)
+            if old_row["value"] != value:
+                what = f"document {document!r}" if document else f"its {step} step"
+                raise ConflictError(f"item {item!r}: {what} was already answered") from None
+            return old_row, True
+
+    def steps(self, annotator: str | None = None, item: str | None = None) -> list[dict[str, Any]]:
+        """Stored ProxAnn steps (of one annotator and item when given), in the order stored, each
+        value parsed and checked."""
+        query = select(steps_table).order_by(steps_table.c.id)
+        if annotator is not None:
+            query = query.where(steps_table.c.annotator == annotator)
+        if item is not None:
+            query = query.where(steps_table.c.item == item)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [_step(dict(r._mapping), self.engine) for r in rows]
 
     def answer(
         self, annotator: str, item: str, options: list[str], choice: int, response_ms: int
@@ -307,12 +368,15 @@ class Store:
             n = conn.execute(select(func.count()).select_from(responses_table)).scalar_one()
             people = conn.execute(select(func.count()).select_from(participants_table)).scalar_one()
             answering = conn.execute(select(func.count(responses_table.c.annotator.distinct()))).scalar_one()
+            ranked = conn.execute(select(func.count()).select_from(steps_table)
+                                  .where(steps_table.c.step == "rank")).scalar_one()
+            answering += conn.execute(select(func.count(steps_table.c.annotator.distinct()))).scalar_one()
             done = conn.execute(
                 select(func.count())
                 .select_from(participants_table)
                 .where(participants_table.c.finished_at.is_not(None))
             ).scalar_one()
-        return {"responses": int(n), "participants": int(people), "answering": int(answering),
+        return {"responses": int(n) + int(ranked), "participants": int(people), "answering": int(answering),
                 "finished": int(done)}
 
 
@@ -324,7 +388,8 @@ def _damaged(engine: Engine, where: str, what: str) -> InputFileError:
     return InputFileError(f"database {_shown(engine.url)}: damaged {where}: {what}")
 
 
-def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = "JSON") -> Any:
+def _json_field(text: Any, kind: type | tuple[type, ...], where: str, engine: Engine,
+                field: str = "JSON") -> Any:
     """A JSON column's value, checked (SQLite stores whatever a damaged page holds)."""
     if not isinstance(text, str):
         raise _damaged(engine, where, f"expected JSON text, found {type(text).__name__}")
@@ -333,7 +398,8 @@ def _json_field(text: Any, kind: type, where: str, engine: Engine, field: str = 
     except InputFileError as exc:
         raise _damaged(engine, where, str(exc)) from None
     if not isinstance(value, kind):
-        raise _damaged(engine, where, f"expected a JSON {kind.__name__}, found {type(value).__name__}")
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise _damaged(engine, where, f"expected a JSON {names}, found {type(value).__name__}")
     return value
 
 
@@ -346,6 +412,30 @@ def _response(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
     if not all(isinstance(o, str) for o in options):
         raise _damaged(engine, where, "options: expected a list of strings")
     return {**row, "options": options}
+
+
+_STEP_TYPES = {"annotator": str, "item": str, "step": str, "document": str, "response_ms": int,
+               "received_at": (int, float)}
+
+
+def _step(row: dict[str, Any], engine: Engine) -> dict[str, Any]:
+    """A stored ProxAnn step checked: its columns' types, the step's name and its value's shape
+    (the label step an object with a label and a clarity, a rating a whole number, a ranking a
+    list of document ids)."""
+    where = f"ProxAnn step {row.get('id')}"
+    for name, kind in _STEP_TYPES.items():
+        if not isinstance(row[name], kind) or isinstance(row[name], bool):
+            raise _damaged(engine, where, f"{name} is {type(row[name]).__name__}")
+    if row["step"] not in STEPS:
+        raise _damaged(engine, where, f"step {row['step'][:20]!r} is not one of {', '.join(STEPS)}")
+    value = _json_field(row["value"], (dict, int, list), where, engine, "value")
+    ok = {"label": lambda v: isinstance(v, dict) and isinstance(v.get("label"), str)
+          and isinstance(v.get("clarity"), int) and not isinstance(v.get("clarity"), bool),
+          "rate": lambda v: isinstance(v, int) and not isinstance(v, bool),
+          "rank": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}[row["step"]]
+    if not ok(value):
+        raise _damaged(engine, where, f"value of a {row['step']} step has the wrong shape")
+    return {**row, "value": value}
 
 
 def open_store(url: str, create: bool = True) -> Store:

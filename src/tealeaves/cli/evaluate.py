@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from ..coherence import ABSENT
 from ..coherence.embeddings import FORMATS
 from ..errors import MethodError
-from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, evaluate
+from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, EvaluateOptions, evaluate
 from ..files import csvout
 from ..files.atomic import atomic_path, immediate
 from ..output.jsonout import write_json
@@ -76,6 +77,13 @@ def _add_evaluate(sub: Any) -> None:
     e.add_argument("--stability", action="store_true",
                    help="models with the same K and words are restarts: their stability (as tealeaves "
                         "stability; a table column, and in the JSON under \"stability\")")
+    e.add_argument("--judge", default=None, metavar="JSON",
+                   help="an LLM judge on an OpenAI-compatible server answers word intrusion and 3-point "
+                        "ratings for every model with top words: a JSON file of tl.Judge's settings, e.g. "
+                        '{"base_url": "http://127.0.0.1:8080/v1", "llm": "qwen2.5-7b", "cache": '
+                        '"judge.sqlite"} (allow_remote: true to send topics off this machine); columns '
+                        "judge MP, judge rating, with the judge's agreement with people as `tealeaves judge "
+                        "qualify` measured it for the same settings (or that it was never measured)")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -103,6 +111,10 @@ def _add_select(sub: Any) -> None:
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")
     _outputs(s)
+    s.add_argument("--judge", default=None, metavar="JSON",
+                   help="an LLM judge answers word intrusion and 3-point ratings for every model (as "
+                        "evaluate --judge): columns judge MP, judge rating, with its measured agreement "
+                        "with people")
     s.set_defaults(func=_cmd_select)
 
 
@@ -118,6 +130,28 @@ def _outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figures", default=None, metavar="DIR",
                    help="write every chart of the report as SVG (and PNG with the plot extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def judge_from_file(path: str, progress: bool | None) -> Any:
+    """A `tl.Judge` from a JSON object of its settings (a setting it does not have is an error)."""
+    import dataclasses
+
+    from ..errors import InputFileError
+    from ..files.records import read_json
+    from ..judge import Judge
+
+    conf = read_json(path)
+    if not isinstance(conf, dict):
+        raise InputFileError(f"{path}: a judge's settings must be a JSON object")
+    known = {f.name for f in dataclasses.fields(Judge) if f.init}
+    unknown = sorted(set(conf) - known)
+    if unknown:
+        raise InputFileError(f"{path}: {unknown[0]!r} is not a setting of the judge (known: "
+                             f"{', '.join(sorted(known))})")
+    missing = [k for k in ("base_url", "llm") if k not in conf]
+    if missing:
+        raise InputFileError(f"{path}: the judge needs {' and '.join(missing)}")
+    return Judge(**{"progress": progress, **conf})
 
 
 def _measures(text: str) -> list[str]:
@@ -143,15 +177,16 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         for t, one in enumerate(m if isinstance(m, list) else [m]):
             models.append(one)
             names.append(f"{label}@{t}" if isinstance(m, list) else label)
-    params = {} if args.particles is None else {"particles": args.particles}
-    res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names,
-                   method=args.method, runs=args.runs,
-                   coherence=_measures(args.measure or ",".join(DEFAULT_COHERENCE)),
-                   compare_models=args.compare, seed=args.seed, workers=args.workers,
-                   progress=progress, tokenizer=args.tokenize, encoding=args.encoding,
-                   max_hours=args.max_hours, stages=clock, diagnostics=args.diagnostics,
-                   stability=args.stability, absent=args.absent, embeddings=args.embeddings,
-                   embeddings_format=args.embeddings_format, **params)
+    options = EvaluateOptions(
+        method=args.method, runs=args.runs,
+        heldout_params={} if args.particles is None else {"particles": args.particles},
+        compare_models=args.compare, coherence=tuple(_measures(args.measure or ",".join(DEFAULT_COHERENCE))),
+        absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
+        diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
+        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours,
+        judge=judge_from_file(args.judge, progress) if args.judge else None)
+    res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
+                   progress=progress, stages=clock)
     sc = res.scoring
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
@@ -199,8 +234,11 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      out=args.out, trainer=args.trainer, iterations=args.iterations,
                      coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
-                     encoding=args.encoding, rule=args.rule, **params)
+                     encoding=args.encoding, rule=args.rule,
+                     judge=judge_from_file(args.judge, False) if args.judge else None, **params)
     p = res.params
+    for note in p["redone"]:  # saved work refused when resuming (`select.saved`), done again
+        print(f"tealeaves: warning: {note}", file=sys.stderr)
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
           f"({p['trainer']}, {p['iterations']} iterations)"

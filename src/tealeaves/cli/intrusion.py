@@ -9,15 +9,11 @@ import os
 import sys
 from typing import Any
 
-import numpy as np
-
 from .. import intrusion
 from ..datasets import read_corpus
 from ..errors import InputFileError, MethodError, shown
 from ..files import csvout
 from ..files.atomic import atomic_path
-from ..files.records import check_proportions, read_npy
-from ..files.textfile import read_lines
 from ..intrusion.auto import MEASURES as AUTO_MEASURES
 from ..intrusion.exact import EXACT_LIMIT, MAX_PERMUTATIONS, PERMUTATIONS
 from ..intrusion.plan import ANNOTATORS, MAX_ANNOTATORS
@@ -26,11 +22,14 @@ from ..util.limits import at_least, fraction
 from .options import (
     MODEL_HELP,
     add_model_options,
+    askable_documents,
     check_scorable,
     corpus_options,
     load_kind_arg,
     load_model_arg,
     read_docs,
+    read_text_lines,
+    read_theta,
     report_corpus,
     text_encoding,
 )
@@ -190,7 +189,7 @@ def _add_annotate(sub: Any) -> None:
     sv = _parser(
         asub,
         "serve",
-        "serve intrusion tasks to annotators, storing responses in a database",
+        "serve intrusion or ProxAnn tasks to annotators, storing responses in a database",
         "annotate serve",
     )
     sv.add_argument("--tasks", required=True, help="annotator-facing tasks (JSONL or CSV)")
@@ -218,7 +217,8 @@ def _add_annotate(sub: Any) -> None:
                     help="tasks per annotator (default all)")
     sv.set_defaults(func=_cmd_serve)
     ex = _parser(
-        asub, "export", "write stored responses in the format `intrusion score` reads", "annotate export"
+        asub, "export", "write stored responses in the format `intrusion score` (or `proxann score`) reads",
+        "annotate export"
     )
     ex.add_argument("--db", required=True)
     ex.add_argument("-o", "--output", required=True, help=".csv or .jsonl")
@@ -276,27 +276,16 @@ def _cmd_words(args: argparse.Namespace) -> int:
     )
 
 
-def _read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
-    theta = read_npy(path, "topic proportions (theta)")
-    if theta.shape != shape:
-        raise InputFileError(f"{path}: theta must have shape {shape}, got {theta.shape}")
-    return check_proportions(theta, path)  # float: an integer matrix is not taken for documents
-
-
-def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
-    return [line.rstrip("\n") for _, line in read_lines(path, encoding)]
-
-
 def _cmd_topics(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model, "topic intrusion")
     docs = read_corpus(args.docs, vocab=model.vocab, encoding=args.encoding)
     check_scorable(docs, args.docs)
     report_corpus(docs, model.num_words)
-    source = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
-    texts = _read_lines(args.texts or args.docs, args.encoding)
+    source = read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else docs
+    texts = read_text_lines(args.texts or args.docs, args.encoding)
     if len(texts) != len(docs):
         raise InputFileError(f"{args.texts or args.docs}: {len(texts)} lines for {len(docs)} documents")
-    documents = _askable(docs, texts, given_theta=bool(args.theta))
+    documents = askable_documents(docs, texts, given_theta=bool(args.theta))
     texts = [t if len(t) <= args.max_chars else t[: args.max_chars].rsplit(" ", 1)[0] + " …" for t in texts]
     secret = intrusion.key_secret(args.key)
     tasks = intrusion.topic_tasks(
@@ -311,24 +300,6 @@ def _cmd_topics(args: argparse.Namespace) -> int:
         progress=False if args.quiet else None,
     )
     return _written(tasks, args, secret)
-
-
-def _askable(docs: Any, texts: list[str], given_theta: bool) -> list[int]:
-    """The documents a topic-intrusion task can be made for: a text to show, and (theta inferred)
-    a word of the model (an empty document's theta is only the prior: its "intruder" cannot be
-    found from its text). The others are counted and said; none left is an error."""
-    blank = [d for d, t in enumerate(texts) if not t.strip()]
-    empty = [] if given_theta else [d for d in docs.empty_documents if d not in set(blank)]
-    skipped = set(blank) | set(empty)
-    for what, ds in (("no text to show", blank), ("no word of the model", empty)):
-        if ds:
-            lines = ", ".join(str(d + 1) for d in ds[:10]) + (", ..." if len(ds) > 10 else "")
-            print(f"{len(ds)} documents skipped, no task: {what} (lines {lines})")
-    keep = [d for d in range(len(texts)) if d not in skipped]
-    if not keep:
-        raise InputFileError(f"{docs.source}: no document can be asked about (every one is empty or has no "
-                             "word of the model)")
-    return keep
 
 
 def _num(s: dict[str, Any], k: str) -> str:
@@ -444,7 +415,7 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
     model = load_model_arg(args, args.model, "predictive")
     docs = read_docs(args, args.docs, model)
     report = report_corpus(docs, model.num_words)
-    theta = _read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
+    theta = read_theta(args.theta, (len(docs), model.num_topics)) if args.theta else None
     res = intrusion.predictive(
         model,
         docs,
@@ -465,15 +436,11 @@ def _cmd_predictive(args: argparse.Namespace) -> int:
 
 
 def _load_tasks_and_key(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    from ..intrusion.taskset import check_task_set
+    from ..annotate.taskset import check_task_set, read_key, read_task_set
 
-    tasks = intrusion.read_tasks(args.tasks)
+    tasks = read_task_set(args.tasks)
     check_task_set(tasks, args.tasks)
-    key = None
-    if args.key:
-        key = intrusion.read_key(args.key)
-        intrusion.check_key(key, tasks, source=args.key)
-    return tasks, key
+    return tasks, read_key(args.key, tasks) if args.key else None
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -500,5 +467,5 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .. import annotate
 
     n = annotate.export_responses(args.db, args.output)
-    print(f"{n} responses -> {args.output}", file=sys.stdout)
+    print(f"{n} rows -> {args.output}", file=sys.stdout)
     return 0

@@ -25,10 +25,10 @@ COMMANDS = {
     "heldout": "heldout", "completion": "heldout", "demo": "tools", "compare": "compare",
     "curve": "compare", "csl": "heldout", "coherence": "coherence", "diversity": "coherence",
     "bcubed": "coherence", "irbo": "embeddings", "embedding-coherence": "embeddings",
-    "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion",
+    "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion", "proxann": "proxann",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
     "methods": "heldout", "warm-up": "tools", "synth": "tools", "diagnostics": "diagnostics",
-    "index": "index", "stability": "stability",
+    "index": "index", "stability": "stability", "metaeval": "metaeval", "judge": "judge",
 }
 
 

@@ -10,11 +10,13 @@ import os
 import sys
 from typing import Any
 
+import numpy as np
+
 from ..corpus import Corpus
 from ..datasets import bundled_model, load_topics, read_corpus
-from ..errors import BadValueError, InvalidCorpusError, MethodError, TealeavesError
-from ..files.records import strict_float
-from ..files.textfile import check_encoding
+from ..errors import BadValueError, InputFileError, InvalidCorpusError, MethodError, TealeavesError
+from ..files.records import check_proportions, read_npy, strict_float
+from ..files.textfile import check_encoding, read_lines
 from ..io import FORMAT_ALIASES, FORMATS, ZOO_FORMATS, sniff_format
 from ..model import TopicModel
 from ..topics import WEIGHTS_KINDS, Topics, as_lda
@@ -250,3 +252,33 @@ def print_corpus(rep: dict[str, Any], vocab_size: int) -> None:
         print(f"{rep['oov_lookalike_tokens']} of the dropped tokens look like a vocabulary word (equal after "
               f"Unicode NFKC normalisation and removal of invisible characters; e.g. {tok} for "
               f"{word}): normalise the documents and the vocabulary the same way")
+
+
+def read_theta(path: str, shape: tuple[int, int]) -> np.ndarray:
+    theta = read_npy(path, "topic proportions (theta)")
+    if theta.shape != shape:
+        raise InputFileError(f"{path}: theta must have shape {shape}, got {theta.shape}")
+    return check_proportions(theta, path)  # float: an integer matrix is not taken for documents
+
+
+def read_text_lines(path: str, encoding: str = "utf-8") -> list[str]:
+    return [line.rstrip("\n") for _, line in read_lines(path, encoding)]
+
+
+def askable_documents(docs: Any, texts: list[str], given_theta: bool, source: str | None = None) -> list[int]:
+    """The documents a task can show: a text to show, and (theta inferred from `docs`) a word of
+    the model (an empty document's theta is only the prior: what it is about cannot be found from
+    its text). The others are counted and said; none left is an error naming `source` (default
+    the documents' file)."""
+    blank = [d for d, t in enumerate(texts) if not t.strip()]
+    empty = [] if given_theta else [d for d in docs.empty_documents if d not in set(blank)]
+    skipped = set(blank) | set(empty)
+    for what, ds in (("no text to show", blank), ("no word of the model", empty)):
+        if ds:
+            lines = ", ".join(str(d + 1) for d in ds[:10]) + (", ..." if len(ds) > 10 else "")
+            print(f"{len(ds)} documents skipped, no task: {what} (lines {lines})")
+    keep = [d for d in range(len(texts)) if d not in skipped]
+    if not keep:
+        raise InputFileError(f"{source or docs.source}: no document can be asked about (every one is "
+                             "empty or has no word of the model)")
+    return keep

@@ -47,7 +47,8 @@ def _given(args: argparse.Namespace, name: str) -> str | None:
 
 
 def _writes_key(args: argparse.Namespace) -> bool:
-    return getattr(args, "intrusion_command", None) in ("words", "topics")
+    return getattr(args, "intrusion_command", None) in ("words", "topics") or \
+        getattr(args, "proxann_command", None) == "tasks"
 
 
 def _outputs(args: argparse.Namespace) -> Iterator[tuple[str, str, bool]]:

@@ -13,7 +13,8 @@ from ..heldout import heldout, method_names
 
 def _parts() -> list[tuple[str, Callable[[], Any]]]:
     """(what, call) for every entry point that runs kernels: each estimator for both tasks, Ratio-AIS
-    along both paths, Iteration-AIS, CSL's LDA chain, the predictive metrics and coherence counting.
+    along both paths, Iteration-AIS, CSL's LDA chain, the predictive metrics, coherence counting and
+    the meta-evaluation's Kendall tau.
     Default parameters, so the kernels are compiled for the argument types real runs pass."""
     from .. import synthetic
     from ..coherence import count
@@ -41,7 +42,18 @@ def _parts() -> list[tuple[str, Callable[[], Any]]]:
     parts.append(("csl", lambda: csl(model, docs, samples=4, burn_in=1, chains=2)))
     parts.append(("predictive", lambda: infer_theta(model, docs, burn_in=1, samples=2, progress=False)))
     parts.append(("coherence counts", lambda: count([["w1", "w2"], ["w2", "w3"]], ["w1", "w2", "w3"])))
+    parts.append(("metaeval kendall", _kendall))
     return parts
+
+
+def _kendall() -> Any:
+    """Kendall's tau-b, both of its paths (pairs, and the sort for rows of 200 or more)."""
+    import numpy as np
+
+    from ..metaeval.stats import SORT_FROM, kendall_rows
+
+    for n in (3, SORT_FROM):
+        kendall_rows(np.arange(n, dtype=float)[None], np.arange(n, dtype=float)[None])
 
 
 def warm_up(quiet: bool = False) -> dict[str, Any]:

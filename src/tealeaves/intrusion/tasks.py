@@ -103,14 +103,14 @@ def new_secret() -> str:
     return secrets.token_hex(16)
 
 
-def _item_id(secret: str, model: str, kind: str, index: int, seed: int) -> str:
+def item_id(secret: str, model: str, kind: str, index: int, seed: int) -> str:
     """An opaque item id: annotators see it, so it must not tell the model, the topic or whether
     the item is an attention check (an unkeyed hash of these could be recomputed)."""
     mac = hmac.new(secret.encode(), f"{model}|{kind}|{index}|{seed}".encode(), hashlib.sha256)
     return "i" + mac.hexdigest()[:16]
 
 
-def _secret(secret: str | None) -> str:
+def checked_secret(secret: str | None) -> str:
     if secret is None:
         return new_secret()
     if not isinstance(secret, str) or len(secret) < 16:
@@ -139,7 +139,7 @@ def key_secret(key_path: str | os.PathLike) -> str:
         return new_secret()
     try:
         with open(p, encoding="ascii") as fh:
-            return _secret(fh.read().strip())
+            return checked_secret(fh.read().strip())
     except (OSError, UnicodeDecodeError, MethodError) as exc:
         raise InputFileError(f"{p}: not a task-set secret ({exc})") from None
 
@@ -270,7 +270,7 @@ def word_tasks(
     (`text.UNSHOWABLE`, which the annotation app refuses) is an error naming it. Item ids are
     keyed by `secret` (default a fresh one: pass the same secret and seed to reproduce ids). A model
     of another kind (`Topics`) is read through `word_scores`: only the order of its words counts."""
-    secret = _secret(secret)
+    secret = checked_secret(secret)
     phi, vocab = word_scores(model.lda if isinstance(model, Topics) and model.lda is not None else model)
     T, V = phi.shape
     if T < 2:
@@ -324,7 +324,7 @@ def word_tasks(
         perm = rng.permutation(len(words))
         tasks.append(
             Task(
-                item=_item_id(secret, model.name, "word", k, seed),
+                item=item_id(secret, model.name, "word", k, seed),
                 kind="word",
                 model=model.name,
                 topic=k,
@@ -343,7 +343,7 @@ def word_tasks(
         perm = rng.permutation(len(words))
         tasks.append(
             Task(
-                item=_item_id(secret, model.name, "attention", a, seed),
+                item=item_id(secret, model.name, "attention", a, seed),
                 kind="word",
                 model=model.name,
                 topic=k,
@@ -382,6 +382,55 @@ def most_repeated_guess(tasks: Sequence[Task | dict[str, Any]], seed: int = 0) -
             "expected": expected / n if n else math.nan, "chance": chance / n if n else math.nan}
 
 
+def documents_and_topics(
+    model: TopicModel | Topics,
+    docs: Corpus | Iterable[Sequence[int]] | np.ndarray,
+    texts: Sequence[str] | None,
+    what: str,
+    n_words: int,
+    burn_in: int = 100,
+    samples: int = 200,
+    seed: int = 0,
+    progress: bool | None = None,
+) -> tuple[TopicModel | Topics, np.ndarray, Sequence[str], np.ndarray, Sequence[str] | None]:
+    """What tasks that show documents need (topic intrusion, ProxAnn): the model (an LDA inside a
+    `Topics` taken out), its topic-word scores and vocabulary (every topic's top `n_words` words
+    checked showable, before any inference), and the documents' topic proportions, D x T: `docs`
+    itself when it is a float matrix, else inferred from the documents (`infer_theta(burn_in,
+    samples, seed)`; an LDA only), and the texts (without `texts`, a document's first 50 words)."""
+    given = isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f"
+    if isinstance(model, Topics) and model.lda is not None:
+        model = model.lda
+    if isinstance(model, Topics):  # another kind: its own proportions, no inference
+        require(what, model)
+        if not given:
+            raise MethodError(f"{what} of {model.name[:80]!r} ({model.source}) needs the documents' "
+                              "topic proportions: docs=model.doc_topic (no inference for this kind)")
+        phi, vocab = word_scores(model, what)
+    else:
+        phi, vocab = model.phi, _need_vocab(model)
+    T = phi.shape[0]
+    for k, row in enumerate(np.argsort(-phi, axis=1, kind="stable")[:, :n_words]):  # before any inference
+        for w in row:
+            _check_showable(vocab[w], f"topic {k}: word {w}")
+    if given:
+        theta = docs
+    else:
+        from .predictive import infer_theta
+
+        corpus = as_corpus(docs, model)
+        theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed, progress=progress)
+        if texts is None:
+            texts = [" ".join(vocab[w] for w in corpus[d][:50]) for d in range(len(corpus))]
+    theta = np.asarray(theta)
+    if theta.ndim != 2 or theta.shape[1] != T:
+        raise MethodError(f"theta must be documents x {T} topics, got shape {theta.shape}")
+    theta = check_proportions(theta, "theta")
+    if texts is not None and len(texts) != len(theta):
+        raise MethodError(f"{len(texts)} texts for {len(theta)} documents")
+    return model, phi, vocab, theta, texts
+
+
 def topic_tasks(
     model: TopicModel | Topics,
     docs: Corpus | Iterable[Sequence[int]] | np.ndarray,
@@ -400,38 +449,11 @@ def topic_tasks(
     `docs` is either the documents (a Corpus or word-id sequences; their theta is inferred with
     `infer_theta(burn_in, samples, seed)`) or their topic proportions, a D x T float array.
     Without `texts`, a document is shown by its first 50 words."""
-    secret = _secret(secret)
-    given = isinstance(docs, np.ndarray) and docs.ndim == 2 and docs.dtype.kind == "f"
-    if isinstance(model, Topics) and model.lda is not None:
-        model = model.lda
-    if isinstance(model, Topics):  # another kind: its own proportions, no inference
-        require("topic intrusion", model)
-        if not given:
-            raise MethodError(f"topic intrusion of {model.name[:80]!r} ({model.source}) needs the documents' "
-                              "topic proportions: docs=model.doc_topic (no inference for this kind)")
-        phi, vocab = word_scores(model, "topic intrusion")
-    else:
-        phi, vocab = model.phi, _need_vocab(model)
+    secret = checked_secret(secret)
+    model, phi, vocab, theta, texts = documents_and_topics(
+        model, docs, texts, "topic intrusion", words_per_topic, burn_in, samples, seed, progress)
     T = phi.shape[0]
     order = np.argsort(-phi, axis=1, kind="stable")[:, :words_per_topic]
-    for k, row in enumerate(order):  # before any inference
-        for w in row:
-            _check_showable(vocab[w], f"topic {k}: word {w}")
-    if given:
-        theta = docs
-    else:
-        from .predictive import infer_theta
-
-        corpus = as_corpus(docs, model)
-        theta = infer_theta(model, corpus, burn_in=burn_in, samples=samples, seed=seed, progress=progress)
-        if texts is None:
-            texts = [" ".join(vocab[w] for w in corpus[d][:50]) for d in range(len(corpus))]
-    theta = np.asarray(theta)
-    if theta.ndim != 2 or theta.shape[1] != T:
-        raise MethodError(f"theta must be documents x {T} topics, got shape {theta.shape}")
-    theta = check_proportions(theta, "theta")
-    if texts is not None and len(texts) != len(theta):
-        raise MethodError(f"{len(texts)} texts for {len(theta)} documents")
     if T < n_topics + 1:
         raise MethodError(f"topic intrusion needs at least {n_topics + 1} topics; the model has {T}")
     rng = np.random.default_rng(seed)
@@ -455,7 +477,7 @@ def topic_tasks(
             log_theta = [float(np.log(th[t])) for t in opts]
         tasks.append(
             Task(
-                item=_item_id(secret, model.name, "topic", d, seed),
+                item=item_id(secret, model.name, "topic", d, seed),
                 kind="topic",
                 model=model.name,
                 document=int(d),
@@ -532,7 +554,7 @@ def write_tasks(
     csvout.table_format(path, "the tasks")
     csvout.table_format(key_path, "the key")
     if secret is not None:
-        secret = _secret(secret)
+        secret = checked_secret(secret)
         check_secret_beside(key_path)
     with atomic_paths([path, key_path]) as (tmp_tasks, tmp_key), contextlib.ExitStack() as stack:
         _write_rows([t.public() for t in tasks], os.fspath(path), tmp_tasks)

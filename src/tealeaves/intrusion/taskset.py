@@ -69,7 +69,10 @@ def check_task_set(tasks: Sequence[Any], source: str = "the task set") -> None:
         _check_task(t, f"{source}: task {i}", seen)
 
 
-def _check_task(t: Any, where: str, seen: set[str]) -> None:
+def check_item(t: Any, where: str, seen: set[str]) -> str:
+    """What every task of the app needs: an object whose item id is a string of 1-MAX_ID
+    characters not in `seen` (added), with no character a page or database cannot carry in any
+    field; returns `where` with the item named."""
     if not isinstance(t, dict):
         raise InputFileError(f"{where}: expected an object, got {type(t).__name__}")
     item = t.get("item")
@@ -83,6 +86,11 @@ def _check_task(t: Any, where: str, seen: set[str]) -> None:
     if item in seen:
         raise InputFileError(f"{where}: the item appears twice")
     seen.add(item)
+    return where
+
+
+def _check_task(t: Any, where: str, seen: set[str]) -> None:
+    where = check_item(t, where, seen)
     if "intruder" in t or "option_log_theta" in t:
         raise MethodError(f"{where}: this looks like a key file (the task has its answer); "
                           "serve the annotator-facing tasks")
@@ -90,7 +98,7 @@ def _check_task(t: Any, where: str, seen: set[str]) -> None:
         raise InputFileError(f"{where}: kind must be word or topic, not {str(t.get('kind'))[:40]!r}")
     if t.get("text") is not None and not isinstance(t["text"], str):
         raise InputFileError(f"{where}: text must be a string, not {type(t['text']).__name__}")
-    _check_options(t.get("options"), item, where)
+    _check_options(t.get("options"), t["item"], where)
 
 
 def _check_options(options: Any, item: str, where: str) -> None:

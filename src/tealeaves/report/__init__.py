@@ -380,6 +380,8 @@ def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
 
 EVAL_EXTRA = {"irbo": "IRBO", "we_pairwise": "WE pairwise", "we_centroid": "WE centroid",
               "we_irbo": "WE-IRBO"}  # evaluate's diversity and word-vector measures, shown when present
+JUDGE_EXTRA = {"judge_model_precision": ("judge MP", "an LLM judge's word intrusion: P(intruder), mean"),
+               "judge_rating": ("judge rating", "an LLM judge's 3-point rating, mean")}  # when present
 EVAL_METRICS = [  # row key, label, interval
     ("per_token", "held-out log-likelihood per token", "per_token_sd"),
     ("perplexity", "perplexity", None),
@@ -402,6 +404,16 @@ def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
     return ["—"] * len(cells) if isinstance(na, dict) and metric in na else list(cells)
 
 
+def _judge_agreement(agreed: Any) -> list[Part]:
+    """Beside an LLM judge's columns: its measured agreement with people on each (`judge qualify`),
+    or that it was never measured."""
+    if not isinstance(agreed, dict) or not agreed:
+        return []
+    items = "".join(f"<li>{escape(str(v.get('text')))}</li>" for v in agreed.values() if isinstance(v, dict))
+    return ['<p class="note">The LLM judge\'s columns, with its agreement with people measured on the bundled '
+            "human studies (<code>tealeaves judge qualify</code>):</p>", f"<ul>{items}</ul>"]
+
+
 def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
     """Every metric that does not apply to a model (— in its table), with the reason."""
     items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
@@ -417,9 +429,10 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     rows = doc["rows"]
     stab = any("stability" in r for r in rows)
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
+    judged = [k for k in JUDGE_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
-            *(["stability"] if stab else [])]
+            *[JUDGE_EXTRA[k][0] for k in judged], *(["stability"] if stab else [])]
     body = [[r["model"], _text(r["topics"]),
              *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
                   _m("perplexity", r["perplexity"])),
@@ -430,6 +443,7 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *[_m(k, r.get(k)) for k in extra],
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
+             *[_m(k, r.get(k)) if k in r else "—" for k in judged],
              *([_m("stability", r.get("stability"))] if stab else [])]
             for r in rows]
     return Table(head, body, "Models side by side", sortable=True)
@@ -438,10 +452,11 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
 def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
-    diag, stab = doc.get("diagnostics") or {}, doc.get("stability")
+    diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
     out: list[Part] = []
     for name in names:
-        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name))
+        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
+                           judge.get(name))
         if t is not None:
             out.append(t)
     if out:
@@ -463,6 +478,7 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
     out.append(_evaluate_table(doc, measures))
+    out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     for key, label, interval in EVAL_METRICS:
@@ -476,6 +492,11 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
             lo, hi = [None] * len(vals), [None] * len(vals)
         out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
                          labels=names, y=vals, lo=lo, hi=hi))
+    for key, (_, label) in JUDGE_EXTRA.items():
+        if any(key in r for r in rows):
+            out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
+                             labels=names, y=[r.get(key) for r in rows], lo=[None] * len(rows),
+                             hi=[None] * len(rows)))
     for m in measures:
         out.append(Chart("points", f"{MEASURE_NAMES.get(m, m)} coherence (mean over topics)", "model",
                          MEASURE_NAMES.get(m, m), name=f"evaluate-{m}", labels=names,
@@ -546,6 +567,69 @@ def _diagnostics(doc: dict[str, Any]) -> list[Part]:
     return out + ([t] if t is not None else [])
 
 
+def _interval_text(est: Any, lo: Any, hi: Any) -> str:
+    if est is None:
+        return DASH
+    return _f(est, 2) + (f" [{_f(lo, 2)}, {_f(hi, 2)}]" if lo is not None and hi is not None else "")
+
+
+def _metaeval(doc: dict[str, Any]) -> list[Part]:
+    """Agreement of per-topic scores with people (tealeaves metaeval): per statistic, a table of
+    scores x groups with intervals and the human ceiling; the paired comparisons with the best
+    score; the alternative-annotator tests; every note."""
+    rows = doc["rows"]
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    scores = list(dict.fromkeys(r["score"] for r in rows))
+    p = doc.get("params") or {}
+    level = p.get("level", 0.95)
+    out: list[Part] = [f"<h2>Agreement with people: {escape(str(doc.get('study', '')))} "
+                       f"({escape(str(doc.get('judgment_task', '')))})</h2>",
+                       f'<p class="note">The people\'s per-topic score: {escape(str(doc.get("quality")))}. '
+                       f"{int(round(level * 100))}% intervals from {_num(p.get('bootstrap'))} two-stage bootstrap "
+                       "resamples (topics within each corpus, then each topic's annotators). The ceiling: how "
+                       "well a score equal to the true topic quality would agree with these people "
+                       "(split halves, Spearman–Brown).</p>"]
+    by = {(r["score"], r["group"], r["statistic"]): r for r in rows}
+    ceil = {(c["group"], c["statistic"]): c for c in doc.get("ceiling") or []}
+    for stat in dict.fromkeys(r["statistic"] for r in rows):
+        table_rows = [[s] + [_interval_text(by[(s, g, stat)]["estimate"], by[(s, g, stat)]["low"],
+                                            by[(s, g, stat)]["high"]) if (s, g, stat) in by else DASH
+                             for g in groups] for s in scores]
+        if any((g, stat) in ceil for g in groups):
+            table_rows.append(["ceiling"] + [_interval_text(ceil[(g, stat)]["ceiling"], ceil[(g, stat)]["low"],
+                                                            ceil[(g, stat)]["high"]) if (g, stat) in ceil else DASH
+                                             for g in groups])
+        topics = [by[(scores[0], g, stat)]["topics"] for g in groups]
+        out.append(_tab([stat] + [f"{g} ({t} topics)" for g, t in zip(groups, topics, strict=True)], table_rows,
+                        caption=f"{stat.capitalize()} with the people's per-topic score"))
+    comparisons = [c for c in doc.get("comparisons") or [] if c["group"] == groups[-1]]
+    if comparisons:
+        stat = rows[0]["statistic"]
+        pooled = [r for r in rows if r["group"] == groups[-1] and r["statistic"] == stat and r["estimate"] is not None]
+        if pooled:
+            top = max(pooled, key=lambda r: r["estimate"])["score"]
+            cmp_rows = []
+            for c in comparisons:
+                if c["statistic"] != stat or top not in (c["a"], c["b"]) or c["difference"] is None:
+                    continue
+                sign = 1 if c["a"] == top else -1
+                lo, hi = (None, None) if c["low"] is None else sorted((sign * c["low"], sign * c["high"]))
+                cmp_rows.append([c["b"] if sign == 1 else c["a"], _interval_text(sign * c["difference"], lo, hi),
+                                 _f(c["p"], 3) if c["p"] is not None else DASH])
+            if cmp_rows:
+                out.append(_tab(["score", f"{top} minus it", "p (paired bootstrap)"], cmp_rows,
+                                caption=f"Paired comparisons with the best score ({stat}, {groups[-1]})"))
+    tests = doc.get("alt_test") or {}
+    if tests:
+        out.append(_tab(["judge", "winning rate", "passes", "advantage probability", "annotators", "note"],
+                        [[k, t.get("winning_rate"), t.get("passes"), t.get("advantage_probability"),
+                          t.get("annotators"), t.get("why") or ""] for k, t in tests.items()],
+                        caption="Alternative-annotator test (Calderon et al. 2025): may the judge replace a person?"))
+    notes = sorted({r["why"] for r in rows if r.get("why")}) + list(doc.get("notes") or [])
+    out += [f'<p class="note">{escape(n)}</p>' for n in notes]
+    return out
+
+
 def _select(doc: dict[str, Any]) -> list[Part]:
     ks = doc["topics"]
     out: list[Part] = ["<h2>Choosing the number of topics</h2>"]
@@ -564,6 +648,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
             cells.append(f"{_f(mean, d)} ± {_f(sd, d)}" if sd is not None else _f(mean, d))
         rows.append(cells)
     out.append(_tab(["K", *metrics], rows, sortable=True))
+    out.extend(_judge_agreement(p.get("judge_agreement")))
     out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
                        if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
@@ -623,11 +708,15 @@ def section(doc: dict[str, Any]) -> list[Part]:
     handlers = {"compare": _compare, "curve": _curve, "intrusion-score": _intrusion, "intrusion-auto": _auto,
                 "predictive": _predictive, "intrusion-tasks": _intrusion_tasks, "diversity": _diversity,
                 "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select,
-                "diagnostics": _diagnostics, "stability": _stability}
+                "diagnostics": _diagnostics, "stability": _stability, "metaeval": _metaeval}
     if kind in ("heldout", "completion", "demo") and "results" in doc:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)
+    if kind == "judge-qualify":
+        from .qualify import section as qualify_section
+
+        return qualify_section(doc)
     if kind in handlers:
         return handlers[kind](doc)
     if kind == "text":

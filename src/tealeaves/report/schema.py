@@ -129,6 +129,18 @@ DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
                    "rank_1_docs", "exclusivity", "kl_background")}}]}
 
+# one task of a judge's qualification (metaeval.qualify.task_agreement)
+QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "topics": COUNT, "scored": COUNT,
+             "correlation": Map({"estimate": NUM, "low": NUM, "high": NUM, "topics": COUNT, "why?": ANY}),
+             "ceiling": Map({"ceiling": NUM, "low": NUM, "high": NUM, "topics?": COUNT, "why?": ANY}),
+             "human_baseline": {"mean": NUM, "sd?": NUM, "topics?": COUNT, "why?": ANY},
+             "alt_test": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                              "annotators": COUNT, "why?": ANY}),
+             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR],
+             "per_topic?": {"ids": [STR], "judge": [NUM], "people": [NUM]}}
+# a judge column's measured agreement with people (evaluate.judged.agreement)
+AGREEMENT = {"qualified": ANY, "text": STR, "estimate?": NUM, "low?": NUM, "high?": NUM,
+             "human_baseline?": NUM, "ceiling?": NUM, "trusted?": ANY}
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
@@ -162,7 +174,10 @@ SPECS: dict[str, dict[str, Any]] = {
     "evaluate": {"rows": [{"model": STR, "topics": COUNT, "per_token": NUM, "per_token_sd": NONNEG,
                            "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
                            "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
-                           "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION}],
+                           "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
+                           "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
+                 "topic_judge?": Map(Map([NUM])),
+                 "judge_agreement?": Map(AGREEMENT),
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
                  "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
@@ -184,6 +199,19 @@ SPECS: dict[str, dict[str, Any]] = {
     "stability": STABILITY,
     "diagnostics": DIAGNOSTICS,
     "text": {"title": STR, "text": STR},
+    "metaeval": {"judgment_task": STR, "quality": STR, "study?": ANY,
+                 "rows": [{"score": STR, "group": STR, "statistic": STR, "estimate": NUM, "low": NUM,
+                           "high": NUM, "topics": COUNT, "why?": ANY}],
+                 "ceiling?": [{"group": STR, "statistic": STR, "ceiling": NUM, "low": NUM, "high": NUM,
+                               "split_half?": NUM, "reliability?": NUM, "topics?": COUNT, "why?": ANY}],
+                 "comparisons?": [{"a": STR, "b": STR, "group": STR, "statistic": STR, "difference": NUM,
+                                   "low": NUM, "high": NUM, "p": NUM, "why?": ANY}],
+                 "notes?": [STR], "params?": Map(ANY),
+                 "alt_test?": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                                   "annotators": COUNT, "why?": ANY})},
+    "judge-qualify": {"judge": STR, "settings": Map(ANY), "notes?": [STR], "accounting?": Map(ANY),
+                      "estimate?": ANY, "seconds?": NONNEG,
+                      "studies": Map({"topics": COUNT, "of": COUNT, "notes?": [STR], "tasks": [QUALIFIED]})},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 

@@ -21,6 +21,20 @@
     el("progress").textContent =
       `${s.responses} responses from ${s.answering} answering participants (${s.participants} started, ` +
       `${s.finished} finished); ${s.tasks} tasks`;
+    const px = s.family === "proxann";
+    el("scores").classList.toggle("hidden", px);
+    el("px-block").classList.toggle("hidden", !px);
+    const pxBody = document.querySelector("#px-scores tbody");
+    pxBody.replaceChildren();
+    for (const [m, v] of Object.entries((s.proxann || {}).summary || {})) {
+      const tr = document.createElement("tr");
+      for (const cell of [m, v.topics, fmt(v.tau_fit), ci(v.tau_fit_ci), fmt(v.tau_rank), ci(v.tau_rank_ci),
+                          fmt(v.human_tau_fit), fmt(v.agreement.krippendorff_alpha_interval),
+                          fmt(v.distractor_rating)]) {
+        const td = document.createElement("td"); td.textContent = String(cell); tr.append(td);
+      }
+      pxBody.append(tr);
+    }
     const body = document.querySelector("#scores tbody");
     body.replaceChildren();
     const sc = (s.scores || {}).summary || {};
@@ -33,11 +47,15 @@
       body.append(tr);
     }
     const notes = [];
-    if (s.scores && s.scores.excluded_annotators.length) {
-      notes.push(`excluded by attention checks: ${s.scores.excluded_annotators.join(", ")}`);
+    const scored = s.scores || s.proxann;
+    if (scored && scored.excluded_annotators.length) {
+      notes.push(`excluded by attention checks: ${scored.excluded_annotators.join(", ")}`);
+    }
+    if (s.proxann && s.proxann.incomplete) {
+      notes.push(`${s.proxann.incomplete} answers not finished yet (no ranking): not scored`);
     }
     if (s.scores_error) notes.push(s.scores_error);
-    if (!("scores" in s) && !s.scores_error) {
+    if (!scored && !s.scores_error) {
       notes.push("no key loaded or no responses yet: scores appear when the server has a key (--key) and responses");
     }
     el("notes").textContent = notes.join("; ");

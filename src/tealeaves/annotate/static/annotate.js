@@ -1,5 +1,6 @@
-// One task at a time: GET /api/next, POST /api/answer. The server sends only what is shown (no
-// answers); this page shows it and reports the choice, its position and the time taken.
+// One task at a time: GET /api/next, POST /api/answer (intrusion) or POST /api/step (ProxAnn, drawn by
+// proxann.js). The server sends only what is shown (no answers); this page shows it and reports the
+// choice, its position and the time taken.
 "use strict";
 (function () {
   const params = new URLSearchParams(window.location.search);
@@ -11,10 +12,10 @@
 
   function status(msg) { el("status").textContent = msg || ""; }
 
-  async function post(body) {
+  async function post(body, url) {
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        const r = await fetch("api/answer", {method: "POST", credentials: "same-origin",
+        const r = await fetch(url || "api/answer", {method: "POST", credentials: "same-origin",
                                               headers: {"Content-Type": "application/json"},
                                               body: JSON.stringify(body)});
         if (r.ok || (r.status >= 400 && r.status < 500)) return r;
@@ -30,10 +31,17 @@
     el("bar").max = p.total; el("bar").value = p.answered;
     if (data.done) {
       el("task").style.display = "none";
+      el("proxann").hidden = true;
       el("progress-text").textContent = `All ${p.total} tasks done`;
       el("code").textContent = data.code;
       el("done").style.display = "block";
       if (data.redirect) { window.location.href = data.redirect; }
+      return;
+    }
+    if (data.task.kind === "proxann") {
+      el("task").style.display = "none";
+      current = null;
+      window.tlProxAnn.show(data, {participant, post, load, status});
       return;
     }
     current = data.task;
@@ -85,6 +93,9 @@
     if (k >= 1 && k <= current.options.length) { ev.preventDefault(); choose(k - 1); }
   });
 
-  if (!participant) { status("This link has no participant id (?participant=...)."); el("task").style.display = "none"; }
+  if (!participant) {
+    status("This link has no participant id (?participant=...).");
+    el("task").style.display = "none";
+  }
   else { load().catch((e) => status(e.message)); }
 })();

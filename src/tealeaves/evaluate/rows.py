@@ -1,0 +1,185 @@
+"""One model's row of the table: every metric that applies to it, None with the reason for the
+others; the models loaded and named."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..coherence import diversity, exclusivity, topic_words
+from ..corpus import Corpus
+from ..datasets import load_topics
+from ..errors import MethodError
+from ..heldout import HeldoutResult
+from ..heldout import heldout as estimate_heldout
+from ..intrusion import auto
+from ..model import TopicModel
+from ..topics import NotApplicableError, Topics, as_lda, why_not
+from .options import EvaluateOptions
+from .result import ROW_METRICS
+
+
+def top_words_or_none(m: TopicModel | Topics, topn: int) -> list[list[str]] | None:
+    """Each topic's top `topn` words for the report's per-topic table (None if it has none)."""
+    try:
+        return topic_words(m, topn)
+    except MethodError:
+        return None
+
+
+def unique_names(models: Sequence[TopicModel], names: Sequence[str] | None) -> list[str]:
+    if names is not None and len(names) != len(models):
+        raise MethodError(f"{len(names)} names for {len(models)} models")
+    out = list(names) if names is not None else [m.name for m in models]
+    seen: dict[str, int] = {}
+    unique = []
+    for n in out:
+        seen[n] = seen.get(n, 0) + 1
+        unique.append(n if seen[n] == 1 else f"{n} #{seen[n]}")
+    return unique
+
+
+def load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:
+    """Every model: an LDA as its TopicModel, any other kind as Topics; a list (every time slice of a
+    model) becomes its models."""
+    out: list[TopicModel | Topics] = []
+    for m in models:
+        got = m if isinstance(m, TopicModel | Topics) else load_topics(m)
+        for one in got if isinstance(got, list) else [got]:
+            out.append(one.lda if isinstance(one, Topics) and one.lda is not None else one)
+    return out
+
+
+def has_likelihood(m: TopicModel | Topics) -> bool:
+    """An LDA, or a generative model with a logistic-normal prior (scored by ais over eta)."""
+    return isinstance(m, TopicModel) or (m.lda is None and m.prior == "logistic-normal"
+                                         and why_not("heldout", m) is None)
+
+
+def heldout_one(m: TopicModel | Topics, c: Corpus, options: EvaluateOptions,
+                progress: bool | None) -> HeldoutResult:
+    """`tl.heldout` for one model: LDA by `method` and `params`; a logistic-normal prior by its own
+    estimator, ais over eta, given only the parameters it takes (temperatures, schedule)."""
+    o = options
+    if isinstance(m, TopicModel):
+        return estimate_heldout(m, c, method=o.method, runs=o.runs, seed=o.seed, workers=o.workers,
+                                progress=progress, max_hours=o.max_hours, **o.heldout_params)
+    own = {k: v for k, v in o.heldout_params.items() if k in ("temperatures", "schedule")}
+    return estimate_heldout(m, c, method="ais", runs=o.runs, seed=o.seed, max_hours=o.max_hours, **own)
+
+
+def renamed(m: TopicModel | Topics, name: str) -> TopicModel | Topics:
+    return m.with_params(name=name) if isinstance(m, TopicModel) else dataclasses.replace(m, name=name)
+
+
+def not_applicable(m: TopicModel | Topics) -> dict[str, str]:
+    """metric -> why it does not apply to `m` (nothing for an LDA with words)."""
+    out = {}
+    for metric in dict.fromkeys(ROW_METRICS.values()):
+        reason = why_not(metric, m) if isinstance(m, Topics) else None
+        if reason is None and isinstance(m, Topics) and (metric == "predictive" or (
+                metric == "heldout" and not has_likelihood(m))):
+            try:
+                as_lda(metric, m)
+            except NotApplicableError as exc:
+                reason = str(exc).split(": ", 1)[1]
+        if reason is None and isinstance(m, TopicModel) and metric in ("coherence", "diversity", "auto MP") \
+                and m.vocab is None:
+            reason = f"{m.name}: no vocabulary: no top words"
+        if reason is not None:
+            out[metric] = reason
+    return out
+
+
+def model_row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: dict[str, float],
+         auto_result: tuple[dict[str, Any] | None, str | None], na: dict[str, str],
+         diversity_topn: int) -> dict[str, Any]:
+    """One model's row: every metric that applies, None for the others (reasons in `not_applicable`)."""
+    auto_mp, auto_note = auto_result
+    words = m.num_words if isinstance(m, TopicModel) else (
+        len(m.vocab) if m.vocab is not None else None)
+    row = {
+        "model": m.name, "kind": "LDA" if isinstance(m, TopicModel) else m.source, "topics": m.num_topics,
+        "words": words, "heldout": h.label if h else None, "per_token": h.per_token if h else None,
+        "per_token_sd": (h.sd / h.tokens if h.tokens else math.nan) if h else None,
+        "perplexity": h.perplexity if h else None, "total": h.total if h else None,
+        "tokens": h.tokens if h else None, "coherence": coh,
+        "diversity": diversity(m, diversity_topn) if "diversity" not in na else None,
+        "exclusivity": float(exclusivity(m).mean()) if "exclusivity" not in na else None,
+        "predictive_rank": pred.rank if pred else None,
+        "predictive_log_likelihood": pred.log_likelihood if pred else None,
+        "auto_model_precision": auto_mp["model_precision"] if auto_mp else math.nan,
+        "auto_model_precision_ci": auto_mp["model_precision_ci"] if auto_mp else None,
+        **({"auto_note": auto_note} if auto_note else {}),
+    }
+    if isinstance(m, TopicModel) and m.vocab is None:
+        row["diversity"] = math.nan
+    if h is not None and not isinstance(m, TopicModel):
+        row["heldout_note"] = (f"its own estimator, {h.method} over eta by elliptical slice sampling "
+                               f"({h.params.get('temperatures')} temperatures; a {m.prior} prior, "
+                               f"{m.decoder} decoder), not the LDA models' method")
+    if na:
+        row["not_applicable"] = dict(na)
+    return row
+
+
+def auto_intrusion(m: TopicModel | Topics, reference: Any, seed: int, workers: int,
+          encoding: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Automated word intrusion for one model, and the note of any fallback it took."""
+    try:
+        a = auto(m, reference, seed=seed, workers=workers, relax=True, encoding=encoding)
+    except MethodError as exc:  # e.g. no word qualifies as an intruder in a tiny model
+        return None, f"not computed: {exc}"
+    relaxed = sum(1 for k in a.items if k.get("relaxed"))
+    note = (f"{relaxed} of {m.num_topics} topic(s) had no intruder in the bottom half of their used words; "
+            "the least probable of the other topics' top words was used") if relaxed else None
+    return a.summary[m.name], note
+
+
+def vectors_for(worded: list[TopicModel | Topics], embeddings: Any, format: str | None, topn: int) -> Any:
+    """The word vectors of every top word of the models with words, read once (None: none asked)."""
+    if embeddings is None:
+        return None
+    from ..coherence.embeddings import _vectors_for
+
+    return _vectors_for(embeddings, [t for m in worded for t in topic_words(m, topn)], format)
+
+
+def word_measures(m: TopicModel | Topics, vectors: Any, topn: int, row: dict[str, Any]) -> dict[str, Any]:
+    """IRBO (None where the model has no top words), and with `vectors` word-embedding coherence
+    (pairwise, centroid) and WE-IRBO-Match; a measure the model cannot have is None, its reason
+    added to the row's `not_applicable`."""
+    from ..coherence.embeddings import embedding_coherence, we_irbo
+    from ..coherence.rbo import irbo
+
+    keys = ["irbo"] + (["we_pairwise", "we_centroid", "we_irbo"] if vectors is not None else [])
+    out: dict[str, Any] = dict.fromkeys(keys + (["we_missing_words"] if vectors is not None else []))
+    if "coherence" in row.get("not_applicable", {}):
+        return out
+    calls = {"irbo": lambda: irbo(m, topn), "we_irbo": lambda: we_irbo(m, vectors, topn).score,
+             "we_pairwise": lambda: embedding_coherence(m, vectors, "pairwise", topn),
+             "we_centroid": lambda: embedding_coherence(m, vectors, "centroid", topn)}
+    for k in keys:
+        try:
+            got = calls[k]()
+        except MethodError as exc:
+            row.setdefault("not_applicable", {})[k] = str(exc)
+            continue
+        if k in ("we_pairwise", "we_centroid"):
+            out["we_missing_words"] = sum(map(len, got.missing))
+            got = got.score
+        out[k] = got
+    return out
+
+
+def describe(source: Any) -> str | None:
+    if source is None:
+        return None
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return getattr(source, "source", "<memory>")
+
+
