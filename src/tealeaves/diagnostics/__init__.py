@@ -6,7 +6,8 @@
   for its training documents, else tealeaves' posterior-mean theta for an LDA);
 - OCTIS's three topic significance scores (`significance.py`);
 - two shares junk topics show (the most tokens one document gives the topic, the mean document
-  frequency of its top words) and the junk-topic flags with their thresholds (`flags.py`).
+  frequency of its top words) and the junk-topic flags with their thresholds, and `empty` for a
+  topic with no tokens (`flags.py`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
-from .flags import FLAGS, THRESHOLDS, flag_topics
+from .flags import EMPTY, EMPTY_TOKENS, FLAGS, THRESHOLDS, flag_topics
 from .significance import significance
 
 __all__ = ["diagnostics", "of_models", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS",
-           "THRESHOLDS"]
+           "THRESHOLDS", "EMPTY", "EMPTY_TOKENS"]
 
 SCORES = mallet.SCORES
 SIGNIFICANCE = ("kl_uniform", "kl_vacuous", "kl_background")
@@ -138,11 +139,20 @@ def diagnostics(
     return _from_model(model, corpus, theta, int(topn), beta, burn_in, samples, seed, workers)
 
 
-def of_models(models: Sequence[TopicModel], corpora: Sequence[Corpus], topn: int = 20, seed: int = 0,
-              workers: int = 1) -> dict[str, DiagnosticsResult]:
-    """Each LDA's diagnostics on its documents, theta inferred (`evaluate(..., diagnostics=True)`)."""
-    return {m.name: diagnostics(m, c, topn=topn, seed=seed, workers=workers)
-            for m, c in zip(models, corpora, strict=True)}
+def of_models(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpus], topn: int = 20, seed: int = 0,
+              workers: int = 1, not_applicable: dict[str, str] | None = None) -> dict[str, DiagnosticsResult]:
+    """Each model's diagnostics on its documents, theta inferred for an LDA (`evaluate(...,
+    diagnostics=True)`). With `not_applicable` (a dict), a model they do not apply to (a CTM gives
+    no proportions for these documents) is left out and the reason put there under its name."""
+    out = {}
+    for m, c in zip(models, corpora, strict=True):
+        try:
+            out[m.name] = diagnostics(m, c, topn=topn, seed=seed, workers=workers)
+        except NotApplicableError as exc:
+            if not_applicable is None:
+                raise
+            not_applicable[m.name] = str(exc).removeprefix("diagnostics do not apply: ")
+    return out
 
 
 def _from_state(path: str, topn: int) -> DiagnosticsResult:
