@@ -665,6 +665,22 @@ def test_generated_page_equals_its_json(doc, path, data, build):
         f"{doc} differs from {data}: rerun {path} (or its part that writes the page)")
 
 
+def test_packaged_agreement_figures_equal_their_json():
+    """The figures `evaluate --human hoyle2021` carries over (src/tealeaves/data/human_agreement.json)
+    are built from experiments/results/human_agreement.json, not typed by hand; and the package reads
+    that file."""
+    from tealeaves.datasets import human_agreement_figures
+
+    made = script("experiments/human_agreement.py")
+    built = made.figures(results("experiments/results/human_agreement.json"))
+    shipped = results("src/tealeaves/data/human_agreement.json")
+    assert built == shipped, "rerun experiments/human_agreement.py (--only carry-over writes the figures)"
+    assert human_agreement_figures() == shipped
+    npmi = next(m for m in shipped["measurements"] if m["study"] == "hoyle2021" and m["metric"] == "npmi"
+                and m["judgment"] == "rating" and m["statistic"] == "spearman")
+    assert npmi["topics"] == 300 and npmi["convention"] == "gensim"
+
+
 def test_mallet_default_on_the_demo_is_computed():
     """docs/perplexity_conventions.md's MALLET figure is computed over seeds, not a fixed string."""
     demo = results("experiments/results/library_conventions.json")["mallet_default_on_demo"]
