@@ -624,6 +624,14 @@ def _estimates() -> list[tuple[str, str]]:
                                    "machine, measured by `benchmarks/estimates.py`")]
 
 
+def _peers() -> list[tuple[str, str]]:
+    """docs/performance.md's held-out table against tomotopy, gensim, scikit-learn and MALLET."""
+    bench = script("benchmarks/heldout_vs_peers.py")
+    data = results("benchmarks/results/heldout_vs_peers.json")
+    lines = [*bench.table(data).splitlines(), bench.cost_ratios(data)]
+    return [("docs/performance.md", line) for line in lines]
+
+
 def _judge() -> list[tuple[str, str]]:
     """experiments/qualify_proxann.py: ProxAnn's released LLM answers through the qualification
     path against the published Table 3 (docs/guide/judge.md)."""
@@ -638,8 +646,8 @@ def _judge() -> list[tuple[str, str]]:
                                     f"{r['largest_difference']:.3f}")]
 
 
-GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates, _judge]
+GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load,
+          _startup, _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates, _judge]
 
 
 def test_estimate_constants_are_the_benchmarks_fit():
@@ -685,6 +693,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
     ("docs/select_experiment.md", "experiments/select_synthetic.py",
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
+     lambda m, r: m.markdown(r)),
+    ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
      lambda m, r: m.markdown(r)),
     ("docs/chib_small_alpha.md", "experiments/chib_small_alpha.py",
      "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
