@@ -629,7 +629,15 @@ def _peers() -> list[tuple[str, str]]:
     bench = script("benchmarks/heldout_vs_peers.py")
     data = results("benchmarks/results/heldout_vs_peers.json")
     lines = [*bench.table(data).splitlines(), bench.cost_ratios(data)]
-    return [("docs/performance.md", line) for line in lines]
+    ratios = {kind: sorted(float(x) for x in re.findall(kind + r" at T = \d+: tealeaves ([\d.]+)×",
+                                                        lines[-1]))
+              for kind in ("paragraphs", "addresses")}
+    bridge = sorted(float(x) for x in re.findall(r"bridge ([\d.]+)×", lines[-1]))
+    para, addr = ratios["paragraphs"], ratios["addresses"]
+    readme = (f"the default costs {para[0]:.0f}–{para[-1]:.0f}× on paragraphs "
+              f"and {addr[0]:.0f}–{addr[-1]:.0f}× on whole addresses; "
+              f"`method=\"bridge\"` (accurate up to 20 topics) {bridge[0]:.1f}–{bridge[-1]:.1f}×")
+    return [("docs/performance.md", line) for line in lines] + [("README.md", readme)]
 
 
 def _judge() -> list[tuple[str, str]]:
