@@ -153,6 +153,19 @@ def test_readme_is_short_and_its_links_exist():
         assert (ROOT / link).exists(), link
 
 
+def test_readme_test_command_installs_what_the_tests_need():
+    """The README's test command is `.ci/run`, which installs Debian's chromium and postgresql (the
+    tests drive them), the test extra, and runs pytest; the README says roughly how long it takes."""
+    text = (ROOT / "README.md").read_text()
+    first = blocks(text[: text.index("tealeaves evaluates")])[0][1]
+    test_line = next(line for line in first.splitlines() if "test" in line)
+    assert test_line.startswith("bash .ci/run"), test_line
+    assert re.search(r"about \d+ minutes on 2 cores", test_line), test_line
+    run = (ROOT / ".ci" / "run").read_text()
+    for need in ("chromium", "postgresql", '".[test]"', "python -m pytest"):
+        assert need in run, need
+
+
 def test_mkdocs_builds_strict(tmp_path):
     if shutil.which("mkdocs") is None and not (Path(sys.executable).parent / "mkdocs").exists():
         pytest.skip("mkdocs is not installed (the test extra installs it)")
