@@ -61,7 +61,7 @@ def _add_coherence(sub: Any) -> None:
     co.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the reference (default utf-8)")
     dask_option(co)
-    co.add_argument("--json", default=None)
+    co.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     co.set_defaults(func=_cmd_coherence)
 
 
@@ -70,7 +70,7 @@ def _add_diversity(sub: Any) -> None:
     dv.add_argument("model", help="model file (any readable format), or a text file of topics")
     add_model_options(dv)
     dv.add_argument("--topn", type=at_least(1), default=25)
-    dv.add_argument("--json", default=None)
+    dv.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     dv.set_defaults(func=_cmd_diversity)
 
 
@@ -79,7 +79,7 @@ def _add_bcubed(sub: Any) -> None:
                     "B-Cubed, purity, inverse purity and NMI of labels against gold labels")
     bc.add_argument("pred", help="predicted labels, one per line (or .npy: labels or doc-topic matrix)")
     bc.add_argument("gold", help="gold labels, one per line (or .npy)")
-    bc.add_argument("--json", default=None)
+    bc.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     bc.set_defaults(func=_cmd_bcubed)
 
 
@@ -105,6 +105,8 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         raise MethodError(f"--umass-form and --zero belong to the tealeaves convention; the "
                           f"{args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
+    if isinstance(topics, str):
+        check_not_swapped(args.model, args.reference)
     topn = args.topn or (GENSIM_TOPN if args.convention == "gensim" else 10)
     lists = isinstance(topics, str | list) and args.convention == "gensim"  # gensim cuts lists itself
     words = topic_words(topics, 10**9 if lists else topn)
@@ -133,6 +135,35 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
         write_json(args.json, {"command": "coherence", "model": args.model,
                                "reference": args.reference, "results": [r.to_dict() for r in results]})
     return 0
+
+
+def check_not_swapped(model: str, reference: str) -> None:
+    """A model file given where the reference goes, while the model's place holds a text file (read
+    as topics): the arguments are swapped (a corpus read as topics fails with "topic 14 repeats a
+    word")."""
+    import os
+    import zipfile
+
+    from ..datasets import SOTU_CORPORA, bundled_model
+    from ..errors import TealeavesError
+    from ..io import sniff_format
+
+    fmt = None
+    if bundled_model(reference) and reference not in SOTU_CORPORA:
+        fmt = "bundled model"
+    elif os.path.isfile(reference) and not reference.endswith(".tlx"):
+        try:
+            fmt = sniff_format(reference)
+        except TealeavesError:
+            return
+        if fmt in ("npz", "arrays") and reference.endswith(".npz"):  # a corpus .npz is no model
+            with zipfile.ZipFile(reference) as z:
+                names = set(z.namelist())
+            fmt = fmt if names & {"phi.npy", "topic_word.npy"} else None
+    if fmt is not None:
+        raise MethodError(f"the arguments look swapped: {reference} is a model ({fmt}) and {model} a text "
+                          f"file; give the model first: tealeaves coherence MODEL REFERENCE (e.g. "
+                          f"tealeaves coherence {reference} {model})")
 
 
 def _score(value: float) -> str:

@@ -122,8 +122,10 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
                               f"{metric} needs each topic's top {topn}", options=("topn",))
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
         return [[topics.vocab[i] for i in row] for row in order]
+    path = None
     if isinstance(topics, str | os.PathLike):
-        topics = read_top_words(topics)
+        path = os.fspath(topics)
+        topics = read_top_words(path)
     out = [list(t)[:topn] for t in topics]
     if not out:
         raise MethodError("no topics given")
@@ -131,7 +133,12 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
         if len(t) < 2:
             raise MethodError(f"topic {i} has {len(t)} word(s); {metric} needs at least 2")
         if len(set(t)) != len(t):
-            raise MethodError(f"topic {i} repeats a word: {t}")
+            again = next(w for j, w in enumerate(t) if w in t[:j])
+            if path is not None:  # a corpus given as a topics file: its lines are documents
+                raise MethodError(f"{path}:{i + 1}: topic {i} repeats the word {again!r}; a topics file holds "
+                                  "each topic's distinct top words, one topic per line: is it a corpus "
+                                  "(documents) rather than topics?")
+            raise MethodError(f"topic {i} repeats the word {again!r}: {t}")
     return out
 
 
