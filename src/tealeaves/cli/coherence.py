@@ -176,18 +176,21 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
     for every —, what was done with absent words, and the fingerprint line."""
     from ..coherence.fingerprint import line
     from ..coherence.measures import ABSENT_POLICY
+    from ..diagnostics.flags import coherence_flags
 
     names = [r.measure for r in results]
-    head = ["topic", *names, "absent", "never together", "top words"]
+    npmi = next((r for r in results if r.measure == "npmi"), None)
+    flags = coherence_flags(npmi) if npmi is not None else None
+    head = ["topic", *names, "absent", "never together", *(["flags"] if flags else []), "top words"]
     rows = []
     for k, t in enumerate(words):
         miss = set().union(*(set(r.missing[k]) for r in results))
         shown = " ".join(w + ("*" if w in miss else "") for w in t)
         zero = "/".join(str(r.coverage[k]["zero_pairs"]) for r in results)
         rows.append([labels[k] if labels else str(k), *[_score(r.per_topic[k]) for r in results],
-                     str(len(miss)),
-                     f"{zero} of {results[0].coverage[k]['word_pairs']}", shown])
-    rows.append(["mean", *[_score(r.mean) for r in results], "", "", ""])
+                     str(len(miss)), f"{zero} of {results[0].coverage[k]['word_pairs']}",
+                     *([",".join(flags[k]) or "-"] if flags else []), shown])
+    rows.append(["mean", *[_score(r.mean) for r in results], "", "", *([""] if flags else []), ""])
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     out = ["  ".join(c.rjust(w) if 0 < i <= len(names) + 1 else c.ljust(w)
                      for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
@@ -208,8 +211,24 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
             out.append(f"* {nmiss} top words do not occur in the reference; {which} (absent={p}): "
                        f"{ABSENT_POLICY[p]}")
     out.append(f"never together: pairs of present top words that never co-occur in {'/'.join(names)}'s units")
+    if flags:
+        out.append(flag_legend(npmi, flags))
     out.append(line([r.fingerprint for r in results]))
     return out
+
+
+def flag_legend(npmi: Any, flags: list[list[str]]) -> str:
+    """What the flags column means, with its thresholds and how many topics raised each."""
+    from ..diagnostics.flags import THRESHOLDS
+
+    n = {f: sum(f in fl for fl in flags) for f in ("incoherent", "never-together", "rare-words")}
+    t = THRESHOLDS
+    return (f"flags (from NPMI, top {npmi.params['topn']}, window {npmi.params['window']}): incoherent = "
+            f"NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best separates topics "
+            "people rated junk, docs/junk_flags.md); never-together = more than "
+            f"{t['never-together']:.0%} of the pairs never co-occur ({n['never-together']}); rare-words = "
+            f"at least {t['rare-words']:.0%} of the top words rarer than 1 per million tokens or absent ({n['rare-words']}; a caution, not junk by "
+            "itself)")
 
 
 def standin_lines(r: Any) -> list[str]:

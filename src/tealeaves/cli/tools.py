@@ -217,7 +217,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
              "signed": "signed topic-word weights"}
     parts = [kinds[str(model.weights_kind)], "its vocabulary" if model.vocab else "no vocabulary"]
     parts += ["the training documents' proportions"] if model.doc_topic is not None else []
-    parts += [f"a logistic-normal prior ({model.decoder} decoder)"] if model.prior == "logistic-normal" else []
+    if model.prior == "logistic-normal":
+        parts.append(f"a logistic-normal prior ({model.decoder} decoder)")
     yes = [cmd for metric, cmd in CONVERT_COMMANDS if why_not(metric, model) is None]
     no = [(cmd, why_not(metric, model)) for metric, cmd in CONVERT_COMMANDS if why_not(metric, model)]
     print(f"{args.model} -> {out}: {model.num_topics} topics of a {model.source} as plain arrays "

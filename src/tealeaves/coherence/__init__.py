@@ -135,8 +135,8 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
         if len(set(t)) != len(t):
             again = next(w for j, w in enumerate(t) if w in t[:j])
             if path is not None:  # a corpus given as a topics file: its lines are documents
-                raise MethodError(f"{path}:{i + 1}: topic {i} repeats the word {again!r}; a topics file holds "
-                                  "each topic's distinct top words, one topic per line: is it a corpus "
+                raise MethodError(f"{path}:{i + 1}: topic {i} repeats the word {again!r}; a topics file "
+                                  "holds each topic's distinct top words, one topic per line: is it a corpus "
                                   "(documents) rather than topics?")
             raise MethodError(f"topic {i} repeats the word {again!r}: {t}")
     return out

@@ -8,16 +8,38 @@ docs/guide/diagnostics.md).
 - one-document: top_doc_share > 0.5 (one document holds more than half of the topic's tokens);
 - stop-word-like: top_words_doc_freq > 0.5 (its top words occur, on average, in more than half of
   all documents).
+
+From a topic's NPMI over a reference (`coherence(..., measure="npmi")`: top 10 words, 10-token
+windows by default; `coherence_flags`):
+
+- incoherent: NPMI < 0.045 (its words co-occur hardly more than chance would have them): the cut
+  that best separates the topics people rated junk (mean rating below 2 of 3) from the others
+  among half of Hoyle et al.'s 300 rated topics, precision 0.58 and recall 0.44 on the other half
+  (experiments/junk_human.py, docs/junk_flags.md);
+- never-together: more than half of the pairs of its top words that occur in the reference never
+  occur together in it (a rule: the study carries no pair counts to set it on);
+- rare-words: at least half of its top words are rarer than one per million tokens of the
+  reference, or absent from it: a caution (the coherence rests on few counts), not junk by itself:
+  on the rated topics such topics were specialist vocabularies people rated well (1 of 9 junk).
+
+`JUNK` are the flags that mark a topic as junk; `CAUTION` the others.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from ..util.numbers import finite_float
+
 FLAGS = ("near-uniform", "near-corpus", "one-document", "stop-word-like")
-THRESHOLDS = {"near-uniform": 0.2, "near-corpus": 1.0, "one-document": 0.5, "stop-word-like": 0.5}
+COHERENCE_FLAGS = ("incoherent", "never-together", "rare-words")
+THRESHOLDS = {"near-uniform": 0.2, "near-corpus": 1.0, "one-document": 0.5, "stop-word-like": 0.5,
+              "incoherent": 0.045, "never-together": 0.5, "rare-words": 0.5}
+JUNK = (*FLAGS, "incoherent", "never-together")
+CAUTION = ("rare-words",)
 
 
 def flag_values(values: dict[str, np.ndarray], num_words: int) -> dict[str, np.ndarray]:
@@ -39,3 +61,35 @@ def flag_topics(values: dict[str, np.ndarray], num_words: int,
            "stop-word-like": v["stop-word-like"] > t["stop-word-like"]}
     K = len(values["tokens"])
     return [[f for f in FLAGS if bool(hit[f][k])] for k in range(K)]
+
+
+def coherence_values(result: Any) -> dict[str, np.ndarray]:
+    """Per topic, from an NPMI `CoherenceResult` (or its `to_dict`): the NPMI, the share of its
+    present top words' pairs that never co-occur, and the share of its top words that are rare
+    (`coherence.measures.RARE_FREQUENCY`) or absent (NaN where the counts do not say)."""
+    d = result if isinstance(result, dict) else result.to_dict()
+    if d.get("measure") != "npmi":
+        raise ValueError(f"coherence flags need NPMI, not {d.get('measure')!r}")
+    npmi, never, rare = [], [], []
+    for t in d["topics"]:
+        score = finite_float(t.get("score"))
+        npmi.append(math.nan if score is None else score)
+        pairs = (t.get("word_pairs") or 0) - (t.get("pairs_with_absent") or 0)
+        never.append(t["zero_pairs"] / pairs if pairs and isinstance(t.get("zero_pairs"), int) else math.nan)
+        n = len(t.get("words") or [])
+        words = t.get("rare_words")
+        rare.append((len(words) + len(t.get("missing") or [])) / n if n and isinstance(words, list)
+                    else math.nan)
+    return {"npmi": np.array(npmi, dtype=float), "never_together": np.array(never, dtype=float),
+            "rare_share": np.array(rare, dtype=float)}
+
+
+def coherence_flags(result: Any, thresholds: dict[str, float] | None = None) -> list[list[str]]:
+    """The coherence flags each topic of an NPMI result raises (NaN raises none)."""
+    t = {**THRESHOLDS, **(thresholds or {})}
+    v = coherence_values(result)
+    with np.errstate(invalid="ignore"):
+        hit = {"incoherent": v["npmi"] < t["incoherent"],
+               "never-together": v["never_together"] > t["never-together"],
+               "rare-words": v["rare_share"] >= t["rare-words"]}
+    return [[f for f in COHERENCE_FLAGS if bool(hit[f][k])] for k in range(v["npmi"].size)]

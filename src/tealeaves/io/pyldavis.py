@@ -26,8 +26,8 @@ def is_pyldavis(obj: Any) -> bool:
 
 def tealeaves_result(data: Any) -> str | None:
     """What tealeaves result a JSON object is ("a tealeaves result (the --json output of `tealeaves
-    coherence`), not a model; give the model it was computed from (m.npz)"), or None when it is none (every command's --json has
-    "command"; a result's to_dict has "task")."""
+    coherence`), not a model; give the model it was computed from (m.npz)"), or None when it is
+    none (every command's --json has "command"; a result's to_dict has "task")."""
     if not isinstance(data, dict):
         return None
     command, task = data.get("command"), data.get("task")
@@ -40,7 +40,8 @@ def tealeaves_result(data: Any) -> str | None:
     made = [data.get(k) for k in ("model", "model_path", "model_a", "model_b")]
     made += [m for k in ("models", "model_paths") if isinstance(data.get(k), list) for m in data[k]]
     made = [m for m in made if isinstance(m, str)]
-    return out + ", not a model" + (f"; give the model it was computed from ({', '.join(made[:3])})" if made else "")
+    hint = f"; give the model it was computed from ({', '.join(made[:3])})" if made else ""
+    return out + ", not a model" + hint
 
 
 def from_pyldavis(
