@@ -223,12 +223,14 @@ def flag_legend(npmi: Any, flags: list[list[str]]) -> str:
 
     n = {f: sum(f in fl for fl in flags) for f in ("incoherent", "never-together", "rare-words")}
     t = THRESHOLDS
-    return (f"flags (from NPMI, top {npmi.params['topn']}, window {npmi.params['window']}): incoherent = "
-            f"NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best separates topics "
-            "people rated junk, docs/junk_flags.md); never-together = more than "
-            f"{t['never-together']:.0%} of the pairs never co-occur ({n['never-together']}); rare-words = "
-            f"at least {t['rare-words']:.0%} of the top words rarer than 1 per million tokens or absent ({n['rare-words']}; a caution, not junk by "
-            "itself)")
+    parts = [f"flags (from NPMI, top {npmi.params['topn']}, window {npmi.params['window']}):",
+             f"incoherent = NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best separates",
+             "topics people rated junk, docs/junk_flags.md);",
+             f"never-together = more than {t['never-together']:.0%} of the pairs never co-occur",
+             f"({n['never-together']});",
+             f"rare-words = at least {t['rare-words']:.0%} of the top words rarer than 1 per million tokens",
+             f"or absent ({n['rare-words']}; a caution, not junk by itself)"]
+    return " ".join(parts)
 
 
 def standin_lines(r: Any) -> list[str]:
