@@ -224,8 +224,8 @@ def flag_legend(npmi: Any, flags: list[list[str]]) -> str:
     n = {f: sum(f in fl for fl in flags) for f in ("incoherent", "never-together", "rare-words")}
     t = THRESHOLDS
     parts = [f"flags (from NPMI, top {npmi.params['topn']}, window {npmi.params['window']}):",
-             f"incoherent = NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best separates",
-             "topics people rated junk, docs/junk_flags.md);",
+             f"incoherent = NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best",
+             "separates topics people rated junk, docs/junk_flags.md);",
              f"never-together = more than {t['never-together']:.0%} of the pairs never co-occur",
              f"({n['never-together']});",
              f"rare-words = at least {t['rare-words']:.0%} of the top words rarer than 1 per million tokens",
