@@ -190,9 +190,57 @@ def run(splits: int) -> dict:
     result["splits"] = {"count": splits, "cut": _spread(arr[:, 0], 3), "precision": _spread(arr[:, 1]),
                         "recall": _spread(arr[:, 2])}
     result["examples"] = examples(rows, junk, v, cut)
+    result["reference_sizes"] = reference_sizes()
+    result["reference_settled"] = settled(result["reference_sizes"])
+    from tealeaves.diagnostics.flags import MIN_REFERENCE_TOKENS
+    result["min_reference_tokens"] = MIN_REFERENCE_TOKENS
     return {"study": "hoyle2021", "rating_cut": RATING_CUT, "chance": CHANCE, "rare_zipf": RARE_ZIPF,
             "common_zipf": COMMON_ZIPF, "topn": TOPN, "grid": [GRID[0], GRID[-1], 0.005],
             "wordfreq": data["wordfreq"], "machine": platform.machine(), **result, "topics": rows}
+
+
+SIZES = (1000, 3000, 5000, 7000, 10000)  # paragraphs of the bundled training corpus, then all of it
+
+
+def reference_sizes() -> dict:
+    """How many topics of the bundled models each coherence flag marks over random subsets of the
+    bundled training paragraphs (seed 0) and over all of them: where the counts settle is the
+    smallest reference the flags are computed over (`flags.MIN_REFERENCE_TOKENS`)."""
+    import tealeaves as tl
+    from tealeaves.coherence import topic_words
+    from tealeaves.diagnostics.flags import COHERENCE_FLAGS, THRESHOLDS, coherence_values
+
+    train = tl.read_corpus("sotu:train")
+    perm = np.random.default_rng(0).permutation(len(train))
+    out = {}
+    for name in ("sotu-20-asym", "sotu-50-asym"):
+        words = topic_words(tl.load_model(f"sotu:{name}"), TOPN)
+        rows = []
+        for n in (*SIZES, len(train)):
+            sub = train.subset(sorted(perm[:n]))
+            v = coherence_values(tl.coherence(words, sub, measure="npmi", topn=TOPN))
+            with np.errstate(invalid="ignore"):
+                hit = {"incoherent": v["npmi"] < THRESHOLDS["incoherent"],
+                       "never-together": v["never_together"] > THRESHOLDS["never-together"],
+                       "rare-words": v["rare_share"] >= THRESHOLDS["rare-words"]}
+            rows.append({"documents": n, "tokens": int(sub.num_tokens),
+                         "mean_npmi": round(float(np.nanmean(v["npmi"])), 4),
+                         **{f: int(hit[f].sum()) for f in COHERENCE_FLAGS}})
+        out[name] = rows
+    return out
+
+
+def settled(sizes: dict) -> dict:
+    """The smallest measured reference from which every model's flag counts equal the whole
+    reference's, and the largest one below it."""
+    from tealeaves.diagnostics.flags import COHERENCE_FLAGS
+
+    n = len(next(iter(sizes.values())))
+    ok = [all(all(rows[i][f] == rows[-1][f] for f in COHERENCE_FLAGS) for rows in sizes.values())
+          for i in range(n)]
+    first = next(i for i in range(n) if all(ok[i:]))
+    tokens = [next(iter(sizes.values()))[i]["tokens"] for i in range(n)]
+    return {"settled_tokens": tokens[first], "unsettled_tokens": tokens[first - 1] if first else None}
 
 
 def _spread(x: np.ndarray, digits: int = 2) -> dict:
@@ -306,6 +354,24 @@ def markdown(r: dict) -> str:
         "coherence rests on few counts), not as junk; a topic of unrelated rare names, such as one of "
         "package maintainers, is junk because its words never co-occur, which *never-together* and "
         "*incoherent* catch; no such topic is among these 300.",
+        "",
+        "## How large a reference",
+        "",
+        "NPMI needs counts: over a small reference most word pairs never meet by chance, and gensim's "
+        "convention (which tealeaves follows) scores such a pair far below 0. The flags' counts over "
+        "random subsets of the bundled State of the Union training paragraphs, top 10 words of the "
+        "bundled models:",
+        "",
+        "| model | paragraphs | tokens | mean NPMI | incoherent | never-together | rare-words |",
+        "|---|---|---|---|---|---|---|",
+        *[f"| {name} | {x['documents']:,} | {x['tokens']:,} | {x['mean_npmi']:.3f} | {x['incoherent']} | "
+          f"{x['never-together']} | {x['rare-words']} |" for name, rows in r["reference_sizes"].items()
+          for x in rows],
+        "",
+        f"From {r['reference_settled']['settled_tokens']:,} tokens on, every count equals the whole "
+        f"reference's; at {r['reference_settled']['unsettled_tokens']:,} it does not. tealeaves computes the "
+        f"three flags only over a reference of at least {r['min_reference_tokens']:,} tokens "
+        "(`MIN_REFERENCE_TOKENS`) and says so otherwise; topics of rarer words need more.",
         "",
         "## Examples",
         "",

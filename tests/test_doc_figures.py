@@ -653,6 +653,9 @@ def test_junk_flag_thresholds_are_the_measured_ones():
     quoted = f"precision {test['precision']:.2f} and recall {test['recall']:.2f} on the other half"
     assert quoted in " ".join(flags.__doc__.split())
     assert f"| incoherent | NPMI of the top 10 words | < {cut:g} |" in page("docs/guide/diagnostics.md")
+    settled = r["reference_settled"]
+    assert settled["unsettled_tokens"] < flags.MIN_REFERENCE_TOKENS <= settled["settled_tokens"]
+    assert r["min_reference_tokens"] == flags.MIN_REFERENCE_TOKENS
     rare = r["rare_words"]["rating"]
     assert f"({rare['hits']} of {rare['flagged']} junk)" in flags.__doc__
 

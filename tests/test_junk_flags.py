@@ -50,6 +50,18 @@ def test_names_that_never_co_occur_are_flagged_and_a_theme_is_not():
     assert coherence_flags(res.to_dict()) == flags
 
 
+def test_no_coherence_flags_over_a_small_reference():
+    """Over 20,000 tokens most pairs never meet by chance: no flags, and the reason."""
+    from tealeaves.diagnostics.flags import MIN_REFERENCE_TOKENS, too_small
+
+    ref = reference(docs=200)
+    res = tl.coherence([THEME, NAMES], ref, measure="npmi", topn=10)
+    assert coherence_flags(res) is None
+    assert too_small(res) == (f"no coherence flags: the reference has 20,000 tokens, fewer than the "
+                              f"{MIN_REFERENCE_TOKENS:,} they need (over fewer, NPMI is ruled by word pairs "
+                              "that never meet by chance: docs/junk_flags.md)")
+
+
 def test_rare_words_are_not_measured_from_whole_documents():
     ref = reference(docs=200)
     res = tl.coherence([THEME, NAMES], ref, measure="umass", topn=10)
@@ -59,7 +71,7 @@ def test_rare_words_are_not_measured_from_whole_documents():
 
 
 def test_diagnostics_flag_the_names_topic_and_list_it_first():
-    ref = reference(docs=2_000)
+    ref = reference(docs=3_100)  # 310,000 tokens: enough for the coherence flags
     vocab = ref.vocab
     K, V = 3, len(vocab)
     phi = np.full((K, V), 1e-6)

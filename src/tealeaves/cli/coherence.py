@@ -176,11 +176,12 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
     for every —, what was done with absent words, and the fingerprint line."""
     from ..coherence.fingerprint import line
     from ..coherence.measures import ABSENT_POLICY
-    from ..diagnostics.flags import coherence_flags
+    from ..diagnostics.flags import coherence_flags, too_small
 
     names = [r.measure for r in results]
     npmi = next((r for r in results if r.measure == "npmi"), None)
     flags = coherence_flags(npmi) if npmi is not None else None
+    small = too_small(npmi) if npmi is not None else None
     head = ["topic", *names, "absent", "never together", *(["flags"] if flags else []), "top words"]
     rows = []
     for k, t in enumerate(words):
@@ -213,6 +214,8 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
     out.append(f"never together: pairs of present top words that never co-occur in {'/'.join(names)}'s units")
     if flags:
         out.append(flag_legend(npmi, flags))
+    elif small:
+        out.append(small)
     out.append(line([r.fingerprint for r in results]))
     return out
 

@@ -29,7 +29,7 @@ from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
-from .flags import FLAGS, THRESHOLDS, coherence_flags, coherence_values, flag_topics
+from .flags import FLAGS, MIN_REFERENCE_TOKENS, THRESHOLDS, coherence_flags, coherence_values, flag_topics
 from .significance import significance
 
 __all__ = ["diagnostics", "of_models", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS",
@@ -263,13 +263,16 @@ def _result(name: str, counts: str, stats: mallet.Stats, vocab: Sequence[str], b
     values["top_words_doc_freq"] = df.sum(axis=1) / np.maximum(real.sum(axis=1), 1)
     words = [[vocab[w] for w in stats.top[k, : stats.top_len[k]]] for k in range(len(nk))]
     flags = flag_topics(values, len(vocab))
-    if docs is not None and docs.num_tokens:
+    if docs is not None and docs.num_tokens >= MIN_REFERENCE_TOKENS:
         npmi = _npmi(words, docs)
         if npmi is not None:
             values.update({k: coherence_values(npmi)[k] for k in COHERENCE})
-            flags = [f + c for f, c in zip(flags, coherence_flags(npmi), strict=True)]
+            flags = [f + c for f, c in zip(flags, coherence_flags(npmi) or [[]] * len(flags), strict=True)]
             params["npmi"] = {"topn": NPMI_TOPN, "window": npmi.params["window"], "convention": "tealeaves",
                               "reference": "these documents"}
+    elif docs is not None:
+        params["npmi"] = (f"not computed: {docs.num_tokens:,} tokens, fewer than the "
+                          f"{MIN_REFERENCE_TOKENS:,} the coherence flags need")
     return DiagnosticsResult(name, counts, words, values, flags, params)
 
 

@@ -22,6 +22,8 @@ windows by default; `coherence_flags`):
   reference, or absent from it: a caution (the coherence rests on few counts), not junk by itself:
   on the rated topics such topics were specialist vocabularies people rated well (1 of 9 junk).
 
+Over a reference of fewer than `MIN_REFERENCE_TOKENS` tokens these three are not computed: NPMI
+there is ruled by word pairs that never meet by chance (measured on the bundled corpus).
 `JUNK` are the flags that mark a topic as junk; `CAUTION` the others.
 """
 
@@ -39,6 +41,9 @@ COHERENCE_FLAGS = ("incoherent", "never-together", "rare-words")
 THRESHOLDS = {"near-uniform": 0.2, "near-corpus": 1.0, "one-document": 0.5, "stop-word-like": 0.5,
               "incoherent": 0.045, "never-together": 0.5, "rare-words": 0.5}
 JUNK = (*FLAGS, "incoherent", "never-together")
+# the smallest reference the coherence flags are computed over: on the bundled corpus's subsets they
+# agree with the whole 580,755-token reference's from this size up (experiments/junk_human.py)
+MIN_REFERENCE_TOKENS = 300_000
 CAUTION = ("rare-words",)
 
 
@@ -84,10 +89,32 @@ def coherence_values(result: Any) -> dict[str, np.ndarray]:
             "rare_share": np.array(rare, dtype=float)}
 
 
-def coherence_flags(result: Any, thresholds: dict[str, float] | None = None) -> list[list[str]]:
-    """The coherence flags each topic of an NPMI result raises (NaN raises none)."""
-    t = {**THRESHOLDS, **(thresholds or {})}
+def reference_tokens(result: Any) -> int | None:
+    """The tokens of the reference an NPMI result was counted over (None if not recorded)."""
+    d = result if isinstance(result, dict) else result.to_dict()
+    ref = (d.get("fingerprint") or {}).get("reference")
+    n = ref.get("tokens") if isinstance(ref, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def too_small(result: Any) -> str | None:
+    """Why an NPMI result's reference is too small for the coherence flags (None when it is not):
+    below `MIN_REFERENCE_TOKENS` NPMI is ruled by pairs that never co-occur by chance alone."""
+    n = reference_tokens(result)
+    if n is None or n >= MIN_REFERENCE_TOKENS:
+        return None
+    return (f"no coherence flags: the reference has {n:,} tokens, fewer than the "
+            f"{MIN_REFERENCE_TOKENS:,} they need (over fewer, NPMI is ruled by word pairs that never meet "
+            "by chance: docs/junk_flags.md)")
+
+
+def coherence_flags(result: Any, thresholds: dict[str, float] | None = None) -> list[list[str]] | None:
+    """The coherence flags each topic of an NPMI result raises (NaN raises none); None when its
+    reference is too small for them (`too_small` says why)."""
     v = coherence_values(result)
+    if too_small(result):
+        return None
+    t = {**THRESHOLDS, **(thresholds or {})}
     with np.errstate(invalid="ignore"):
         hit = {"incoherent": v["npmi"] < t["incoherent"],
                "never-together": v["never_together"] > t["never-together"],

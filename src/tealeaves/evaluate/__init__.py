@@ -128,6 +128,9 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                                         counts=counts[DEFAULT_WINDOWS[ms]]) for ms in opts.coherence}
                 coh[m.name] = {ms: r.mean for ms, r in res.items()}
                 per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
+                if "npmi" in res:  # the junk flags NPMI raises (incoherent, never-together, rare-words)
+                    from ..diagnostics.flags import coherence_flags
+                    per_topic[m.name]["flags"] = coherence_flags(res["npmi"])  # None: reference too small
                 fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
     if reference is not None:

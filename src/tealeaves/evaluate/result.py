@@ -161,6 +161,7 @@ class EvaluationResult:
                           "topic_words": {k: v["words"] for k, v in self.topics.items() if v["words"]},
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
+                          "topic_flags": {k: v["flags"] for k, v in self.topics.items() if v.get("flags")},
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {})})
 

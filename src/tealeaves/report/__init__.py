@@ -59,7 +59,11 @@ svg .axis{stroke:#333}svg .grid{stroke:#eee}svg polygon.far{fill:#c0392b}
 .summary .headline{font-size:1.1rem;font-weight:600}
 svg .err{stroke:#1f5fa8;stroke-width:2}svg .tiny{stroke-dasharray:2 2}svg .gap{stroke:#d68910;stroke-width:2}
 svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}svg .note{fill:#555}
-svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}"""
+svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}
+tr.junk td{background:#fbe3e0}tr.caution td{background:#fdf3d8}
+.folded .controls{margin:.3rem 0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
+.folded:not(:has(input.rows:checked)) tr.more{display:none}
+.folded:not(:has(input.cols:checked)) .x{display:none}"""
 
 DASH = "–"
 
@@ -439,17 +443,31 @@ def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
     diag, stab = doc.get("diagnostics") or {}, doc.get("stability")
+    flags = doc.get("topic_flags") or {}
+    prints = (doc.get("params") or {}).get("coherence_fingerprint") or {}
     out: list[Part] = []
     for name in names:
-        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name))
+        t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
+                           flags=flags.get(name), fingerprints=prints)
         if t is not None:
             out.append(t)
     if out:
         out.insert(0, "<h3>Per topic</h3>")
-        out.insert(1, '<p class="note">Click a column heading to sort by it. Flags and thresholds: '
-                      "<code>tealeaves diagnostics</code>; stability: 1 = the topic recurs exactly in the "
-                      "other restarts.</p>")
+        out.insert(1, f'<p class="note">{per_topic_note()}</p>')
     return out
+
+
+def per_topic_note() -> str:
+    """What the per-topic tables show, their order and their flags (with the thresholds in force)."""
+    from ..diagnostics.flags import THRESHOLDS
+
+    return ("The worst topics first: those with junk-topic flags (shaded red), then those with a caution "
+            "only (rare-words, shaded yellow), then by the coherence column, lowest first. Click a column "
+            "heading to sort by it. Flags: incoherent = NPMI of the top 10 words below "
+            f"{THRESHOLDS['incoherent']:g} (set against people's ratings: docs/junk_flags.md), never-together "
+            "= most of its word pairs never co-occur, rare-words = most of its top words rarer than one per "
+            "million tokens; the others and their thresholds: <code>tealeaves diagnostics</code>. Stability: "
+            "1 = the topic recurs exactly in the other restarts.")
 
 
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
@@ -543,7 +561,7 @@ def _diagnostics(doc: dict[str, Any]) -> list[Part]:
                        f'<p class="note">{len(flagged)} of {len(doc.get("topics") or [])} topics flagged '
                        f"({escape(str(doc.get('counts', '')))} counts).</p>"]
     t = pertopic.table(name, diagnostics=doc)
-    return out + ([t] if t is not None else [])
+    return out + ([f'<p class="note">{per_topic_note()}</p>', t] if t is not None else [])
 
 
 def _interval_text(est: Any, lo: Any, hi: Any) -> str:
