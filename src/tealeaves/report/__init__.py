@@ -42,7 +42,8 @@ CSS = """body{font-family:system-ui,sans-serif;margin:1.5rem 2rem;color:#222;lin
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
 h1,h2,h3,p,li,caption{overflow-wrap:anywhere}
 .tablewrap{max-width:100%;overflow-x:auto}
-table{border-collapse:collapse;margin:.6rem 0}caption{text-align:left;font-weight:600;padding:.2rem 0}
+table{border-collapse:collapse;margin:.6rem 0}caption{text-align:left;font-weight:600;padding:.2rem 0;
+max-width:calc(100vw - 4rem)}
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
 td.long,th.long{overflow-wrap:anywhere}
 td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
