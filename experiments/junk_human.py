@@ -357,10 +357,11 @@ def markdown(r: dict) -> str:
         "",
         "## How large a reference",
         "",
-        "NPMI needs counts: over a small reference most word pairs never meet by chance, and gensim's "
-        "convention (which tealeaves follows) scores such a pair far below 0. The flags' counts over "
-        "random subsets of the bundled State of the Union training paragraphs, top 10 words of the "
-        "bundled models:",
+        "NPMI needs counts: over a small reference most word pairs never meet by chance, and the "
+        "epsilon of gensim's formula (which tealeaves follows) scores such a pair far below 0. The flags' "
+        "counts over random subsets of the bundled State of the Union training paragraphs, top 10 words "
+        "of the bundled models, NPMI under gensim's convention (the default, as `tealeaves diagnostics` "
+        "computes it):",
         "",
         "| model | paragraphs | tokens | mean NPMI | incoherent | never-together | rare-words |",
         "|---|---|---|---|---|---|---|",

@@ -40,11 +40,13 @@ def _add_coherence(sub: Any) -> None:
     add_model_options(co)
     co.add_argument("--measure", default="umass,npmi,c_v",
                     help="comma-separated: umass,uci,npmi,c_v (palmetto convention: also c_p,c_a)")
-    co.add_argument("--convention", default="tealeaves", choices=("tealeaves", "gensim", "palmetto"),
-                    help="whose counting and formulas: tealeaves (exact counts, default), gensim "
-                         "(reproduces gensim's CoherenceModel), palmetto (Palmetto's definitions)")
-    co.add_argument("--topn", type=at_least(1), default=None,
-                    help="top words per topic (default 10; 20 with --convention gensim, as gensim's)")
+    co.add_argument("--convention", default="gensim", choices=("tealeaves", "gensim", "palmetto"),
+                    help="whose counting and formulas: gensim (default: gensim's CoherenceModel's "
+                         "numbers, what papers report), tealeaves (exact counts of repeated words), "
+                         "palmetto (Palmetto's definitions)")
+    co.add_argument("--topn", type=at_least(1), default=10,
+                    help="top words per topic, under every convention (default 10, as OCTIS and papers "
+                         "report; gensim's CoherenceModel on its own takes 20: give 20 to match it)")
     co.add_argument("--window", type=at_least(1), default=None,
                     help="sliding window (default 10; c_v 110; palmetto c_p 70, c_a 5)")
     co.add_argument("--umass-form", default=None, choices=("gensim", "mimno"),
@@ -91,7 +93,7 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 
 
 def _cmd_coherence(args: argparse.Namespace) -> int:
-    from ..coherence import CONVENTION_MEASURES, GENSIM_TOPN, coherence, count, counting, topic_words
+    from ..coherence import CONVENTION_MEASURES, coherence, count, counting, topic_words
     from ..coherence.counts import read_once
 
     names = name_list(args.measure, "--measure", "measure")
@@ -102,12 +104,12 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
             raise MethodError(f"unknown coherence measure {m!r} under the {args.convention} convention "
                               f"(known: {', '.join(known)}){hint}")
     if args.convention != "tealeaves" and (args.umass_form or args.zero):
-        raise MethodError(f"--umass-form and --zero belong to the tealeaves convention; the "
-                          f"{args.convention} convention has its own definitions")
+        raise MethodError(f"--umass-form and --zero belong to the tealeaves convention (add --convention "
+                          f"tealeaves); the {args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
     if isinstance(topics, str):
         check_not_swapped(args.model, args.reference)
-    topn = args.topn or (GENSIM_TOPN if args.convention == "gensim" else 10)
+    topn = args.topn
     lists = isinstance(topics, str | list) and args.convention == "gensim"  # gensim cuts lists itself
     words = topic_words(topics, 10**9 if lists else topn)
     reference = args.reference

@@ -7,7 +7,7 @@
 - OCTIS's three topic significance scores (`significance.py`);
 - two shares junk topics show (the most tokens one document gives the topic, the mean document
   frequency of its top words) and the junk-topic flags with their thresholds (`flags.py`);
-- the NPMI of each topic's top 10 words over the same documents (10-token windows, tealeaves'
+- the NPMI of each topic's top 10 words over the same documents (10-token windows, gensim's
   convention), the share of their pairs that never co-occur there and the share of rare words,
   with the flags they raise (incoherent, never-together, rare-words: `flags.coherence_flags`).
 """
@@ -268,8 +268,8 @@ def _result(name: str, counts: str, stats: mallet.Stats, vocab: Sequence[str], b
         if npmi is not None:
             values.update({k: coherence_values(npmi)[k] for k in COHERENCE})
             flags = [f + c for f, c in zip(flags, coherence_flags(npmi) or [[]] * len(flags), strict=True)]
-            params["npmi"] = {"topn": NPMI_TOPN, "window": npmi.params["window"], "convention": "tealeaves",
-                              "reference": "these documents"}
+            params["npmi"] = {"topn": NPMI_TOPN, "window": npmi.params["window"],
+                              "convention": npmi.params["convention"], "reference": "these documents"}
     elif docs is not None:
         params["npmi"] = (f"not computed: {docs.num_tokens:,} tokens, fewer than the "
                           f"{MIN_REFERENCE_TOKENS:,} the coherence flags need")

@@ -29,8 +29,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..coherence import DEFAULT_WINDOWS, count, topic_words
 from ..coherence import coherence as coherence_of
+from ..coherence import count, counting, topic_words
 from ..coherence.counts import read_once
 from ..corpus import Corpus
 from ..errors import MethodError
@@ -120,12 +120,12 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         with clock.stage("coherence", "counting the reference"):
             groups = [t for m in worded for t in topic_words(m, opts.topn)]
             targets = sorted({w for t in groups for w in t})
-            for win in {DEFAULT_WINDOWS[ms] for ms in opts.coherence}:
-                counts[win] = count(reference, targets, window=win, workers=opts.workers,
-                                    encoding=opts.encoding, groups=groups)
+            for win, rule in {counting(ms) for ms in opts.coherence}:  # the default convention's
+                counts[win, rule] = count(reference, targets, window=win, workers=opts.workers,
+                                          encoding=opts.encoding, rule=rule, groups=groups)
             for m in worded:
                 res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
-                                        counts=counts[DEFAULT_WINDOWS[ms]]) for ms in opts.coherence}
+                                        counts=counts[counting(ms)]) for ms in opts.coherence}
                 coh[m.name] = {ms: r.mean for ms, r in res.items()}
                 per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
                 if "npmi" in res:  # the junk flags NPMI raises (incoherent, never-together, rare-words)
