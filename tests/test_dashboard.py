@@ -279,7 +279,8 @@ def test_a_long_per_topic_table_is_folded_worst_first_with_one_coherence_column(
         for box in tick:
             page.locator(f"input.{box}").first.check()
         return page.evaluate("""() => {
-          const t = [...document.querySelectorAll('table')].find(t => t.tHead.textContent.includes('top words'));
+          const t = [...document.querySelectorAll('table')]
+                      .find(t => t.tHead.textContent.includes('top words'));
           const seen = e => e.getClientRects().length > 0;
           return {head: [...t.tHead.rows[0].cells].filter(seen).map(c => c.textContent),
                   rows: [...t.tBodies[0].rows].filter(seen).map(r => r.cells[0].textContent),
