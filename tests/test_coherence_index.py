@@ -13,6 +13,7 @@ import pytest
 from tealeaves import datasets
 from tealeaves.coherence import CONVENTION_MEASURES, coherence, count, topic_words
 from tealeaves.coherence import index as ix
+from tealeaves.coherence.index import reference
 from tealeaves.errors import InputFileError, MethodError, TealeavesError
 
 DOCS = 3000
@@ -337,7 +338,7 @@ def test_fuzzed_index_is_read_or_refused_in_one_line(repeats, tmp_path_factory):
                 data[at:at] = bytes([value])
         p = folder / "fuzz.tlx"
         p.write_bytes(bytes(data))
-        ix._OPEN.clear()
+        reference._OPEN.clear()
         for rule, window in cases:
             try:
                 got = count(p, targets, window, rule=rule)

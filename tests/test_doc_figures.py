@@ -221,11 +221,6 @@ def _readme_and_checks() -> list[tuple[str, str]]:
     worst_prev = [accuracy(s, PREVIOUS)["largest_paragraph_error"] for s in ("random", "long")]
     ratios = mallet_ratios()
     return [
-        ("README.md", f"one call of the default before issue 21 (`smc-full`, 100 particles) was "
-                      f"{err('random', DEFAULT)} nats per token below a reference computed with "
-                      f"200,000-temperature AIS, and {err('long', DEFAULT)} on the longest paragraphs"),
-        ("README.md", f"was {err('random', PREVIOUS)} below"),
-        ("README.md", f"differ by up to {reference_noise():.4f} nats per token"),
         ("README.md", f"run left-to-right (`smc-full`) at {speed(50, 200, 'smc'):.0f} million site updates "
                       f"per second per "
                       f"core at 50 topics and {speed(1000, 200, 'smc'):.0f} million at 1,000 topics"),

@@ -228,8 +228,10 @@ def test_we_irbo_bad_variant():
     ("3 2\na 1 0\nb 0 1 1\nc 1 1\n", r":3: 3 values, expected 2"),
     ("3 2\na 1 0\nb 0 1\n", "header says 3 vectors, the file has 2"),
     ("2 2\na 1 0\nb 0 1\nc 1 1\n", "header says 2 vectors, the file has 3"),
-    ("2 2\na 1 x\nb 0 1\n", r":2: 'x' is not a number"),
-    ("2 2\na 1 nan\nb 0 1\n", r":2: a NaN or infinite"),
+    ("2 2\na 1 x\nb 0 1\n", r":2: a vector's values must be finite numbers, got 'x'"),
+    ("2 2\na 1 nan\nb 0 1\n", r":2: a vector's values must be finite numbers, got 'nan'"),
+    ("2 2\na 1 1_0\nb 0 1\n", r":2: a vector's values must be finite numbers, got '1_0'"),  # float() takes it
+    ("1" * 5000 + " 2\na 1 0\n", r":1: the header's number of vectors '1111.* is not a whole number"),
     ("", "empty"),
     ("a 1 0\nb 0 1 2\n", r":2: 3 values, expected 2"),  # GloVe: the first row sets the dimension
     ("2 0\na\nb\n", "dimension 0"),

@@ -115,6 +115,10 @@ def _seeds() -> dict[str, bytes]:
     with tempfile.TemporaryDirectory() as d:
         assert main(["diversity", model_path, "--json", str(Path(d) / "r.json")]) == 0
         out["result_json"] = (Path(d) / "r.json").read_bytes()
+    out["bertopic_pickle"] = (Path(__file__).parent / "fixtures" / "bertopic_sotu.pickle").read_bytes()
+    arrays = io.BytesIO()  # a plain-arrays archive: topic-word matrix, words, alpha
+    np.savez(arrays, topic_word=small, vocab=np.array(words), alpha=np.array(0.1))
+    out["arrays_npz"] = arrays.getvalue()
     return out
 
 
@@ -245,6 +249,9 @@ READERS = {
     "JSON": ("result_json", ".json", read_json, None),
     "JSON lines": ("responses", ".jsonl", read_json_lines, None),
     "CSV": ("responses_csv", ".csv", read_csv, None),
+    "BERTopic pickle, read as data": ("bertopic_pickle", ".pickle",
+                                      lambda p: tl.load_topics(p, format="bertopic-pickle"), None),
+    "plain-arrays archive": ("arrays_npz", ".npz", lambda p: tl.load_topics(p, format="arrays"), None),
 }
 
 

@@ -10,6 +10,7 @@ from tealeaves import datasets
 from tealeaves.coherence import CONVENTION_MEASURES, coherence, count, topic_words
 from tealeaves.coherence import index as ix
 from tealeaves.coherence.counts import group_pairs
+from tealeaves.coherence.index import kernels
 from tealeaves.errors import MethodError
 
 WINDOWS = (None, 1, 2, 3, 10, 39, 40, 110)
@@ -65,9 +66,9 @@ def test_overlap_kernel_against_sets():
         b = np.concatenate([lists[0][1], lists[1][1]]).astype(np.int64)
         covered = [set().union(*[range(s, e) for s, e in zip(*lst, strict=True)]) for lst in lists]
         if n_short <= n_long:
-            got = ix._overlap(a, b, 0, n_short, n_short, n_short + n_long)
+            got = kernels.overlap(a, b, 0, n_short, n_short, n_short + n_long)
         else:
-            got = ix._overlap(a, b, n_short, n_short + n_long, 0, n_short)
+            got = kernels.overlap(a, b, n_short, n_short + n_long, 0, n_short)
         assert got == len(covered[0] & covered[1])
 
 

@@ -21,7 +21,7 @@ LAYERS = {
     "tealeaves.synthetic": 2, "tealeaves.sampling": 2, "tealeaves.judgments": 2,
     "tealeaves.heldout": 3, "tealeaves.compare": 3, "tealeaves.csl": 3, "tealeaves.coherence": 3,
     "tealeaves.clustering": 3, "tealeaves.intrusion": 3, "tealeaves.diagnostics": 3,
-    "tealeaves.proxann": 3, "tealeaves.metaeval": 3,
+    "tealeaves.proxann": 3, "tealeaves.metaeval": 3, "tealeaves.judge": 3,
     "tealeaves.evaluate": 4, "tealeaves.select": 4, "tealeaves.report": 4, "tealeaves.annotate": 4,
     "tealeaves.cli": 5, "tealeaves.__main__": 5,
 }

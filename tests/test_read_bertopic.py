@@ -1,5 +1,6 @@
-"""BERTopic's saved directory read without BERTopic or torch, and its pickle only with consent.
-The fixtures were written by BERTopic 0.17.4's own `save` (scripts/make_bertopic_fixture.py)."""
+"""BERTopic's saved directory and its pickle read without BERTopic or torch (the pickle as data:
+nothing in it runs). The fixtures were written by BERTopic 0.17.4's own `save`, and what BERTopic
+read back from each pickle recorded beside them (scripts/make_bertopic_fixture.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import pickle
 import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +23,8 @@ from tealeaves.topics import why_not
 FIXTURES = Path(__file__).parent / "fixtures"
 DIR = FIXTURES / "bertopic_sotu"
 PICKLE = FIXTURES / "bertopic_sotu.pickle"
+UMAP = FIXTURES / "bertopic_umap.pickle"  # BERTopic's default pipeline: UMAP, HDBSCAN, custom labels
+EXPECTED = FIXTURES / "bertopic_pickles.expected.json"  # what BERTopic read back from each pickle
 
 
 def _topics_json():
@@ -192,25 +197,86 @@ class Payload:
         return (exec, (f"open({self.marker!r}, 'w').write('ran')",))
 
 
-def test_the_pickle_needs_consent(tmp_path):
+class FakeBERTopic:
+    """Pickled under BERTopic's class name (`_as_bertopic`), its attributes holding a payload that
+    runs code when unpickled by pickle itself."""
+
+    def __init__(self, marker):
+        self.topic_representations_ = {0: [("a", Payload(marker))]}
+
+
+def _as_bertopic(obj) -> bytes:
+    """`obj` pickled (protocol 2: classes named as text lines) as if its class were BERTopic's."""
+    data = pickle.dumps(obj, protocol=2)
+    ours = f"{type(obj).__module__}\n{type(obj).__qualname__}\n".encode()
+    assert ours in data
+    return data.replace(ours, b"bertopic._bertopic\nBERTopic\n")
+
+
+def test_a_crafted_pickle_runs_nothing(tmp_path):
+    """The restricted reader imports and calls nothing the file names: an exec payload, alone or
+    inside attributes of a class named like BERTopic's, is a one-line error and never runs."""
     marker = tmp_path / "PWNED"
-    crafted = tmp_path / "model.pickle"
-    crafted.write_bytes(pickle.dumps(Payload(marker), protocol=4))
-    for path in (PICKLE, crafted):
-        with pytest.raises(tl.MethodError, match="a BERTopic pickle is a Python pickle.*allow_pickle=True"):
-            zoo_load(path, "bertopic-pickle")
+    alone, inside = tmp_path / "alone.pickle", tmp_path / "inside.pickle"
+    alone.write_bytes(pickle.dumps(Payload(marker), protocol=4))
+    inside.write_bytes(_as_bertopic(FakeBERTopic(marker)))
+    assert zoo_detect(inside) == "bertopic-pickle"
+    with pytest.raises(tl.InputFileError, match=r"holds a pickled builtins exec \(builtins.exec\), not a "
+                                                r"fitted BERTopic model"):
+        zoo_load(alone, "bertopic-pickle")
+    with pytest.raises(tl.InvalidModelError, match="topic 0's representation is not a list of"):
+        zoo_load(inside, "bertopic-pickle", allow_pickle=True)
     assert not marker.exists()
 
 
-def test_the_pickle_with_consent_gives_the_same_topics():
-    """With BERTopic installed the pickle reads as the directory does; without it, one line."""
-    try:
-        import bertopic  # noqa: F401
-    except ImportError:
-        with pytest.raises(tl.InputFileError, match="cannot unpickle it.*bertopic"):
-            zoo_load(PICKLE, "bertopic-pickle", allow_pickle=True)
-        return
-    t, d = zoo_load(PICKLE, "bertopic-pickle", allow_pickle=True), zoo_load(DIR, "bertopic")
+def test_the_pickle_reads_as_the_directory_without_bertopic():
+    """BERTopic's pickle (a joblib file) read as data, no consent needed, gives what its directory
+    gives; neither BERTopic nor its sub-models' libraries are imported (checked in a fresh process)."""
+    t, d = zoo_load(PICKLE, "bertopic-pickle"), zoo_load(DIR, "bertopic")
     assert t.top_words == d.top_words and t.vocab == d.vocab
     np.testing.assert_array_equal(t.weights, d.weights)
     np.testing.assert_array_equal(t.topic_weights, d.topic_weights)
+    for key in ("topic_ids", "topic_names", "outliers", "assignments"):
+        assert t.metadata[key] == d.metadata[key], key
+    code = ("import sys; from tealeaves.io import zoo_load; "
+            f"zoo_load({str(PICKLE)!r}, 'bertopic-pickle'); zoo_load({str(UMAP)!r}, 'bertopic-pickle'); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'bertopic', 'hdbscan', 'umap', 'sklearn', 'joblib', 'torch', 'pynndescent', 'pandas'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("name", ["bertopic_sotu.pickle", "bertopic_umap.pickle"])
+def test_a_pickle_gives_bertopics_own_topics(name):
+    """Against what BERTopic itself read from each pickle when the fixture was made
+    (scripts/make_bertopic_fixture.py: `BERTopic.load(path)`, then `get_topic(t)` for every topic,
+    `get_topic_info()`'s counts and the labels): the top words in order, their c-TF-IDF scores
+    exactly, the topic sizes, and the names (custom labels where set, `topic_labels_` else)."""
+    expected = json.loads(EXPECTED.read_text())[name]
+    t = zoo_load(FIXTURES / name, "bertopic-pickle")
+    ids = t.metadata["topic_ids"]
+    assert [str(k) for k in ids] == [k for k in expected["get_topic"] if k != "-1"]
+    assert len(t.vocab) == expected["vocabulary_size"]
+    for row, k in enumerate(ids):
+        words = expected["get_topic"][str(k)]
+        assert list(t.top_words[row]) == [w for w, _ in words if w]
+        for word, score in words:
+            assert t.weights[row, t.vocab.index(word)] == score
+    np.testing.assert_array_equal(t.topic_weights, [expected["counts"][str(k)] for k in ids])
+    labels = expected["custom_labels"]
+    names = labels[1:] if labels and "-1" in expected["counts"] else labels
+    assert t.metadata["topic_names"] == (names or [expected["topic_labels"][str(k)] for k in ids])
+    if "-1" in expected["get_topic"]:
+        assert t.metadata["outliers"]["documents"] == expected["counts"]["-1"]
+        assert t.metadata["outliers"]["words"] == [w for w, _ in expected["get_topic"]["-1"]]
+
+
+def test_the_pickle_with_numpy_scores_and_counts_is_read(tmp_path):
+    """The real pickle's scores are numpy floats (the reader took only Python floats, issue 32);
+    sizes and document topics given as numpy integers are counts too."""
+    from tealeaves.io.safepickle import read_pickle
+
+    attrs = read_pickle(PICKLE).attrs()
+    assert all(type(s) is np.float64 for rep in attrs["topic_representations_"].values() for _, s in rep)
+    t = zoo_load(PICKLE, "bertopic-pickle")
+    assert t.top_words[0][:2] == ("shall", "citizens")

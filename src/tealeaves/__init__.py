@@ -46,6 +46,7 @@ _NAMES = {
     "StabilityResult": ".diagnostics.stability", "stability": ".diagnostics.stability",
     "plan_intrusion": ".intrusion.plan", "IntrusionPlan": ".intrusion.plan",
     "krippendorff_alpha": ".intrusion.agreement",
+    "Judge": ".judge", "JudgeResult": ".judge",
 }
 _SUBMODULES = ("datasets", "intrusion", "judgments", "metaeval", "proxann", "synthetic")
 
@@ -64,7 +65,7 @@ __all__ = [
     "synthetic", "irbo", "we_irbo", "embedding_coherence", "read_vectors", "train_vectors",
     "EmbeddingResult",
     "StabilityResult", "stability",
-    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha",
+    "EmbeddingResult", "plan_intrusion", "IntrusionPlan", "krippendorff_alpha", "Judge", "JudgeResult",
     "__version__",
 ]
 

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -113,10 +114,7 @@ def check_db_name(url: str, create: bool = True) -> None:
     or holds nothing to export."""
     if not url.strip():
         raise InputFileError("--db is empty; give a database file name")
-    try:
-        parsed = make_url(url if "://" in url else f"sqlite:///{url}")
-    except ArgumentError:
-        return  # reported by connect
+    parsed = parse_url(url)
     name = parsed.database or ""
     if parsed.get_backend_name() == "sqlite" and (
         name in ("", ":memory:") or name.startswith("file::memory:") or parsed.query.get("mode") == "memory"
@@ -126,18 +124,28 @@ def check_db_name(url: str, create: bool = True) -> None:
         raise InputFileError(f"database {url}: an in-memory database {what}; give a file")
 
 
+def parse_url(url: str) -> URL:
+    """`url` as a SQLAlchemy URL (a plain path means SQLite): the one parse of a `--db`, so a URL
+    SQLAlchemy cannot read (a port that is not a number, a malformed URL) is one line naming it."""
+    try:
+        return make_url(url if "://" in url else f"sqlite:///{url}")
+    except (ArgumentError, ValueError) as exc:
+        raise InputFileError(f"database {_shown(url)}: not a database URL ({_first_line(exc)}; the form is "
+                             "dialect://user:password@host:port/name, the port a number)") from None
+
+
 def connect(url: str) -> Engine:
     """An engine for `url` (a SQLAlchemy URL, or a plain path meaning SQLite)."""
-    if "://" not in url:
-        url = f"sqlite:///{url}"
+    parsed = parse_url(url)
+    url = url if "://" in url else f"sqlite:///{url}"
     try:
-        if url.startswith("sqlite"):
+        if parsed.get_backend_name() == "sqlite":
             engine = create_engine(
-                url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=8
+                parsed, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=8, max_overflow=8
             )
             event.listen(engine, "connect", _sqlite_pragmas)
         else:
-            engine = create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+            engine = create_engine(parsed, pool_size=8, max_overflow=16, pool_pre_ping=True)
         with engine.connect():
             pass
         inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
@@ -181,8 +189,8 @@ def _shown(url: str | URL) -> str:
     """The URL without its password, for messages."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: its password hidden all the same
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(url))
 
 
 def task_set_hash(tasks: list[dict[str, Any]]) -> str:

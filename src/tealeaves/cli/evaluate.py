@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from ..coherence import ABSENT
@@ -76,6 +77,12 @@ def _add_evaluate(sub: Any) -> None:
     e.add_argument("--stability", action="store_true",
                    help="models with the same K and words are restarts: their stability (as tealeaves "
                         "stability; a table column, and in the JSON under \"stability\")")
+    e.add_argument("--judge", default=None, metavar="JSON",
+                   help="an LLM judge on an OpenAI-compatible server answers word intrusion and 3-point "
+                        "ratings for every model with top words: a JSON file of tl.Judge's settings, e.g. "
+                        '{"base_url": "http://127.0.0.1:8080/v1", "llm": "qwen2.5-7b", "cache": '
+                        '"judge.sqlite"} (allow_remote: true to send topics off this machine); columns '
+                        "judge MP, judge rating")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -103,6 +110,9 @@ def _add_select(sub: Any) -> None:
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")
     _outputs(s)
+    s.add_argument("--judge", default=None, metavar="JSON",
+                   help="an LLM judge answers word intrusion and 3-point ratings for every model (as "
+                        "evaluate --judge): columns judge MP, judge rating")
     s.set_defaults(func=_cmd_select)
 
 
@@ -118,6 +128,28 @@ def _outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figures", default=None, metavar="DIR",
                    help="write every chart of the report as SVG (and PNG with the plot extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def judge_from_file(path: str, progress: bool | None) -> Any:
+    """A `tl.Judge` from a JSON object of its settings (a setting it does not have is an error)."""
+    import dataclasses
+
+    from ..errors import InputFileError
+    from ..files.records import read_json
+    from ..judge import Judge
+
+    conf = read_json(path)
+    if not isinstance(conf, dict):
+        raise InputFileError(f"{path}: a judge's settings must be a JSON object")
+    known = {f.name for f in dataclasses.fields(Judge) if f.init}
+    unknown = sorted(set(conf) - known)
+    if unknown:
+        raise InputFileError(f"{path}: {unknown[0]!r} is not a setting of the judge (known: "
+                             f"{', '.join(sorted(known))})")
+    missing = [k for k in ("base_url", "llm") if k not in conf]
+    if missing:
+        raise InputFileError(f"{path}: the judge needs {' and '.join(missing)}")
+    return Judge(**{"progress": progress, **conf})
 
 
 def _measures(text: str) -> list[str]:
@@ -149,7 +181,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         compare_models=args.compare, coherence=tuple(_measures(args.measure or ",".join(DEFAULT_COHERENCE))),
         absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
         diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
-        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours)
+        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours,
+        judge=judge_from_file(args.judge, progress) if args.judge else None)
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
                    progress=progress, stages=clock)
     sc = res.scoring
@@ -199,8 +232,11 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      out=args.out, trainer=args.trainer, iterations=args.iterations,
                      coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
-                     encoding=args.encoding, rule=args.rule, **params)
+                     encoding=args.encoding, rule=args.rule,
+                     judge=judge_from_file(args.judge, False) if args.judge else None, **params)
     p = res.params
+    for note in p["redone"]:  # saved work refused when resuming (`select.saved`), done again
+        print(f"tealeaves: warning: {note}", file=sys.stderr)
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
           f"({p['trainer']}, {p['iterations']} iterations)"

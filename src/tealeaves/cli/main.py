@@ -29,7 +29,7 @@ COMMANDS = {
     "intrusion": "intrusion", "predictive": "intrusion", "annotate": "intrusion", "proxann": "proxann",
     "evaluate": "evaluate", "select": "evaluate", "report": "tools", "convert": "tools",
     "methods": "heldout", "warm-up": "tools", "synth": "tools", "diagnostics": "diagnostics",
-    "index": "index", "stability": "stability", "metaeval": "metaeval",
+    "index": "index", "stability": "stability", "metaeval": "metaeval", "judge": "judge",
 }
 
 

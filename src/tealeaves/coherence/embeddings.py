@@ -27,7 +27,8 @@ from typing import IO, Any
 import numpy as np
 
 from ..corpus import Corpus
-from ..errors import InputFileError, MethodError, shown
+from ..errors import BadValueError, InputFileError, MethodError, shown
+from ..files.records import strict_floats, strict_int
 from ..files.textfile import MAX_LINE, open_binary
 from ..output.display import Display
 from ..output.jsonout import json_float
@@ -74,23 +75,23 @@ class Vectors:
 
 # -- reading files -------------------------------------------------------------------------------
 
-def _header(line: bytes) -> tuple[int, int] | None:
-    """(rows, dimension) when `line` is a word2vec/fastText header: two integers."""
+def _header(line: bytes, path: str) -> tuple[int, int] | None:
+    """(rows, dimension) when `line` is a word2vec/fastText header: two integers (`strict_int`: one
+    of more than 18 digits is damage, not a count)."""
     fields = line.split()
     if len(fields) != 2 or not all(f.isdigit() for f in fields):
         return None
-    return int(fields[0]), int(fields[1])
+    rows, dim = (strict_int(f.decode("ascii"), f"{path}:1", what) for f, what in zip(
+        fields, ("the header's number of vectors", "the header's dimension"), strict=True))
+    return rows, dim
 
 
 def _floats(fields: Sequence[bytes], where: str) -> np.ndarray:
+    """A vector's values, read by `strict_floats` (finite ASCII numbers: no '1_0', no NaN)."""
     try:
-        v = np.array(fields, dtype=np.float64)
-    except ValueError:
-        bad = next(f for f in fields if not _is_float(f))
-        raise InputFileError(f"{where}: {shown(bad.decode('utf-8', 'replace'))} is not a number") from None
-    if not np.all(np.isfinite(v)):
-        raise InputFileError(f"{where}: a NaN or infinite value in the vector")
-    return v
+        return strict_floats(b" ".join(fields).decode("ascii", "replace"), where, "a vector's values")
+    except BadValueError as exc:
+        raise InputFileError(str(exc)) from None
 
 
 def _is_float(b: bytes) -> bool:
@@ -127,7 +128,7 @@ def _detect(fh: IO[bytes], path: str, format: str | None) -> tuple[str, tuple[in
     if not first.strip():
         raise InputFileError(f"{path}: empty, or a blank first line; expected word vectors "
                              f"({', '.join(FORMATS)})")
-    header = _header(first)
+    header = _header(first, path)
     if header is not None and not (1 <= header[1] <= MAX_DIM):
         raise InputFileError(f"{path}:1: header says dimension {header[1]}; expected 1 to {MAX_DIM}")
     if format is None:
@@ -387,7 +388,7 @@ def _octis_coherence(raw: np.ndarray, measure: str, topn: int) -> float:
     if t is None:
         return math.nan
     t = t * (1.0 if total.sum() >= 0 else -1.0)  # OCTIS divides t by len(t) * sum(t)
-    return float(np.sum(1.0 - units @ t) / topn)
+    return float(np.sum(np.linalg.norm(units - t, axis=1) ** 2 / 2) / topn)  # 1 - u.t, as |u - t|^2 / 2
 
 
 CONVENTIONS = ("tealeaves", "octis")
@@ -427,10 +428,18 @@ def embedding_coherence(topics, vectors: Any, measure: str = "pairwise", topn: i
                             "undefined_topics": int(np.isnan(values).sum()), "policy": policy})
 
 
-def _similarity(cos: np.ndarray, normalize: bool) -> np.ndarray:
-    """Angular similarity 1 - arccos(cos)/pi (in [0, 1]; OCTIS's normalize=True) or the cosine."""
-    cos = np.clip(cos, -1.0, 1.0)
-    return 1.0 - np.arccos(cos) / np.pi if normalize else cos
+def _similarities(ua: np.ndarray, ub: np.ndarray, normalize: bool) -> np.ndarray:
+    """Each row of `ua` against each row of `ub` (unit vectors; NaN rows give NaN): the angular
+    similarity 1 - theta/pi (in [0, 1]; OCTIS's normalize=True) or the cosine. theta is computed as
+    2 atan2(|u - v|, |u + v|), exact to rounding everywhere; arccos(u . v) loses half the digits near
+    parallel vectors (arccos(1 - e) ~ sqrt(2e): a rounding of 1e-16 in the cosine is 1.4e-8 in theta)."""
+    if not normalize:
+        return np.clip(ua @ ub.T, -1.0, 1.0)
+    out = np.empty((len(ua), len(ub)))
+    for i, u in enumerate(ua):  # one row at a time: memory len(ub) x dim, not len(ua) x len(ub) x dim
+        theta = 2.0 * np.arctan2(np.linalg.norm(ub - u, axis=1), np.linalg.norm(ub + u, axis=1))
+        out[i] = 1.0 - theta / np.pi
+    return out
 
 
 def _greedy_match(sims: np.ndarray) -> float:
@@ -454,7 +463,7 @@ def _greedy_match(sims: np.ndarray) -> float:
 def _match_overlaps(a: list[str], b: list[str], ua: np.ndarray, ub: np.ndarray,
                     normalize: bool) -> list[float]:
     with np.errstate(invalid="ignore"):
-        sims = _similarity(ua @ ub.T, normalize)
+        sims = _similarities(ua, ub, normalize)
     same = np.array([[x == y for y in b] for x in a])
     sims = np.where(same, 1.0, np.where(np.isnan(sims), 0.0, sims))
     return [_greedy_match(sims[:d, :d]) for d in range(1, len(a) + 1)]
@@ -471,7 +480,7 @@ def _centroid_overlaps(a: list[str], b: list[str], ra: np.ndarray, rb: np.ndarra
         if ua is None or ub is None:
             out.append(1.0 if set(a[:d]) == set(b[:d]) else 0.0)
         else:
-            out.append(float(_similarity(np.array(ua @ ub), normalize)))
+            out.append(float(_similarities(ua[None], ub[None], normalize)[0, 0]))
     return out
 
 
@@ -480,7 +489,8 @@ def we_irbo(topics, vectors: Any, topn: int = 10, p: float = 0.9, variant: str =
     """Embedding-weighted IRBO (Terragni et al. 2021; OCTIS's WE-IRBO-Match and -Centroid): IRBO
     whose overlap X_d of two depth-d prefixes is, for `match`, the sum of the similarities of a
     greedy one-to-one matching of their words and, for `centroid`, the similarity of the prefixes'
-    centroids; similarity is angular (1 - arccos(cos)/pi) when `normalize`, else the cosine."""
+    centroids; similarity is angular (1 - theta/pi, theta the angle: `_similarities`) when
+    `normalize`, else the cosine."""
     from . import topic_words
 
     if variant not in WE_IRBO_VARIANTS:

@@ -291,14 +291,34 @@ def stability_groups(models: Sequence[TopicModel | Topics], skip_inapplicable: b
 
 def js_distances(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """The Jensen-Shannon distance (base 2, 0..1) between every row of P and every row of Q:
-    sqrt((KL(p || m) + KL(q || m)) / 2), m = (p + q) / 2, logarithms base 2."""
-    from scipy.special import rel_entr
-
+    sqrt((KL(p || m) + KL(q || m)) / 2), m = (p + q) / 2, logarithms base 2. Each word's share of
+    KL(p || m) + KL(q || m) is m f(r), r = (p - q) / (p + q), f(r) = (1 + r) ln(1 + r) + (1 - r) ln(1 - r)
+    >= 0: a sum of non-negative terms, each accurate to rounding (`_js_f`). Summing p ln(p/m) and
+    q ln(q/m) instead cancels to 1e-16 absolute, the distance of two nearly equal topics then off by
+    up to 0.5% (sqrt of that)."""
     out = np.empty((P.shape[0], Q.shape[0]))
     for i, p in enumerate(P):
-        m = 0.5 * (p + Q)
-        out[i] = (rel_entr(p, m).sum(axis=1) + rel_entr(Q, m).sum(axis=1)) / (2 * math.log(2))
+        s = p + Q
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(s > 0, (p - Q) / np.where(s > 0, s, 1.0), 0.0)
+        out[i] = (0.5 * s * _js_f(r)).sum(axis=1) / (2 * math.log(2))
     return np.sqrt(np.clip(out, 0.0, 1.0))
+
+
+def _js_f(r: np.ndarray) -> np.ndarray:
+    """f(r) = (1 + r) ln(1 + r) + (1 - r) ln(1 - r) for r in [-1, 1] (even; f(1) = 2 ln 2), accurate
+    to rounding: 2 r atanh(r) + ln(1 - r^2) for |r| <= 1/2 (near 0, f ~ r^2 and the direct form
+    cancels), the direct form above (log1p: no cancellation there)."""
+    a = np.abs(r)
+    out = np.empty_like(a)
+    small = a <= 0.5
+    x = a[small]
+    out[small] = 2 * x * np.arctanh(x) + np.log1p(-x * x)
+    y = a[~small]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rest = (1 - y) * np.log1p(-y)
+    out[~small] = (1 + y) * np.log1p(y) + np.where(y < 1, rest, 0.0)
+    return out
 
 
 def average_jaccard(a: Sequence[str], b: Sequence[str], depth: int | None = None) -> float:

@@ -59,7 +59,7 @@ from .rows import (
 )
 from .tokens import common_tokens
 
-STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "predictive")
+STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "judge", "predictive")
 NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
 
 
@@ -102,6 +102,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             [], {"rule": "no model has a likelihood: no held-out documents scored"})
         reference = read_once(reference, opts.encoding)  # a pipe: read once for every measure and window
     est = estimate_cost(loaded, corpora, reference, opts)
+    worded = [m for m in every if "coherence" not in na[m.name]]
+    est["seconds"]["judge"] = 0.0
+    if opts.judge is not None:  # consent, the server, the model: before any work; its time in the estimate
+        from .judged import check_judge
+
+        est["seconds"]["judge"] = check_judge(opts.judge, worded, opts.judge_tasks)
+        est["total"] += est["seconds"]["judge"]
     cost.check_estimate(est, len(loaded), opts.max_hours, clock, show=progress is not False)
     n = len(loaded)
     held: dict[str, HeldoutResult] = {}
@@ -113,7 +120,6 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
             comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
     counts, fingerprints = {}, {}
-    worded = [m for m in every if "coherence" not in na[m.name]]
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
     if reference is not None and opts.coherence and worded:
@@ -137,6 +143,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for k, m in enumerate(worded, 1):
             with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
                 autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
+    judged: dict[str, dict[str, Any]] = {}
+    if opts.judge is not None:
+        from .judged import judge_models
+
+        judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+        for name, got in judged.items():
+            per_topic[name]["judge"] = got["per_topic"]
     preds = {}
     ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
     for k, (m, c) in enumerate(ldas, 1):
@@ -150,6 +163,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 r["not_computed"] = {"coherence": NO_REFERENCE, "auto MP": NO_REFERENCE}
     for r, m in zip(rows, every, strict=True):
         r.update(word_measures(m, vectors, opts.topn, r))
+        if m.name in judged:
+            got = judged[m.name]
+            r.update(got["row"])
+            r["judge_notes"] = got["notes"]
+            r["judge_accounting"] = got["accounting"]
+            if got["not_computed"]:
+                r["not_computed"] = {**r.get("not_computed", {}), **got["not_computed"]}
     groups: list[list[str]] | None = rank_groups([r["model"] for r in rows if r["model"] in held],
                                                  [r["per_token"] for r in rows if r["model"] in held], worse)
     groups_note = None

@@ -18,6 +18,7 @@ from ..errors import MethodError
 from ..util.limits import check_float, check_int
 
 DEFAULT_COHERENCE = ("npmi", "umass")
+JUDGE_TASKS = ("word-intrusion", "ratings")  # what an LLM judge answers for evaluate, per topic
 COMPARE_MODES = ("difference", "auto", "ratio-ais", "none")
 
 
@@ -36,6 +37,9 @@ class EvaluateOptions:
       `embeddings_format` as `read_vectors`) adds word-embedding coherence and WE-IRBO;
     - `diagnostics`: each LDA's per-topic diagnostics on the held-out documents; `stability`: models
       with the same K and words are restarts (`tl.stability`);
+    - `judge` (a `tl.Judge`: a language model on an OpenAI-compatible server) answers `judge_tasks`
+      ("word-intrusion": P(intruder), "ratings": the expected 3-point rating) for every model with
+      top words: its mean per model is a column, its per-topic scores go to the report;
     - `tokenizer` and `encoding` of text files; `workers` local processes; `max_hours` (default 24)
       the longest estimated run accepted before any work."""
 
@@ -56,6 +60,8 @@ class EvaluateOptions:
     tokenizer: str = "whitespace"
     encoding: str = "utf-8"
     max_hours: float | None = None
+    judge: Any = None
+    judge_tasks: tuple[str, ...] = JUDGE_TASKS
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -87,6 +93,16 @@ class EvaluateOptions:
         put("workers", check_int("workers", self.workers, 1))
         if self.max_hours is not None:
             put("max_hours", check_float("max_hours", self.max_hours, 0, low_open=True))
+        if self.judge is not None:
+            from ..judge import Judge
+
+            if not isinstance(self.judge, Judge):
+                raise MethodError(f"judge must be a tl.Judge, got {type(self.judge).__name__}")
+        tasks = (self.judge_tasks,) if isinstance(self.judge_tasks, str) else tuple(self.judge_tasks)
+        for t in tasks:
+            if t not in JUDGE_TASKS:
+                raise MethodError(f"unknown judge task {t!r} (known: {', '.join(JUDGE_TASKS)})")
+        put("judge_tasks", tasks)
 
     @classmethod
     def of(cls, options: EvaluateOptions | None = None, **kwargs: Any) -> EvaluateOptions:
@@ -107,4 +123,6 @@ class EvaluateOptions:
         return {"method": self.method, "runs": self.runs, "coherence": list(self.coherence),
                 "topn": self.topn, "diversity_topn": self.diversity_topn,
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
-                "max_hours": self.max_hours}
+                "max_hours": self.max_hours,
+                "judge": None if self.judge is None else {**self.judge.settings(),
+                                                          "tasks": list(self.judge_tasks)}}

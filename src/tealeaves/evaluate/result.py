@@ -20,6 +20,8 @@ DASH = "—"
 ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
                "exclusivity": "exclusivity", "predictive_rank": "predictive",
                "auto_model_precision": "auto MP"}
+# row key -> column heading of an LLM judge's columns (evaluate/judged.py), shown when a row has them
+JUDGE_COLUMNS = {"judge_model_precision": "judge MP", "judge_rating": "judge rating"}
 
 
 @dataclass
@@ -55,9 +57,10 @@ class EvaluationResult:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
         extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
+        judged = [k for k in JUDGE_COLUMNS if any(k in r for r in self.rows)]
         head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
                 "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP",
-                *(["stability"] if self.stability is not None else [])]
+                *[JUDGE_COLUMNS[k] for k in judged], *(["stability"] if self.stability is not None else [])]
         rows = []
         for r in self.rows:
             na = {**r.get("not_applicable", {}), **r.get("not_computed", {})}
@@ -74,6 +77,8 @@ class EvaluationResult:
                          *[DASH if r.get(k) is None else numbers.metric(k, r[k]) for k in extra],
                          cell("auto_model_precision", r["auto_model_precision"])
                          + ("*" if r.get("auto_note") and "auto MP" not in na else ""),
+                         *[numbers.metric(k, r[k]) if k in r and JUDGE_COLUMNS[k] not in na else DASH
+                           for k in judged],
                          *([numbers.metric("stability", r.get("stability"))]
                            if self.stability is not None else [])])
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
@@ -88,6 +93,7 @@ class EvaluationResult:
         out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
                for r in self.rows if r.get("auto_note")]
         out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
+        out += [f"{r['model']}: {line}" for r in self.rows for line in r.get("judge_notes") or []]
         for r in self.rows:
             for metric, reason in {**r.get("not_applicable", {}), **r.get("not_computed", {})}.items():
                 out.append(f"{DASH} {r['model']}: {metric}: {reason}")
@@ -151,6 +157,7 @@ class EvaluationResult:
         return "\n".join(stage_lines(self.stages, estimated_stages(self.estimate)))
 
     def to_dict(self) -> dict[str, Any]:
+        judged = {k: v["judge"] for k, v in self.topics.items() if v.get("judge")}
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
                           **({"groups": self.groups} if self.groups is not None else
                              {"groups_note": self.groups_note}),
@@ -162,6 +169,7 @@ class EvaluationResult:
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
                           "topic_flags": {k: v["flags"] for k, v in self.topics.items() if v.get("flags")},
+                          **({"topic_judge": judged} if judged else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {})})
 
@@ -173,7 +181,8 @@ class EvaluationResult:
             raise MethodError('to_frame needs pandas: pip install "tealeaves[pandas]"') from None
         flat = []
         for r in self.rows:
-            row = {k: v for k, v in r.items() if k not in ("coherence", "auto_model_precision_ci")}
+            row = {k: v for k, v in r.items()
+                   if k not in ("coherence", "auto_model_precision_ci", "judge_notes", "judge_accounting")}
             row.update({f"coherence_{m}": v for m, v in r["coherence"].items()})
             flat.append(row)
         frame = pd.DataFrame(flat)

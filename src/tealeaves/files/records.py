@@ -58,8 +58,9 @@ def json_depth(text: str) -> int:
 def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH, constants: tuple[str, ...] = ()) -> Any:
     """`json.loads(text)`, strictly: nesting deeper than `max_depth` is refused before parsing;
     so are an object naming a key twice (no silent "last one wins"), a number too long to be data
-    or too large for a float (`1e999`), and the non-standard literals NaN, Infinity and -Infinity
-    (except those in `constants`: a key file's log proportion may be -Infinity, log 0)."""
+    or too large for a float (`1e999`, or an integer of 310 digits), and the non-standard literals
+    NaN, Infinity and -Infinity (except those in `constants`: a key file's log proportion may be
+    -Infinity, log 0)."""
     if json_depth(text) > max_depth:
         raise InputFileError(f"{where}: JSON nested more than {max_depth} levels deep")
 
@@ -76,9 +77,14 @@ def parse_json(text: str, where: str, max_depth: int = MAX_DEPTH, constants: tup
 
 
 def _json_int(text: str) -> int:
+    """A JSON integer; one too large for a float (beyond about 1.8e308) is refused as `1e999` is:
+    every number a file holds must be usable where a reader needs a float."""
     if len(text) > MAX_JSON_NUMBER:
         raise ValueError(f"a number of {len(text)} digits")
-    return int(text)
+    number = int(text)
+    if finite_float(number) is None:
+        raise ValueError(f"the number {shorten(text, 40)} is too large for a float")
+    return number
 
 
 def _json_float(text: str) -> float:
@@ -206,17 +212,20 @@ def _int_text(text: str) -> int | None:
     return None
 
 
-def strict_int(value: Any, where: str, field: str, low: int | None = None, high: int | None = None) -> int:
-    """A whole number from a file: a JSON integer (not a boolean, not 3.0) or text of ASCII digits
-    with an optional leading '-'; within `low`..`high` when given."""
+def strict_int(value: Any, where: str, field: str, low: int | None = None, high: int | None = None,
+               text: bool = True) -> int:
+    """A whole number from a file: a JSON integer or a numpy integer (not a boolean, not 3.0) or,
+    when `text` (a CSV cell), text of ASCII digits with an optional leading '-'; within
+    `low`..`high` when given. `text=False` for a JSON number field: "12" is not 12 there."""
     number: int | None = None
     if isinstance(value, str):
-        number = _int_text(value)
+        number = _int_text(value) if text else None
     elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
         number = int(value) if abs(int(value)) < 10**MAX_DIGITS else None
     if number is None:
-        raise BadValueError(f"{where}: {field} {_shown(value)} is not a whole number "
-                             f"(digits 0-9, at most {MAX_DIGITS}, optionally after '-')")
+        form = (f"digits 0-9, at most {MAX_DIGITS}, optionally after '-'" if text
+                else f"a JSON integer of at most {MAX_DIGITS} digits")
+        raise BadValueError(f"{where}: {field} {_shown(value)} is not a whole number ({form})")
     if (low is not None and number < low) or (high is not None and number > high):
         span = f"{low}..{high}" if high is not None else f">= {low}" if low is not None else f"<= {high}"
         raise BadValueError(f"{where}: {field} {number} is out of range ({span})")
@@ -263,13 +272,13 @@ def _float_text(text: str, finite: bool) -> float | None:
 
 def strict_float(
     value: Any, where: str, field: str, finite: bool = True, low: float | None = None,
-    high: float | None = None,
+    high: float | None = None, text: bool = True,
 ) -> float:
-    """A number from a file: a JSON number (not a boolean) or ASCII text; finite unless `finite`
-    is False; within `low`..`high` when given."""
+    """A number from a file: a JSON number or a numpy scalar (not a boolean; `finite_float`) or,
+    when `text`, ASCII text; finite unless `finite` is False; within `low`..`high` when given."""
     number: float | None = None
     if isinstance(value, str):
-        number = _float_text(value, finite)
+        number = _float_text(value, finite) if text else None
     else:
         number = finite_float(value)
         if number is None and not finite and isinstance(value, float | np.floating):
@@ -301,10 +310,13 @@ def strict_id(value: Any, where: str, field: str) -> str:
 
 def strict_floats(text: str, where: str, field: str) -> np.ndarray:
     """The finite numbers in whitespace-separated `text` (as `strict_float` reads each)."""
+    if not text.isascii():  # a non-ASCII space would split words, a non-ASCII digit is no digit here
+        bad = next(ch for ch in text if not ch.isascii())
+        raise BadValueError(f"{where}: {field} must be finite numbers in ASCII, got the character "
+                            f"U+{ord(bad):04X}")
     out = np.empty(len(words := text.split()), dtype=np.float64)
-    ok = text.isascii() and "_" not in text
     for i, word in enumerate(words):
-        number = _float_text(word, finite=True) if ok else None
+        number = _float_text(word, finite=True)  # the word named is the one that is not a number
         if number is None:
             raise BadValueError(f"{where}: {field} must be finite numbers, got {_shown(word)}")
         out[i] = number

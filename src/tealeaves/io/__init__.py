@@ -16,13 +16,14 @@ import os
 from typing import Any
 
 from ..corpus import read_vocab_file
-from ..errors import InputFileError, InvalidModelError, MethodError, no_such_file
+from ..errors import InputFileError, InvalidModelError, MethodError, no_such_file, shorten
 from ..files.textfile import check_regular
 from ..model import TopicModel
 from ..topics import Topics
 from . import mallet
 from .arrays import is_arrays_archive, load_arrays
 from .bertopic import from_bertopic, is_bertopic
+from .common import refuse_alpha
 from .gensim import from_gensim, gensim_topics, is_gensim_lda, is_gensim_other, load_gensim_file
 from .npz import load_npz, save_npz
 from .pickled import (
@@ -270,7 +271,7 @@ def _finish(model: Any, vocab: _Vocab | None, name: str | None) -> Any:
 
 def vocab_words(vocab: Any) -> tuple[str, ...]:
     """Words from a vocabulary file (one per line), a fitted vectorizer
-    (`get_feature_names_out`) or a sequence of words."""
+    (`get_feature_names_out`) or a sequence of words (strings: a number is not a word)."""
     if isinstance(vocab, str | os.PathLike):
         return read_vocab_file(vocab)
     if hasattr(vocab, "get_feature_names_out"):
@@ -280,18 +281,15 @@ def vocab_words(vocab: Any) -> tuple[str, ...]:
             raise InvalidModelError(
                 f"the vectorizer gives no vocabulary ({type(exc).__name__}: {exc})") from None
     try:
-        return tuple(str(w) for w in vocab)
+        words = tuple(vocab)
     except TypeError:
         raise MethodError(f"vocab must be a file, a fitted vectorizer or a list of words, got "
                           f"{type(vocab).__name__}") from None
-
-
-def refuse_alpha(alpha: Any, what: str) -> None:
-    """Refuse `alpha` for a model that carries its own (applying it silently, or ignoring it
-    silently, would both score something other than what was asked)."""
-    if alpha is not None:
-        raise MethodError(f"{what} has its own alpha; alpha= (CLI: --alpha) is only for formats without "
-                          "one (MALLET topic-word weights, pyLDAvis JSON)")
+    bad = next((i for i, w in enumerate(words) if not isinstance(w, str)), None)
+    if bad is not None:  # str() would make 273.0 the word "273.0"
+        raise MethodError(f"vocab must be words (strings); entry {bad} is {shorten(repr(words[bad]))} "
+                          f"({type(words[bad]).__name__})")
+    return tuple(str(w) for w in words)  # numpy's str_ as str
 
 
 def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None = None,

@@ -5,18 +5,23 @@ documents' topic proportions and a prior, from any library that can save a NumPy
   separated by commas, tabs or spaces), or a `.npz` archive holding `topic_word` and optionally
   `vocab` (strings), `doc_topic`, `alpha`, `mean`, `cov` and `decoder` (no pickles in any of them);
 - `vocab`: the words, one per line in column order (CLI `--vocab`), unless the archive holds them;
-- `doc_topic`: the training documents' proportions, D x T, a `.npy` or CSV file (CLI `--doc-topic`);
+- `doc_topic`: the training documents' proportions, D x T, a `.npy` or CSV file (CLI `--doc-topic`)
+  or an array;
 - `weights`: what the values are (CLI `--weights`): "distributions" (the default: every row must
   sum to 1; `normalize=True` / `--normalize` rescales the rows that do not and says how many in the
   model's metadata, "normalized"), "nonnegative" (NMF-like weights) or "signed" (LSI-like);
-- a prior: `alpha` (a number, a vector or a file of numbers; CLI `--alpha`) for a Dirichlet: with
+- a prior: `alpha` (a number, a vector or a file of numbers; CLI `--alpha`; refused when the archive
+  holds its own) for a Dirichlet: with
   distributions that is an LDA, a `TopicModel`, and every metric applies; or `mean` and `cov` in
   the archive for a logistic-normal prior (CTM, ETM, ProdLDA), with `decoder` "mixture" (rows are
   distributions) or "product-of-experts" (`topic_word` holds B, p(w | θ) = softmax(θ B), signed);
 - an archive may say what its values are (`weights`, a string; `weights=` / `--weights` overrides):
   `save_arrays` writes one for any model that is not an LDA (`tealeaves convert` of an HDP, NMF, CTM).
 
-Distributions are never normalised silently: a row that does not sum to 1 is an error naming it."""
+Distributions are never normalised silently: a row that does not sum to 1 is an error naming it.
+An archive is checked as the other readers check theirs before numpy reads it (every array's
+declared shape against the bytes it holds, `check_array_file`); every member must be a NumPy array
+of its key's shape (a vector for `vocab`, `alpha` and `mean`, strings for `vocab`)."""
 
 from __future__ import annotations
 
@@ -34,7 +39,8 @@ from ..files.records import read_npy, strict_floats
 from ..files.textfile import read_lines
 from ..model import TopicModel, normalized_rows, row_sums
 from ..topics import WEIGHTS_KINDS, Topics
-from .common import build_model
+from ..util.limits import check_array_file
+from .common import build_model, refuse_alpha
 
 ARCHIVE_KEYS = ("topic_word", "vocab", "doc_topic", "alpha", "mean", "cov", "decoder", "weights")
 ROW_TOLERANCE = 1e-6
@@ -53,30 +59,34 @@ def is_arrays_archive(path: str) -> bool:
 def read_matrix(path: str, what: str) -> np.ndarray:
     """A 2-d float matrix from a .npy file or a text file of numbers (commas, tabs or spaces)."""
     if path.endswith(".npy") or _is_npy(path):
-        arr = read_npy(path, what)
-        if arr.dtype.kind not in "fiu":
-            raise InvalidModelError(f"{path}: {what} must be numbers, got {arr.dtype}")
-        arr = np.asarray(arr, dtype=np.float64)
-    else:
-        rows = []
-        for n, line in read_lines(path):
-            if line.strip():
-                try:
-                    rows.append(strict_floats(re.sub(r"[,;\t]", " ", line), f"{path}:{n}", what))
-                except BadValueError as exc:
-                    raise InputFileError(str(exc)) from None
-        if not rows:
-            raise InputFileError(f"{path}: no rows of {what}")
-        if len({r.size for r in rows}) > 1:
-            n = next(i for i, r in enumerate(rows) if r.size != rows[0].size)
-            raise InputFileError(f"{path}: row {n + 1} of {what} has {rows[n].size} values, the first "
-                                 f"{rows[0].size}")
-        arr = np.stack(rows)
+        return _matrix(read_npy(path, what), path, what)
+    rows = []
+    for n, line in read_lines(path):
+        if line.strip():
+            try:
+                rows.append(strict_floats(re.sub(r"[,;\t]", " ", line), f"{path}:{n}", what))
+            except BadValueError as exc:
+                raise InputFileError(str(exc)) from None
+    if not rows:
+        raise InputFileError(f"{path}: no rows of {what}")
+    if len({r.size for r in rows}) > 1:
+        n = next(i for i, r in enumerate(rows) if r.size != rows[0].size)
+        raise InputFileError(f"{path}: row {n + 1} of {what} has {rows[n].size} values, the first "
+                             f"{rows[0].size}")
+    return _matrix(np.stack(rows), path, what)
+
+
+def _matrix(value: Any, where: str, what: str) -> np.ndarray:
+    """`value` (an array, or a file's) as a non-empty 2-d matrix of finite floats."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu":
+        raise InvalidModelError(f"{where}: {what} must be numbers, got {arr.dtype}")
+    arr = arr.astype(np.float64)
     if arr.ndim != 2 or 0 in arr.shape:
-        raise InvalidModelError(f"{path}: {what} must be a non-empty 2-d matrix, got shape {arr.shape}")
+        raise InvalidModelError(f"{where}: {what} must be a non-empty 2-d matrix, got shape {arr.shape}")
     if not np.isfinite(arr).all():
         t, w = np.argwhere(~np.isfinite(arr))[0]
-        raise InvalidModelError(f"{path}: {what} has a non-finite value at row {t}, column {w}")
+        raise InvalidModelError(f"{where}: {what} has a non-finite value at row {t}, column {w}")
     return arr
 
 
@@ -169,15 +179,23 @@ def load_arrays(path: str, vocab: Any = None, doc_topic: Any = None, alpha: Any 
             meta["normalized"] = note
     theta = None
     if doc_topic is not None or "doc_topic" in parts:
-        where = os.fspath(doc_topic) if doc_topic is not None else f"{path}: doc_topic"
-        theta = read_matrix(os.fspath(doc_topic), "the document-topic matrix") if doc_topic is not None \
-            else parts.pop("doc_topic")
+        named = isinstance(doc_topic, str | os.PathLike)
+        where = (os.fspath(doc_topic) if named else "doc_topic=" if doc_topic is not None
+                 else f"{path}: doc_topic")
+        if doc_topic is None:
+            theta = parts.pop("doc_topic")
+        elif named:
+            theta = read_matrix(os.fspath(doc_topic), "the document-topic matrix")
+        else:
+            theta = _matrix(doc_topic, where, "the document-topic matrix")
         if theta.shape[1] != tw.shape[0]:
             raise InvalidModelError(f"{where}: the document-topic matrix has {theta.shape[1]} columns for "
                                     f"{tw.shape[0]} topics")
         theta, note = check_rows(theta, where, "the document-topic matrix", normalize)
         if note:
             meta["normalized"] = "; ".join(filter(None, [meta.get("normalized"), note]))
+    if alpha is not None and "alpha" in parts:
+        refuse_alpha(alpha, f"{path} (an arrays archive holding alpha)")
     a = _numbers(alpha, "alpha") if alpha is not None else parts.pop("alpha", None)
     mean, cov = parts.pop("mean", None), parts.pop("cov", None)
     if a is not None and mean is not None:
@@ -217,7 +235,7 @@ def _words(vocab: Any, stored: Any, num_words: int, path: str) -> tuple[str, ...
         words = read_vocab_file(vocab) if is_file else tuple(str(w) for w in vocab)
         where = os.fspath(vocab) if is_file else "vocab="
     elif stored is not None:
-        words, where = tuple(str(w) for w in np.asarray(stored).reshape(-1)), f"{path}: vocab"
+        words, where = tuple(str(w) for w in stored), f"{path}: vocab"  # 1-d strings (`_archive`)
     else:
         return None
     if len(words) != num_words:
@@ -229,6 +247,7 @@ def _words(vocab: Any, stored: Any, num_words: int, path: str) -> tuple[str, ...
 
 
 def _archive(path: str) -> dict[str, Any]:
+    check_array_file(path)  # declared shapes against the bytes held, before numpy allocates them
     try:
         with np.load(path, allow_pickle=False) as z:
             keys = set(z.files)
@@ -243,12 +262,26 @@ def _archive(path: str) -> dict[str, Any]:
         raise InputFileError(f"{path}: cannot read it without unpickling ({exc})") from None
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         raise InputFileError(f"{path}: not a readable .npz archive ({exc})") from None
+    raw = sorted(k for k, v in out.items() if not isinstance(v, np.ndarray))
+    if raw:  # numpy gives a member without the .npy header as its bytes
+        raise InputFileError(f"{path}: {raw[0]} is not a NumPy array (a member of raw bytes, without the "
+                             ".npy header np.save writes)")
     for k in ("topic_word", "doc_topic", "cov"):
         if k in out:
             arr = out[k]
             if arr.ndim != 2 or arr.dtype.kind not in "fiu" or not np.isfinite(arr).all():
                 raise InvalidModelError(f"{path}: {k} must be a finite 2-d numeric matrix")
             out[k] = arr.astype(np.float64)
+    for k, dims in (("vocab", (1,)), ("alpha", (0, 1)), ("mean", (1,)), ("decoder", (0,))):
+        if k in out and out[k].ndim not in dims:
+            shape = {(1,): "a vector", (0,): "a single value"}.get(dims, "a number or a vector")
+            raise InvalidModelError(f"{path}: {k} must be {shape}, got an array of shape {out[k].shape}")
+    if "vocab" in out and out["vocab"].dtype.kind != "U":
+        raise InvalidModelError(f"{path}: vocab must be a 1-d array of strings (words), got "
+                                f"{out['vocab'].dtype}"
+                                " (numbers are not words: save the words, np.array(words))")
+    if "decoder" in out and out["decoder"].dtype.kind != "U":
+        raise InvalidModelError(f"{path}: decoder must be a string, got {out['decoder'].dtype}")
     for k in ("alpha", "mean"):
         if k in out:
             out[k] = _numbers(out[k], f"{path}: {k}")

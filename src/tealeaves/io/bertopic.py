@@ -15,8 +15,10 @@ is not a topic: it is left out of the topics, its size and words kept in `metada
 Each training document's topic (hard assignments, -1 for outliers) is in
 `metadata["assignments"]`; no document-topic proportions (BERTopic saves none).
 
-A BERTopic pickle (`save(path, serialization="pickle")`) loads only with consent
-(`allow_pickle`), and then needs BERTopic installed; `from_bertopic` reads the object."""
+A BERTopic pickle (`save(path, serialization="pickle")`, a joblib file) is read as data by the
+restricted reader (`safepickle`): nothing in it runs, neither BERTopic nor its sub-models' libraries
+(UMAP, HDBSCAN, torch) are imported, so it needs no consent; its attributes give what the directory
+gives. `from_bertopic` reads a live BERTopic object the same way."""
 
 from __future__ import annotations
 
@@ -27,13 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputFileError, InvalidModelError, MethodError, shown
-from ..files.records import read_json
+from ..errors import BadValueError, InputFileError, InvalidModelError, MethodError, shown
+from ..files.records import read_json, strict_float, strict_int
 from ..files.textfile import check_regular
 from ..topics import Topics
 from ..util.limits import check_memory
 from ..util.text import UNSHOWABLE
-from .pickled import load_pickled_object, refuse
+from .pickled import describe_pickle
+from .safepickle import Stored, as_array, read_pickle
 from .safetensors import read_safetensors
 
 FILES = ("topics.json", "config.json")
@@ -127,12 +130,34 @@ def _member(path: str, name: str, required: bool = False) -> str | None:
 
 
 def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) -> Topics:
-    """A BERTopic model saved with `serialization="pickle"`: only with consent."""
+    """A BERTopic model saved with `serialization="pickle"`, read as data (`safepickle`: nothing in
+    the file runs, so `allow_pickle` is not needed)."""
     path = os.fspath(path)
-    if not allow_pickle:
-        raise refuse(path, "a BERTopic pickle")
     check_regular(path)
-    return load_pickled_object(path, lambda obj: from_bertopic(obj, os.path.basename(path), path))
+    obj = read_pickle(path)
+    if not (isinstance(obj, Stored) and obj.cls.startswith("bertopic.")
+            and "topic_representations_" in obj.attrs()):
+        what = f"a pickled {type(obj).__name__}"
+        if isinstance(obj, Stored):
+            what = describe_pickle(obj.cls if obj.cls.isprintable() else repr(obj.cls))
+        raise InputFileError(f"{path}: holds {what}, not a fitted BERTopic model")
+    a = obj.attrs()
+    return _from_attributes({**a, "topic_labels_": _labels(a)}, os.path.basename(path), "BERTopic pickle",
+                            path, {"format": "bertopic-pickle", "source": path})
+
+
+def _labels(a: dict[str, Any]) -> dict[Any, Any] | None:
+    """BERTopic's `topic_labels_` (a property, so not in a pickle's attributes): each topic's id and
+    first four words joined by "_", or its zero-shot label where the topic came from one."""
+    reps = a.get("topic_representations_")
+    if not isinstance(reps, dict) or not all(isinstance(v, list) for v in reps.values()):
+        return None  # the representations' own checks name what is wrong
+    labels = {k: f"{k}_" + "_".join(str(p[0]) for p in v[:4] if isinstance(p, tuple | list) and p)
+              for k, v in reps.items()}
+    shots, chosen = a.get("zeroshot_topic_list"), a.get("_topic_id_to_zeroshot_topic_idx")
+    if isinstance(shots, list) and a.get("embedding_model") is not None and isinstance(chosen, dict):
+        labels.update({k: shots[i] for k, i in chosen.items() if type(i) is int and 0 <= i < len(shots)})
+    return labels
 
 
 def from_bertopic(obj: Any, name: str = "bertopic", source: str | None = None) -> Topics:
@@ -140,19 +165,69 @@ def from_bertopic(obj: Any, name: str = "bertopic", source: str | None = None) -
     if not is_bertopic(obj):
         raise MethodError(f"expected a fitted BERTopic model, got {type(obj).__module__}."
                           f"{type(obj).__name__}")
-    reps = obj.topic_representations_
-    topics = {"topic_representations": {str(k): [list(p) for p in v] for k, v in reps.items()},
-              "topic_sizes": {str(k): int(v) for k, v in obj.topic_sizes_.items()},
-              "topics": [int(t) for t in (obj.topics_ or [])], "topic_labels": obj.topic_labels_,
-              "custom_labels": obj.custom_labels_}
+    return _from_attributes({**vars(obj), "topic_labels_": obj.topic_labels_}, name, "BERTopic object",
+                            source or name,
+                            {"format": "bertopic-pickle", "source": source})
+
+
+def _from_attributes(a: dict[str, Any], name: str, source: str, where: str, meta: dict[str, Any]) -> Topics:
+    """`Topics` from a BERTopic object's attributes (a live object's, or a pickle's `Stored` ones):
+    put in topics.json's form, then read as the directory is."""
+    reps = a.get("topic_representations_")
+    if not isinstance(reps, dict):
+        raise InvalidModelError(f"{where}: topic_representations_ is a {type(reps).__name__}, not a dict")
+    sizes = a.get("topic_sizes_")
+    assigned = a.get("topics_")
+    if isinstance(assigned, np.ndarray | Stored):
+        assigned = as_array(assigned, where).tolist()
+    topics = {"topic_representations": {_key(k, where): [list(p) if isinstance(p, tuple) else p for p in v]
+                                        if isinstance(v, list) else v for k, v in reps.items()},
+              "topic_sizes": ({_key(k, where): v for k, v in sizes.items()} if isinstance(sizes, dict)
+                              else sizes),
+              "topics": assigned, "topic_labels": a.get("topic_labels_"),
+              "custom_labels": a.get("custom_labels_")}
+    for key in ("topic_labels", "custom_labels"):
+        if isinstance(topics[key], dict):
+            topics[key] = {_key(k, where): v for k, v in topics[key].items()}
     ctfidf = vocab = None
-    if getattr(obj, "c_tf_idf_", None) is not None:
-        m = obj.c_tf_idf_.tocsr()
-        ctfidf = {"indptr": m.indptr, "indices": m.indices, "data": m.data, "shape": np.array(m.shape)}
-        vocab = tuple(str(w) for w in obj.vectorizer_model.get_feature_names_out())
-    where = source or name
-    return build(topics, ctfidf, vocab, name, "BERTopic object", where, where,
-                 {"format": "bertopic-pickle", "source": source})
+    matrix = a.get("c_tf_idf_")
+    if matrix is not None:
+        ctfidf = _csr_parts(matrix, where)
+        vocab = _vectorizer_words(a.get("vectorizer_model"), where)
+    return build(topics, ctfidf, vocab, name, source, where, where, meta)
+
+
+def _key(k: Any, where: str) -> str:
+    """A topic id of the object (an int, or a numpy integer) as topics.json spells it."""
+    try:
+        return str(strict_int(k, where, "a topic id", text=False))
+    except BadValueError as exc:
+        raise InvalidModelError(str(exc)) from None
+
+
+def _csr_parts(matrix: Any, where: str) -> dict[str, np.ndarray]:
+    """The CSR parts of c_tf_idf_: a live scipy matrix's, or a pickled one's stored attributes."""
+    if not isinstance(matrix, Stored):
+        m = matrix.tocsr()
+        return {"indptr": m.indptr, "indices": m.indices, "data": m.data, "shape": np.array(m.shape)}
+    if not matrix.cls.startswith("scipy.sparse.") or not matrix.cls.endswith(("csr_matrix", "csr_array")):
+        raise InvalidModelError(f"{where}: c_tf_idf_ is a {shown(matrix.cls, 80)}, not a scipy CSR matrix")
+    a = matrix.attrs()
+    shape = a.get("_shape")
+    if not (isinstance(shape, tuple) and len(shape) == 2):
+        raise InvalidModelError(f"{where}: c_tf_idf_ has no shape (damaged)")
+    parts = {k: as_array(a.get(k), f"{where}: c_tf_idf_.{k}") for k in ("indptr", "indices", "data")}
+    return {**parts, "shape": np.array([strict_int(n, where, "c_tf_idf_'s shape", 0, text=False)
+                                        for n in shape])}
+
+
+def _vectorizer_words(vectorizer: Any, where: str) -> tuple[str, ...]:
+    """The vectorizer's words in column order, from its `vocabulary_` (word -> column)."""
+    vocab = vectorizer.attrs().get("vocabulary_") if isinstance(vectorizer, Stored) \
+        else getattr(vectorizer, "vocabulary_", None)
+    if vocab is None and vectorizer is not None and not isinstance(vectorizer, Stored):
+        return tuple(str(w) for w in vectorizer.get_feature_names_out())  # a vectorizer without one
+    return _vocab({"vectorizer_model": {"vocab": vocab}}, f"{where}: vectorizer_model.vocabulary_")
 
 
 def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name: str, source: str,
@@ -172,10 +247,7 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
     for t in ids:
         if str(t) not in sizes:
             raise InvalidModelError(f"{tj}: topic {t} has no size in topic_sizes (its number of documents)")
-        n = sizes[str(t)]
-        if type(n) is not int or n < 0:
-            raise InvalidModelError(f"{tj}: topic_sizes[{t}] is {shown(n)}, not a count of documents")
-        size_of[t] = n
+        size_of[t] = _number(strict_int, sizes[str(t)], tj, f"topic_sizes[{t}] (a count of documents)", low=0)
     weights = None
     if ctfidf is not None and vocab is not None:
         weights = _ctfidf(ctfidf, len(ids), len(vocab), cf)
@@ -194,6 +266,15 @@ def build(topics: dict, ctfidf: dict | None, vocab: tuple[str, ...] | None, name
                   weights_note=NOTE if weights is not None else "",
                   topic_weights=np.array([size_of[t] for t in kept], dtype=np.float64),
                   topic_names=tuple(names), metadata=meta)
+
+
+def _number(parse: Any, value: Any, where: str, field: str, **limits: Any) -> Any:
+    """`parse` (`strict_int` or `strict_float`) of a JSON number field: a number, a numpy scalar
+    from a pickle, never text; refused as a damaged model."""
+    try:
+        return parse(value, where, field, text=False, **limits)
+    except BadValueError as exc:
+        raise InvalidModelError(str(exc)) from None
 
 
 def _object(value: Any, where: str, what: str) -> dict:
@@ -219,18 +300,23 @@ def _assignments(values: Any, ids: set[int], where: str) -> list[int]:
         return []
     if not isinstance(values, list):
         raise InvalidModelError(f"{where}: topics (each document's topic) is {shown(values, 40)}, not a list")
+    out = []
     for i, t in enumerate(values):
-        if type(t) is not int or t not in ids:
+        try:
+            topic = strict_int(t, where, "", text=False)
+        except BadValueError:
+            topic = None
+        if topic not in ids:
             raise InvalidModelError(f"{where}: topics[{i}] (document {i}'s topic) is {shown(t, 40)}, not one "
                                     "of the model's topic ids or -1")
-    return list(values)
+        out.append(topic)
+    return out
 
 
 def _words(rep: Any, where: str, topic: int) -> tuple[str, ...]:
     """A representation's words in order: [[word, score], ...]; BERTopic's padding ("") dropped."""
     if not isinstance(rep, list) or not all(
-            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
-            and type(p[1]) in (int, float) and np.isfinite(p[1]) for p in rep):
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _finite(p[1]) for p in rep):
         raise InvalidModelError(f"{where}: topic {topic}'s representation is not a list of [word, score] "
                                 "pairs (a word and a finite number)")
     words = tuple(p[0] for p in rep if p[0] != "")
@@ -243,6 +329,15 @@ def _words(rep: Any, where: str, topic: int) -> tuple[str, ...]:
     return words
 
 
+def _finite(score: Any) -> bool:
+    """A representation's score: a finite number (`strict_float`: a JSON number or a numpy scalar)."""
+    try:
+        strict_float(score, "", "score", text=False)
+    except BadValueError:
+        return False
+    return True
+
+
 def _vocab(config: dict, where: str) -> tuple[str, ...]:
     """The vectorizer's words in column order, from {word: column}: every column 0..V-1 once."""
     vectorizer = config.get("vectorizer_model")
@@ -251,10 +346,14 @@ def _vocab(config: dict, where: str) -> tuple[str, ...]:
         raise InputFileError(f"{where}: no vectorizer_model.vocab (BERTopic's word -> column map)")
     words: list[str | None] = [None] * len(vocab)
     for w, i in vocab.items():
-        if type(i) is not int or not 0 <= i < len(vocab) or words[i] is not None:
+        try:
+            column = strict_int(i, where, "a column", 0, len(vocab) - 1, text=False)
+        except BadValueError:
+            column = None
+        if column is None or words[column] is not None or not isinstance(w, str):
             raise InvalidModelError(f"{where}: vectorizer_model.vocab gives {shown(w)} column {shown(i)}; "
-                                    f"the columns must be 0..{len(vocab) - 1}, each once")
-        words[i] = w
+                                    f"the columns must be 0..{len(vocab) - 1}, each once, of words")
+        words[column] = w
     return tuple(words)  # type: ignore[arg-type]
 
 

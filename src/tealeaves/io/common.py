@@ -1,5 +1,6 @@
-"""What every reader shares: the one-line error for a missing optional library, and building the
-`TopicModel` (a single alpha value spread over the topics; a validation error names the source)."""
+"""What every reader shares: the one-line error for a missing optional library, the refusal of an
+alpha given for a model that holds its own, and building the `TopicModel` (a single alpha value
+spread over the topics; a validation error names the source)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ def require(module: str, extra: str) -> None:
         raise MethodError(
             f'this needs {module}, which is not installed: pip install "tealeaves[{extra}]"'
         ) from None
+
+
+def refuse_alpha(alpha: Any, what: str) -> None:
+    """Refuse `alpha` for a model that carries its own (applying it silently, or ignoring it
+    silently, would both score something other than what was asked)."""
+    if alpha is not None:
+        raise MethodError(f"{what} has its own alpha; alpha= (CLI: --alpha) is only for formats without "
+                          "one (MALLET topic-word weights, pyLDAvis JSON, plain arrays without alpha)")
 
 
 def build_model(

@@ -15,7 +15,10 @@ the file, so load only files you trust)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -129,6 +132,9 @@ def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None =
         return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
                       weights_kind="nonnegative", weights_note="NMF components",
                       metadata={"format": "gensim"})
+    if getattr(obj, "projection", None) is None:
+        raise InvalidModelError(f"{name}: the LsiModel has no projection (its topics; saved as a second "
+                                "file, MODEL.projection)")
     weights = np.asarray(obj.get_topics(), dtype=np.float64)  # LsiModel: projection.u.T
     s = np.asarray(obj.projection.s, dtype=np.float64)[: weights.shape[0]]
     return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
@@ -188,13 +194,35 @@ def load_gensim_file(path: str, cls: str | None, time_slice: int | str | None = 
 
     module, _, attr = cls.rpartition(".")
     try:
-        model = getattr(importlib.import_module(module), attr).load(path)
+        with _quiet():
+            model = getattr(importlib.import_module(module), attr).load(path)
     except FileNotFoundError as exc:
         raise missing_companion(path, exc) from None
     except Exception as exc:  # gensim raises many kinds for a bad file
         raise InputFileError(f"{path}: gensim cannot load it as a {kind} "
                              f"({type(exc).__name__}: {exc})") from None
+    if kind == "LsiModel" and getattr(model, "projection", None) is None:  # gensim only logs its absence
+        raise InputFileError(f"{path}: the LsiModel has no projection (its topics): gensim saves it in "
+                             f"two files, {name} and {name}.projection, and the second is missing or "
+                             "unreadable")
     return gensim_topics(model, name, time_slice)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """gensim's loaders log what they skip (LsiModel: "failed to load projection") through the root
+    logger, which would also configure it for good; the reader says it in its one-line error."""
+    root = logging.getLogger()
+    guard = logging.NullHandler() if not root.handlers else None
+    if guard is not None:
+        root.addHandler(guard)  # keeps logging.warning() from calling basicConfig
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+        if guard is not None:
+            root.removeHandler(guard)
 
 
 def load_gensim(path: str | os.PathLike) -> TopicModel:

@@ -21,7 +21,7 @@ from ..util.limits import check_memory
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1",
           "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?"}
 MAX_HEADER = 100 * 2**20  # the format's own limit on the header
-MAX_DIMS, MAX_DIM = 64, 2**63 - 1  # what a numpy array can have (an empty tensor declares any size)
+MAX_DIMS, MAX_DIM = 64, 2**63 - 1  # what a numpy array can have (also in bytes, its 0s left out)
 
 
 def read_safetensors(path: str | os.PathLike, what: str) -> dict[str, np.ndarray]:
@@ -88,6 +88,9 @@ def _check_header(header: dict, data_size: int, where: str) -> dict[str, tuple]:
             raise InputFileError(f"{where}: tensor {shown(name)} has data_offsets {shown(offsets)} outside "
                                  f"the file's {data_size:,} bytes of data (truncated or damaged)")
         dt = np.dtype(DTYPES[dtype])
+        if math.prod(d for d in shape if d) * dt.itemsize > MAX_DIM:  # numpy's limit, empty or not
+            raise InputFileError(f"{where}: tensor {shown(name)} has shape {shown(shape, 80)}: more elements "
+                                 "than an array can hold, even with a dimension of 0 (damaged)")
         need, span = math.prod(shape) * dt.itemsize, offsets[1] - offsets[0]
         if need != span:
             raise InputFileError(f"{where}: tensor {shown(name)} of shape {shape} and dtype {dtype} needs "

@@ -2,8 +2,8 @@
 BERTopic's directory and pickle, OCTIS's model output), each returning `Topics`.
 
 Formats (`--model-format`): tomotopy-hdp, tomotopy-ctm, tomotopy-dmr, tomotopy-pa, tomotopy-llda,
-tomotopy-plda (`tomotopy_zoo`), bertopic (a saved directory), bertopic-pickle (with consent)
-(`bertopic`), octis (`octis`: an .npz whose members are all OCTIS's keys)."""
+tomotopy-plda (`tomotopy_zoo`), bertopic (a saved directory), bertopic-pickle (read as data by
+`safepickle`; `bertopic`), octis (`octis`: an .npz whose members are all OCTIS's keys)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def zoo_detect(path: str | os.PathLike) -> str | None:
     """The zoo format of `path` where its name and first bytes tell it unambiguously, else None
     (then the other readers' detection applies: plain tomotopy LDA is "tomotopy"). A pickle is
     "bertopic-pickle" when the class it names first (read from its opcodes, nothing run) is
-    BERTopic's; loading it still needs consent. A file of a
+    BERTopic's (read as data, `safepickle`: no consent needed). A file of a
     tomotopy model tealeaves does not read (SLDA, HLDA, ...) raises, naming it; so does anything
     but a regular file or a directory (a pipe, a device, a broken symbolic link). An HPAModel file
     cannot be told from a PAModel file: both are "tomotopy-pa"."""
@@ -53,9 +53,9 @@ def zoo_detect(path: str | os.PathLike) -> str | None:
 def zoo_load(path: str | os.PathLike, fmt: str, allow_pickle: bool = False, timeout: float | None = None,
              metadata: str | None = None, vocab: str | os.PathLike | Sequence[str] | None = None,
              **kw: Any) -> Topics:
-    """The model at `path` in zoo format `fmt` as `Topics`. `allow_pickle`: consent for
-    bertopic-pickle; `timeout`: tomotopy's loader's time limit; `metadata`: the DMR metadata
-    value whose prior scores held-out documents; `vocab`: for OCTIS, the words of its matrix's
+    """The model at `path` in zoo format `fmt` as `Topics`. `allow_pickle`: accepted, not needed
+    (bertopic-pickle is read as data); `timeout`: tomotopy's loader's time limit; `metadata`: the
+    DMR metadata value whose prior scores held-out documents; `vocab`: for OCTIS, the words of its matrix's
     columns (a file, one word a line, or a list)."""
     if kw:
         raise MethodError(f"{os.fspath(path)}: format {fmt} takes no {', '.join(sorted(kw))}")

@@ -19,7 +19,7 @@ DIGITS = {  # row key (or its prefix before ".") -> decimals
     "per_token": 4, "per_token_sd": 4, "perplexity": 1, "total": 2, "sd": 2, "jensen_gap": 2,
     "heldout_perplexity": 2, "seconds": 2,
     "coherence": 3, "diversity": 3, "exclusivity": 2, "predictive_rank": 1, "auto_model_precision": 2,
-    "stability": 2, "bcubed": 4,
+    "stability": 2, "bcubed": 4, "judge_model_precision": 2, "judge_rating": 2,
     # select's classic K-selection metrics (select/classic.py)
     "classic.arun_2010": 4, "classic.cao_juan_2009": 4, "classic.deveaud_2014": 3,
     "classic.griffiths_2004": 1,
@@ -27,6 +27,7 @@ DIGITS = {  # row key (or its prefix before ".") -> decimals
 
 
 ALIASES = {"log-lik/token": "per_token", "pred. rank": "predictive_rank", "auto MP": "auto_model_precision",
+           "judge MP": "judge_model_precision", "judge rating": "judge_rating",
            # select's names of the classic K-selection metrics (select/classic.py CLASSIC)
            "Arun 2010": "classic.arun_2010", "Cao Juan 2009": "classic.cao_juan_2009",
            "Deveaud 2014": "classic.deveaud_2014", "Griffiths 2004": "classic.griffiths_2004"}

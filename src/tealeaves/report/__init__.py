@@ -385,6 +385,8 @@ def _intrusion_tasks(doc: dict[str, Any]) -> list[Part]:
 
 EVAL_EXTRA = {"irbo": "IRBO", "we_pairwise": "WE pairwise", "we_centroid": "WE centroid",
               "we_irbo": "WE-IRBO"}  # evaluate's diversity and word-vector measures, shown when present
+JUDGE_EXTRA = {"judge_model_precision": ("judge MP", "an LLM judge's word intrusion: P(intruder), mean"),
+               "judge_rating": ("judge rating", "an LLM judge's 3-point rating, mean")}  # when present
 EVAL_METRICS = [  # row key, label, interval
     ("per_token", "held-out log-likelihood per token", "per_token_sd"),
     ("perplexity", "perplexity", None),
@@ -422,9 +424,10 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     rows = doc["rows"]
     stab = any("stability" in r for r in rows)
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
+    judged = [k for k in JUDGE_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
-            *(["stability"] if stab else [])]
+            *[JUDGE_EXTRA[k][0] for k in judged], *(["stability"] if stab else [])]
     body = [[r["model"], _text(r["topics"]),
              *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
                   _m("perplexity", r["perplexity"])),
@@ -435,6 +438,7 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *[_m(k, r.get(k)) for k in extra],
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
+             *[_m(k, r.get(k)) if k in r else "—" for k in judged],
              *([_m("stability", r.get("stability"))] if stab else [])]
             for r in rows]
     return Table(head, body, "Models side by side", sortable=True)
@@ -443,13 +447,13 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
 def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
-    diag, stab = doc.get("diagnostics") or {}, doc.get("stability")
+    diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
     flags = doc.get("topic_flags") or {}
     prints = (doc.get("params") or {}).get("coherence_fingerprint") or {}
     out: list[Part] = []
     for name in names:
         t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
-                           flags=flags.get(name), fingerprints=prints)
+                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name))
         if t is not None:
             out.append(t)
     if out:
@@ -495,6 +499,11 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
             lo, hi = [None] * len(vals), [None] * len(vals)
         out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
                          labels=names, y=vals, lo=lo, hi=hi))
+    for key, (_, label) in JUDGE_EXTRA.items():
+        if any(key in r for r in rows):
+            out.append(Chart("points", label[0].upper() + label[1:], "model", label, name=f"evaluate-{key}",
+                             labels=names, y=[r.get(key) for r in rows], lo=[None] * len(rows),
+                             hi=[None] * len(rows)))
     for m in measures:
         out.append(Chart("points", f"{MEASURE_NAMES.get(m, m)} coherence (mean over topics)", "model",
                          MEASURE_NAMES.get(m, m), name=f"evaluate-{m}", labels=names,

@@ -18,6 +18,8 @@ from .tables import Table
 
 WORDS = 10  # top words shown per topic
 FOLD = 25  # rows shown before "show all"
+JUDGE_HEADS = {"word-intrusion": ("judge P(intruder)", "judge_model_precision"),
+               "ratings": ("judge rating", "judge_rating")}  # task -> (heading, the row key whose digits it takes)
 MEASURE_NAMES = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V", "c_p": "C_P", "c_a": "C_A"}
 PRIMARY = ("npmi", "c_v", "uci", "umass", "c_p", "c_a")  # the coherence column shown by default, first present
 
@@ -58,16 +60,19 @@ def heading(measure: str, fingerprint: dict[str, Any] | None = None) -> str:
 def table(model: str, words: Sequence[Sequence[str]] | None = None,
           coherence: dict[str, Sequence[Any]] | None = None, diagnostics: dict[str, Any] | None = None,
           stability: Sequence[Any] | None = None, flags: Sequence[Sequence[str]] | None = None,
-          fingerprints: dict[str, Any] | None = None) -> Table | None:
+          fingerprints: dict[str, Any] | None = None,
+          judge: dict[str, Sequence[Any]] | None = None) -> Table | None:
     """One row per topic of `model` from whatever is given (`flags`: the coherence flags of each
-    topic, `fingerprints`: each coherence measure's, for the headings); None when nothing per
-    topic is."""
+    topic, `fingerprints`: each coherence measure's, for the headings, `judge`: an LLM judge's
+    per-topic scores by task, evaluate's `topic_judge`); None when nothing per topic is."""
     from ..diagnostics import SHOWN
     from ..diagnostics.flags import CAUTION, JUNK
 
     diag_rows = (diagnostics or {}).get("topics") or []
     coherence = coherence or {}
-    sizes = [len(x) for x in (words or [], diag_rows, stability or [], flags or [], *coherence.values())]
+    judge = {t: v for t, v in (judge or {}).items() if t in JUDGE_HEADS and isinstance(v, list)}
+    sizes = [len(x) for x in (words or [], diag_rows, stability or [], flags or [], *coherence.values(),
+                              *judge.values())]
     k = max(sizes, default=0)
     if k == 0:
         return None
@@ -78,6 +83,7 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
     head += [heading(primary, (fingerprints or {}).get(primary))] if primary else []
     head += ["flags"] if diag_rows or flags is not None else []
     head += ["stability"] if stability is not None else []
+    head += [JUDGE_HEADS[j][0] for j in judge]
     extra_from = len(head)
     head += [heading(m, (fingerprints or {}).get(m)) for m in others]
     head += [h for _, h in shown]
@@ -97,6 +103,7 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
             row.append(", ".join(raised) or "none")
         if stability is not None:
             row.append(numbers.metric("stability", cell(stability, t), "–"))
+        row += [numbers.metric(JUDGE_HEADS[j][1], cell(v, t), "–") for j, v in judge.items()]
         row += [numbers.metric("coherence", cell(coherence[m], t), "–") for m in others]
         row += [_score(d.get(n)) for n, _ in shown]
         junk = sum(f in JUNK for f in raised)
@@ -109,6 +116,7 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
     parts = ["top words"] + ([f"{MEASURE_NAMES.get(primary, primary)} coherence"] if primary else [])
     parts += ["junk-topic flags"] if diag_rows or flags is not None else []
     parts += ["stability across restarts"] if stability is not None else []
+    parts += ["an LLM judge"] if judge else []
     n_junk = sum(m == "junk" for m in marks)
     caption = (f"Per topic, {model}: {', '.join(parts)}; worst first"
                + (f" ({n_junk} of {k} topics flagged as junk, shaded)" if diag_rows or flags is not None else ""))

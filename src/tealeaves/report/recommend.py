@@ -20,6 +20,8 @@ EVAL_METRICS = {
     "exclusivity": ("exclusivity", True, "exclusivity"),
     "predictive_rank": ("predictive rank", False, "pred. rank"),
     "auto_model_precision": ("automated intrusion", True, "auto MP"),
+    "judge_model_precision": ("an LLM judge's intrusion", True, "judge MP"),
+    "judge_rating": ("an LLM judge's rating", True, "judge rating"),
 }
 HELDOUT = "log-lik/token"
 

@@ -18,6 +18,8 @@ variational Bayes; extra `gensim`), `sklearn` (batch variational Bayes; extra `s
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -31,12 +33,12 @@ import numpy as np
 
 from ..coherence import topic_words
 from ..corpus import Corpus
-from ..datasets import load_model, read_corpus
+from ..datasets import read_corpus
 from ..diagnostics.stability import stability
-from ..errors import InputFileError, MethodError
+from ..errors import InputFileError, MethodError, shorten
 from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
+from ..files import runfolder
 from ..files.atomic import write_text
-from ..files.records import read_json
 from ..heldout import get_method
 from ..intrusion.tasks import word_tasks_work
 from ..io import save_model
@@ -59,8 +61,11 @@ from .classic import (
     log_p_w_given_z,
 )
 from .rule import RULES, decide, disagreements, interval_text
+from .saved import read_evaluation, read_model
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
+SPLIT, RUN_FOLDERS = "split.json", ("models", "evals")  # a run folder's manifest, and its work
+TEMPORARY = r"\.K\d+-r\d+\.(npz|json)\.\w+\.(npz|tmp)"  # files.atomic's temporary names of its work
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
 STABILITY_TOPN = 10  # the top words each restart keeps for the stability of its K
 BETA = 0.01  # the topic-word prior every trainer uses (and Griffiths 2004's p(w | z) with it)
@@ -72,6 +77,8 @@ METRICS = {  # name in the table -> (row key, higher is better)
     "exclusivity": ("exclusivity", True),
     "pred. rank": ("predictive_rank", False),
     "auto MP": ("auto_model_precision", True),
+    "judge MP": ("judge_model_precision", True),  # with an LLM judge only (select(judge=...))
+    "judge rating": ("judge_rating", True),
     **{name: (f"classic.{key}", higher) for key, (name, higher) in CLASSIC.items()},
 }
 
@@ -230,41 +237,62 @@ def fit_scores(model: TopicModel, texts: Sequence[Sequence[str]]) -> dict[str, A
     return {"train_per_token": train_per_token, "classic": classic, "classic_notes": notes}
 
 
+def _judged(judge: Any, model: TopicModel) -> dict[str, Any]:
+    """An LLM judge's columns of one model (evaluate's, alone)."""
+    from ..evaluate.judged import judge_models
+    from ..evaluate.options import JUDGE_TASKS
+    from ..util.stages import Stages
+
+    got = judge_models(judge, [model], JUDGE_TASKS, Stages(["judge"], enabled=False))[model.name]
+    return {**got["row"], "judge_notes": got["notes"]}
+
+
 def _task(shared: tuple, item: tuple) -> dict[str, Any]:
-    """Train (unless saved) and evaluate (unless saved) one model; returns its evaluation."""
+    """Train (unless saved) and evaluate (unless saved) one model; returns its evaluation, and under
+    "redone" what was saved but refused (`saved`: not what select writes, or another slot's) and
+    done again."""
     train_texts, test_texts, reference, out, opts = shared
     k, r = item
     name = _model_name(k, r)
     eval_path = os.path.join(out, "evals", f"{name}.json") if out else None
     model_path = os.path.join(out, "models", f"{name}.npz") if out else None
-    model: TopicModel | None = None
+    words = {w for t in train_texts for w in t}
+    redone: list[str] = []
+
+    def saved_model() -> TopicModel | None:
+        if not (model_path and os.path.exists(model_path)):
+            return None
+        try:
+            return read_model(model_path, name, k, words)
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: train again
+            redone.append(f"{shorten(str(exc), 300)}; trained again")
+            return None
+
     if eval_path and os.path.exists(eval_path):
         try:
-            saved = read_json(eval_path)
-        except InputFileError:
-            saved = None  # unreadable: evaluate again
-        if isinstance(saved, dict) and isinstance(saved.get("row"), dict):
-            if "classic" in saved["row"] and "topic_words" in saved:
+            saved = read_evaluation(eval_path, name, k, r, len(test_texts))
+        except InputFileError as exc:
+            saved = None
+            redone.append(f"{shorten(str(exc), 300)}; evaluated again")
+        if saved is not None:
+            complete = "classic" in saved["row"] and "topic_words" in saved
+            # evaluated before an LLM judge was asked for: its columns only are added
+            unjudged = opts.get("judge") is not None and "judge_model_precision" not in saved["row"]
+            if complete and not unjudged:
                 return saved
-            if model_path and os.path.exists(model_path):  # saved before these were kept: add them
-                try:
-                    model = load_model(model_path, name=name)
-                except Exception:  # a damaged file: train and evaluate again below
-                    model = None
+            model = saved_model()  # saved before these were kept: add them
             if model is not None:
-                saved["row"].update(fit_scores(model, train_texts))
-                saved["topic_words"] = topic_words(model, STABILITY_TOPN)
+                if not complete:
+                    saved["row"].update(fit_scores(model, train_texts))
+                    saved["topic_words"] = topic_words(model, STABILITY_TOPN)
+                if unjudged:
+                    saved["row"].update(_judged(opts["judge"], model))
                 write_text(eval_path, json.dumps(json_safe(saved)))
                 return saved
-            if "classic" in saved["row"]:
+            if "classic" in saved["row"] and not unjudged:
                 return saved  # no model file to take the top words from: no stability for it
-    model = None
     t0 = time.perf_counter()
-    if model_path and os.path.exists(model_path):
-        try:
-            model = load_model(model_path, name=name)
-        except Exception:  # a damaged file: train again
-            model = None
+    model = saved_model()
     trained = model is None
     if model is None:
         model = train(train_texts, k, opts["trainer"], opts["iterations"],
@@ -274,7 +302,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
     train_seconds = time.perf_counter() - t0 if trained else None
     options = EvaluateOptions.of(coherence=tuple(opts["coherence"]), topn=COHERENCE_TOPN,
                                  diversity_topn=DIVERSITY_TOPN, compare_models="none", seed=opts["seed"],
-                                 **opts["heldout_params"])
+                                 judge=opts.get("judge"), **opts["heldout_params"])
     res = evaluate([model], heldout=test_texts, reference=reference, options=options)
     row = {**res.rows[0], **fit_scores(model, train_texts)}
     out_doc = json_safe({"model": name, "topics": k, "restart": r, "row": row,
@@ -284,7 +312,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
         write_text(eval_path, json.dumps(out_doc))
-    return out_doc
+    return {**out_doc, "redone": redone} if redone else out_doc
 
 
 @dataclass(repr=False)
@@ -422,6 +450,8 @@ def _choose(topics: list[int], evals: list[dict[str, Any]], per_k: dict, decisio
 
     out: dict[str, Any] = {}
     for m, (_, higher) in METRICS.items():
+        if m not in per_k:
+            continue
         if m == "log-lik/token":
             out[m] = _heldout_choice(decision)
             continue
@@ -467,10 +497,12 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
            progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
-           rule: str = "best-train", **heldout_params: Any) -> SelectionResult:
+           rule: str = "best-train", judge: Any = None, **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
     keeps every finished step so an interrupted run resumes; `rule` is the decision rule
-    (`rule.RULES`); `heldout_params` go to the held-out estimator (for example particles=...)."""
+    (`rule.RULES`); `judge` (a `tl.Judge`) adds an LLM judge's word intrusion and ratings per model
+    (columns "judge MP", "judge rating"); `heldout_params` go to the held-out estimator (for
+    example particles=...)."""
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in topics})
     if not ks or ks[0] < 1:
@@ -490,38 +522,59 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     settings = json.loads(json.dumps(json_safe({"trainer": trainer, "iterations": iterations,
                                                 "coherence": list(coherence),
                                                 "heldout_params": heldout_params})))
-    train_idx, test_idx = _split(out, len(texts), holdout, seed, settings,
-                                 (corpus_hash(texts), _corpus_name(corpus)))
+    train_idx, test_idx = split(len(texts), holdout, seed)
+    corpus_id = (corpus_hash(texts), _corpus_name(corpus))
+    same_run = functools.partial(_same_run, out, test_idx, len(texts), settings, corpus_id)
+    if out is not None:  # a folder of another run is refused before anything is touched
+        runfolder.inspect(out, SPLIT, RUN_FOLDERS, same_run, "select")
     train_texts = [texts[i] for i in train_idx]
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
-            "heldout_params": heldout_params}
+            "heldout_params": heldout_params, "judge": judge}
     one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
     plan = [(k, r) for k in ks for r in range(restarts)]
     bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
-    evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
-                      [k for k, _ in plan],  # training and held-out cost grow with the topics
-                      one_worker, "select")
+    manifest = {"documents": len(texts), "corpus": corpus_id[0], "corpus_name": corpus_id[1],
+                "holdout": holdout, "seed": seed, "heldout": test_idx.tolist(), "settings": settings}
+    with (runfolder.claim(out, SPLIT, manifest, RUN_FOLDERS, same_run, TEMPORARY, "select")
+          if out is not None else contextlib.nullcontext()) as run:
+        evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
+                          [k for k, _ in plan],  # training and held-out cost grow with the topics
+                          one_worker, "select")
+        redone = [note for e in evals for note in e.pop("redone", [])]
+        if run is not None:
+            run.redone += redone
+        params = {"holdout": holdout, "trainer": trainer, "iterations": iterations,
+                  "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
+                  "rule": rule, "empty_documents_left_out": empty, "redone": redone}
+        result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
+                         time.perf_counter() - t0)
+        if out:
+            write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
+    return result
+
+
+def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents: int, train_texts: list,
+            test_texts: list, params: dict[str, Any], seconds: float) -> SelectionResult:
+    """The selection from every model's evaluation: per K each metric's mean and sd over restarts,
+    the decision (`rule.decide`) and each metric's choice; `params` as the run was asked."""
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
+        if m.startswith("judge") and not any(key in e["row"] for e in evals):
+            continue  # a judge's columns only when one was asked for
         vals = [[_value(e["row"], key) for e in evals if e["topics"] == k] for k in ks]
         per_k[m] = {"mean": [float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for v in vals],
                     "sd": [float(np.nanstd(v, ddof=1)) if np.isfinite(v).sum() > 1 else math.nan
                            for v in vals],
                     "values": vals}
-    decision = decide(ks, evals, rule, seed)
+    decision = decide(ks, evals, params["rule"], params["seed"])
     choice = _choose(ks, evals, per_k, decision)
-    params = {"holdout": holdout, "documents": len(texts), "training_documents": len(train_idx),
-              "heldout_documents": len(test_idx), "trainer": trainer, "iterations": iterations,
-              "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
-              "rule": rule, "empty_documents_left_out": empty,
+    params = {"holdout": params["holdout"], "documents": documents, "training_documents": len(train_texts),
+              "heldout_documents": len(test_texts), **{k: v for k, v in params.items() if k != "holdout"},
               "heldout_corpus": heldout_report(train_texts, test_texts)}
-    result = SelectionResult(ks, restarts, evals, per_k, choice, params, time.perf_counter() - t0,
-                             decision=decision, disagreements=disagreements(decision, choice, BIAS),
-                             stability=restart_stability(evals))
-    if out:
-        write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
-    return result
+    return SelectionResult(ks, restarts, evals, per_k, choice, params, seconds,
+                           decision=decision, disagreements=disagreements(decision, choice, BIAS),
+                           stability=restart_stability(evals))
 
 
 def heldout_report(train_texts: Sequence[Sequence[str]],
@@ -563,49 +616,26 @@ def _corpus_name(corpus: Any) -> str:
     return getattr(corpus, "name", None) or "documents given in Python"
 
 
-def _split(out: str | None, num_docs: int, holdout: float, seed: int,
-           settings: dict[str, Any] | None = None,
-           corpus: tuple[str, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The split, from `out/split.json` when resuming (it must match, and so must the `corpus`
-    (hash, name) and the `settings` that make each saved model and evaluation: trainer, iterations,
-    measures, held-out parameters; a file saved before they were recorded is trusted), else drawn
-    and saved; the temporary files of
-    a run killed mid-write are removed from `out/models` and `out/evals`."""
-    train_idx, test_idx = split(num_docs, holdout, seed)
-    if out is None:
-        return train_idx, test_idx
-    for folder in (os.path.join(out, "models"), os.path.join(out, "evals")):
-        os.makedirs(folder, exist_ok=True)
-        for name in os.listdir(folder):  # a run killed mid-write leaves its temporary files
-            if name.startswith("."):
-                os.unlink(os.path.join(folder, name))
-    path = os.path.join(out, "split.json")
-    if os.path.exists(path):
-        try:
-            saved = read_json(path)
-        except InputFileError as exc:
-            raise InputFileError(f"{exc}; remove {path} to start again") from None
-        if not isinstance(saved, dict):
-            raise InputFileError(f"{path}: not a split (a JSON object); remove it to start again")
-        kept_hash = saved.get("corpus")
-        if corpus is not None and isinstance(kept_hash, str) and kept_hash != corpus[0]:
-            raise MethodError(f"{out} holds models of another corpus ({saved.get('corpus_name')}, "
-                              f"{kept_hash[:19]}...), not of {corpus[1]} ({corpus[0][:19]}...); "
-                              "use another --out directory")
-        if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
-            raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
-                              "--out directory")
-        kept = saved.get("settings")
-        if settings is not None and isinstance(kept, dict) and kept != settings:
-            diff = ", ".join(f"{k} {kept.get(k)!r} (now {v!r})" for k, v in settings.items()
-                             if kept.get(k) != v)
-            raise MethodError(f"{out} holds models and evaluations made with other settings: {diff}; "
-                              "use another --out directory or the same settings")
-        return train_idx, test_idx
-    named = {"corpus": corpus[0], "corpus_name": corpus[1]} if corpus is not None else {}
-    write_text(path, json.dumps({"documents": num_docs, **named, "holdout": holdout, "seed": seed,
-                                 "heldout": test_idx.tolist(), "settings": settings}))
-    return train_idx, test_idx
+def _same_run(out: str, test_idx: np.ndarray, num_docs: int, settings: dict[str, Any],
+              corpus: tuple[str, str], saved: dict[str, Any]) -> None:
+    """Refuse the run folder `out` whose split.json (`saved`) is another run's: another corpus
+    (hash, name), held-out documents, number of documents or settings that make each saved model
+    and evaluation (trainer, iterations, measures, held-out parameters; a file saved before the
+    corpus or settings were recorded is trusted on them)."""
+    kept_hash = saved.get("corpus")
+    if isinstance(kept_hash, str) and kept_hash != corpus[0]:
+        raise MethodError(f"{out} holds models of another corpus ({saved.get('corpus_name')}, "
+                          f"{kept_hash[:19]}...), not of {corpus[1]} ({corpus[0][:19]}...); "
+                          "use another --out directory")
+    if saved.get("heldout") != test_idx.tolist() or saved.get("documents") != num_docs:
+        raise MethodError(f"{out} holds a run with another corpus, holdout or seed; use another "
+                          "--out directory")
+    kept = saved.get("settings")
+    if isinstance(kept, dict) and kept != settings:
+        diff = ", ".join(f"{k} {kept.get(k)!r} (now {v!r})" for k, v in settings.items()
+                         if kept.get(k) != v)
+        raise MethodError(f"{out} holds models and evaluations made with other settings: {diff}; "
+                          "use another --out directory or the same settings")
 
 
 __all__ = ["select", "SelectionResult", "split", "train", "fit_scores", "TRAINERS", "METRICS", "RULES"]

@@ -186,10 +186,15 @@ def _durations(hours: float, limit: float) -> tuple[str, str]:
     return f"{a} {unit}", f" ({b} {unit})"
 
 
+NPY_MAGIC = b"\x93NUMPY"
+
+
 def check_array_file(path: str | os.PathLike) -> None:
     """Before numpy loads an .npz or .npy file: every array's declared shape must fit in the
     bytes the file holds for it and in half of the memory (a few header bytes can declare
-    terabytes). Damage numpy would report itself is left to the reader."""
+    terabytes). Every member of an archive that starts as a .npy file does is checked, whatever
+    its name (numpy reads any such member as an array); damage numpy would report itself is left
+    to the reader."""
     p = os.fspath(path)
     if os.path.exists(p) and not os.path.isfile(p) and not os.path.isdir(p):
         raise InputFileError(f"{p}: is not a regular file (a device or a pipe); array files are read "
@@ -198,9 +203,12 @@ def check_array_file(path: str | os.PathLike) -> None:
         if zipfile.is_zipfile(p):
             with zipfile.ZipFile(p) as z:
                 for info in z.infolist():
-                    if info.filename.endswith(".npy"):
-                        with z.open(info) as fh:
-                            _check_npy_header(fh, f"{p}: array {info.filename[:-4]!r}", info.file_size)
+                    with z.open(info) as fh:
+                        if fh.read(len(NPY_MAGIC)) != NPY_MAGIC:
+                            continue  # not an array (the reader names it if it needs it)
+                    with z.open(info) as fh:
+                        name = info.filename.removesuffix(".npy")
+                        _check_npy_header(fh, f"{p}: array {name!r}", info.file_size)
         elif os.path.isfile(p):
             with open(p, "rb") as fh:
                 _check_npy_header(fh, p, os.fstat(fh.fileno()).st_size)

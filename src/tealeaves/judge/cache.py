@@ -1,0 +1,109 @@
+"""Every request and its answer, kept in SQLite so that a run resumes and nothing is paid twice.
+
+The key is SHA-256 of the request as sent (canonical JSON: the address, the API path and the body:
+the model's name, the messages or prompt, temperature, seed, the number of tokens and of
+log-probabilities), so a different model, prompt or sampling setting is a different entry, and
+the API key (a header) is never part of it. Each answer is committed as it arrives: a run that is
+stopped keeps every answer it received. Only answers are kept; failed requests are not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import statistics
+import threading
+import time
+from typing import Any
+
+from ..errors import InputFileError
+
+SCHEMA = 1
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    llm TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    created REAL NOT NULL
+);
+"""
+
+
+def request_key(url: str, path: str, body: dict[str, Any]) -> str:
+    """The cache key of a request: SHA-256 of its canonical JSON."""
+    text = json.dumps({"url": url, "path": path, "body": body}, sort_keys=True, ensure_ascii=True,
+                      separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Cache:
+    """Answers by request key, in the SQLite file `path` (":memory:" keeps them for this process
+    only). Safe to share between the threads of one run."""
+
+    def __init__(self, path: str | os.PathLike = ":memory:") -> None:
+        self.path = os.fspath(path)
+        if self.path != ":memory:" and os.path.exists(self.path) and not os.path.isfile(self.path):
+            raise InputFileError(f"{self.path}: the judge's cache must be a regular file")
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_TABLES)
+            row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+                self._db.commit()
+            elif row[0] != str(SCHEMA):
+                raise InputFileError(f"{self.path}: a judge cache of schema {row[0]!r}; this version reads "
+                                     f"schema {SCHEMA}")
+        except sqlite3.DatabaseError as exc:
+            raise InputFileError(f"{self.path}: not a judge cache ({exc})") from None
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT response, seconds FROM answers WHERE key=?", (key,)).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return {"response": json.loads(row[0]), "seconds": row[1]}
+
+    def has(self, key: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM answers WHERE key=?", (key,)).fetchone() is not None
+
+    def put(self, key: str, url: str, llm: str, request: dict[str, Any], response: dict[str, Any],
+            seconds: float) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             (key, url, llm, json.dumps(request, sort_keys=True), json.dumps(response),
+                              float(seconds), time.time()))
+            self._db.commit()
+
+    def seconds_per_request(self, url: str, llm: str) -> float | None:
+        """The median time one answer of `llm` at `url` took, from the answers kept (None if none)."""
+        with self._lock:
+            rows = self._db.execute("SELECT seconds FROM answers WHERE url=? AND llm=? ORDER BY created DESC "
+                                    "LIMIT 200", (url, llm)).fetchall()
+        return statistics.median(r[0] for r in rows) if rows else None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+__all__ = ["Cache", "request_key"]
