@@ -131,7 +131,9 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))
     labels = topic_labels(words if isinstance(topics, str | list) else topics)
-    for line in coherence_table(results[0].topics if lists else words, results, labels):
+    shown = [_as_taken(full, kept, topn) for full, kept in zip(words, results[0].topics, strict=True)] \
+        if lists else words
+    for line in coherence_table(shown, results, labels):
         print(line)
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,
@@ -170,6 +172,20 @@ def check_not_swapped(model: str, reference: str) -> None:
 
 def _score(value: float) -> str:
     return "—" if np.isnan(value) else f"{value:.4f}"
+
+
+def _as_taken(full: list[str], kept: list[str], topn: int) -> list[str]:
+    """A topic's words as the gensim convention took them, with the absent words it dropped shown in
+    their places (marked by `coherence_table`): the whole list, or, when it was cut to `topn`
+    present words, the given words up to the last of them."""
+    if len(kept) < topn:
+        return full
+    keep, seen = set(kept), 0
+    for i, w in enumerate(full):
+        seen += w in keep
+        if seen == len(kept):
+            return full[:i + 1]
+    return full
 
 
 def coherence_table(words: list[list[str]], results: list, labels: list[str] | None = None) -> list[str]:
