@@ -65,6 +65,24 @@ def example():
     return model, tl.read_corpus(docs_path, vocab=model.vocab), model_path, docs_path
 
 
+@pytest.fixture(scope="session")
+def gguf_models(tmp_path_factory):
+    """The tiny GGUF models the judge's tests serve (tests/tinyllm.py), written once a session."""
+    import tinyllm
+
+    return tinyllm.judge_models(tmp_path_factory.mktemp("gguf"))
+
+
+@pytest.fixture(scope="session")
+def server(gguf_models):
+    """llama.cpp's OpenAI-compatible server on those models, one per session (test_judge_server.py
+    and test_judge_qualify.py share it), stopped at the end."""
+    import tinyllm
+
+    with tinyllm.llama_server(gguf_models) as s:
+        yield s
+
+
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def backend(request, tmp_path_factory):
     """A function making a fresh database URL on this backend (SQLite files, or databases on a

@@ -16,9 +16,9 @@ def tiny():
 
 @pytest.mark.parametrize("params,message", [
     ({"order": "bogus"}, "parameter order must be one of given, peaked, got 'bogus'"),
-    ({"ess": -1}, "parameter ess must be >= 0, got -1.0"),
-    ({"ess": float("nan")}, "parameter ess must be >= 0, got nan"),
-    ({"ess": "x"}, "parameter ess must be float, got 'x'"),
+    ({"ess": -1}, "parameter ess must be a finite number >= 0, got -1"),
+    ({"ess": float("nan")}, "parameter ess must be a finite number >= 0, got nan"),
+    ({"ess": "x"}, "parameter ess must be a finite number >= 0, got 'x'"),
     ({"variant": "algorithm-3", "order": "peaked"},
      "parameter 'order' applies only with variant smc or smc-full"),
     ({"variant": "extend-only", "ess": 0.5}, "parameter 'ess' applies only with variant smc or smc-full"),

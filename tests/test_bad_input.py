@@ -93,15 +93,15 @@ def test_unreadable_and_truncated_files(tmp_path, model):
     ({"method": "magic"}, r"unknown heldout method 'magic' \(known: "),
     ({"method": "ais", "particles": 3},
      r"method 'ais' has no parameter 'particles' \(it takes: temperatures, schedule\)"),
-    ({"method": "left-to-right", "particles": 0}, "particles must be >= 1"),
-    ({"method": "left-to-right", "particles": 2.5}, "particles must be int"),
+    ({"method": "left-to-right", "particles": 0}, "particles must be an integer >= 1"),
+    ({"method": "left-to-right", "particles": 2.5}, "particles must be an integer >= 1, got 2.5"),
     ({"method": "ais", "schedule": "cosine"}, "schedule must be one of geometric, sigmoid, linear"),
     ({"method": "left-to-right", "resample": False},
      r"parameter 'resample' was replaced by variant: .*'extend-only' \(was resample=False\)"),
     ({"method": "left-to-right", "variant": "smc2"},
      "variant must be one of smc, smc-full, algorithm-3, extend-only"),
     ({"method": "exact", "runs": 0}, "runs must be an integer >= 1"),
-    ({"method": "exact", "seed": -1}, "seed must be a non-negative integer"),
+    ({"method": "exact", "seed": -1}, "seed must be an integer >= 0"),
 ])
 def test_bad_methods_and_parameters(model, kwargs, match):
     with pytest.raises(tl.MethodError, match=match):
@@ -156,7 +156,7 @@ CLI_CASES = [
     (["heldout", "{d}/m.npz", "{d}/d.txt", "--method", "magic"], "unknown heldout method 'magic'"),
     (["heldout", "{d}/m.npz", "{d}/d.txt", "--method", "ais", "--particles", "3"],
      "--particles does not apply to ais"),
-    (["heldout", "{d}/m.npz", "{d}/d.txt", "--particles", "0"], "particles must be >= 1"),
+    (["heldout", "{d}/m.npz", "{d}/d.txt", "--particles", "0"], "particles must be an integer >= 1"),
     (["heldout", "{d}/m.npz", "{d}/long.txt", "--method", "exact", "--max-states", "1000"],
      r"exact: document 0: N=2100 tokens and T=2 topics need C\(N\+T-1, T-1\) = 2.1e\+03"),
     (["heldout", "{d}/m.npz", "{d}/oov.txt", "--strict"], "not in the model's vocabulary"),

@@ -81,7 +81,8 @@ def test_gensim_hdp_is_its_truncated_topics_with_their_weights(gensim_models):
         np.testing.assert_allclose(t.weights, hdp.get_topics())
         np.testing.assert_allclose(t.topic_weights, hdp.hdp_to_lda()[0])
         assert t.vocab == tuple(hdp.id2word[i] for i in range(len(hdp.id2word)))
-        assert tl.topics.why_not("heldout", t).endswith("no prior over topic proportions: no likelihood")
+        reason = tl.topics.why_not("heldout", t)  # an HDP's prior is named (issue 32), never "no prior"
+        assert "hierarchical Dirichlet-process prior" in reason and reason.endswith("no likelihood")
         assert tl.topics.why_not("exclusivity", t) is None
 
 

@@ -232,7 +232,7 @@ def test_damaged_state_names_the_line(tmp_path):
 
 def test_topic_without_tokens_gives_mallets_values(tmp_path):
     """A topic no token is assigned to: MALLET's arithmetic (0/0 is NaN, 1/0 infinite), no crash;
-    JSON carries null for what is not finite."""
+    JSON carries null for NaN and "Infinity" for an infinity (issue 32); the topic is flagged empty."""
     path = write_state(tmp_path / "s.txt", [[(0, 0), (1, 0)], [(1, 1)]], ["a", "b"], [0.5, 0.5, 0.5], 0.1)
     r = diagnostics(path, topn=2)
     assert r.scores["tokens"][2] == 0 and r.words[2] == []
@@ -240,7 +240,8 @@ def test_topic_without_tokens_gives_mallets_values(tmp_path):
     assert r.scores["eff_num_words"][2] == math.inf
     assert r.scores["uniform_dist"][2] == 0 and r.scores["exclusivity"][2] == 0
     row = r.to_dict()["topics"][2]
-    assert row["eff_num_words"] is None and row["document_entropy"] is None
+    assert row["eff_num_words"] == "Infinity" and row["document_entropy"] is None
+    assert r.flags[2] == ["empty"]
 
 
 # --- the command -----------------------------------------------------------------------------------

@@ -597,8 +597,22 @@ def _select() -> list[tuple[str, str]]:
                 f"{hits('rule: old', 'stuck')}")]
 
 
+def _judge() -> list[tuple[str, str]]:
+    """experiments/qualify_proxann.py: ProxAnn's released LLM answers through the qualification
+    path against the published Table 3 (docs/guide/judge.md)."""
+    r = results("experiments/results/qualify_proxann.json")
+    same = all((c["winning_rate"] > 0.5) == c["published"].endswith("*")
+               for j in r["judges"].values() for c in j["table3"] if c["published"])
+    cells = sum(1 for j in r["judges"].values() for c in j["table3"] if c["published"])
+    claim = "with the same LLMs winning in every cell"
+    shown = claim if same and cells == 24 else "(the JSON no longer supports: " + claim + ")"
+    return [("docs/guide/judge.md", shown),
+            ("docs/guide/judge.md", f"the largest difference from a published advantage probability is "
+                                    f"{r['largest_difference']:.3f}")]
+
+
 GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index, _select]
+          _linear, _conventions, _dask, _diagnostics, _index, _select, _judge]
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))
@@ -628,6 +642,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
      lambda m, r: m.markdown(r)),
+    ("docs/chib_small_alpha.md", "experiments/chib_small_alpha.py",
+     "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
     ("docs/human_agreement.md", "experiments/human_agreement.py", "experiments/results/human_agreement.json",
      lambda m, r: m.markdown(r)),
     ("docs/junk_flags.md", "experiments/junk_human.py", "experiments/results/junk_human.json",

@@ -34,25 +34,8 @@ from tealeaves.judge.cache import Cache  # noqa: E402
 
 # llama.cpp's own sampling settings, off: the samples then follow softmax(logits / temperature)
 PLAIN = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}
-LETTERS = {"a": 1.0, "b": 0.5, "</s>": 0.0}
-# for sampling: a reply is "d" then the end of text with probability q_d * P(end), a quarter of
-# replies well-formed; answers far from uniform, so that reading them wrongly shows
-SAMPLER = {"1": -2.0, "2": 2.0, "3": 0.0, "</s>": 2.0}
-
-
-@pytest.fixture(scope="session")
-def gguf_models(tmp_path_factory):
-    d = tmp_path_factory.mktemp("gguf")
-    return {"designed": tinyllm.write_model(d / "designed.gguf"),
-            "random": tinyllm.write_model(d / "random.gguf", kind="random", seed=3),
-            "letters": tinyllm.write_model(d / "letters.gguf", logits=LETTERS),
-            "sampler": tinyllm.write_model(d / "sampler.gguf", logits=SAMPLER)}
-
-
-@pytest.fixture(scope="session")
-def server(gguf_models):
-    with tinyllm.llama_server(gguf_models) as s:
-        yield s
+LETTERS = tinyllm.LETTERS
+SAMPLER = tinyllm.SAMPLER
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +70,7 @@ def test_the_server_serves_what_the_judge_needs(server, tmp_path):
     import httpx
 
     models = httpx.get(server.url + "/models").json()
-    assert sorted(m["id"] for m in models["data"]) == ["designed", "letters", "random", "sampler"]
+    assert sorted(m["id"] for m in models["data"]) == ["designed", "letters", "noisy", "random", "sampler"]
     chat = httpx.post(server.url + "/chat/completions", json={
         "model": "designed", "messages": [{"role": "user", "content": "Say 1"}], "max_tokens": 1,
         "temperature": 0, "seed": 4, "logprobs": True, "top_logprobs": 5}, timeout=60).json()
@@ -99,7 +82,8 @@ def test_the_server_serves_what_the_judge_needs(server, tmp_path):
         timeout=60).json()
     assert list(comp["choices"][0]["logprobs"]["top_logprobs"][0]) == ["2", "1", " 2"]
     info = judge(server.url, tmp_path).check()
-    assert info["served"] == ["designed", "random", "letters", "sampler"] and info["logprobs"] is True
+    assert info["served"] == ["designed", "random", "letters", "sampler", "noisy"]
+    assert info["logprobs"] is True
     assert info["reported_model"] == "designed"
 
 
@@ -428,8 +412,12 @@ def test_judge_columns_in_evaluate_and_the_report(server, tmp_path):
     doc = res.to_dict()
     assert doc["params"]["judge"]["llm"] == "designed" and doc["estimate"]["stages"]["judge"] > 0
     assert doc["topic_judge"][res.names[0]]["ratings"] == pytest.approx([rating] * 20, abs=1e-6)
+    # never qualified (`judge qualify`): said beside the columns, in the notes and the report
+    assert {a["qualified"] for a in doc["judge_agreement"].values()} == {False}
+    assert "judge MP: the judge's agreement with people was never measured" in res.summary()
     html = render([{"command": "evaluate", **doc}], "judged")
     assert "judge MP" in html and "judge P(intruder)" in html and "an LLM judge" in html
+    assert "judge rating: the judge&#x27;s agreement with people was never measured" in html
 
 
 def test_cli_evaluate_with_a_judge_file(server, tmp_path):

@@ -161,7 +161,7 @@ def test_cli_rejuvenate(tmp_path, capsys):
                  "--rejuvenate", "3"]) == 2
     assert "tealeaves: error: --rejuvenate does not apply to ais" in capsys.readouterr().err
     assert main(["heldout", str(tmp_path / "m.npz"), str(tmp_path / "d.txt"), "--rejuvenate", "-1"]) == 2
-    assert "rejuvenate must be >= 0" in capsys.readouterr().err
+    assert "rejuvenate must be an integer >= 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("variant", ["smc-full", "algorithm-3", "extend-only"])

@@ -354,6 +354,7 @@ class _FakeEvaluation:
     params = {"coherence_fingerprint": {"npmi": {"measure": "npmi"}}}
     diagnostics: dict = {}  # evaluate --diagnostics only
     stability = None  # evaluate --stability only
+    unreadable: list = []  # models that could not be read (issue 32)
 
     def table(self) -> str:
         return "table"

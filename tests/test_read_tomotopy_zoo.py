@@ -96,7 +96,7 @@ def test_hdp_gives_its_live_topics_and_their_word_counts(trained):
     assert t.metadata["hdp_alpha"] == pytest.approx(mdl.alpha)
     assert t.vocab == tuple(mdl.used_vocabs)
     _close(t.doc_topic.sum(axis=1), np.ones(len(mdl.docs)))
-    assert "no prior" in why_not("heldout", t)
+    assert "hierarchical Dirichlet-process prior" in why_not("heldout", t)
     assert why_not("coherence", t) is None and why_not("exclusivity", t) is None
 
 
@@ -116,7 +116,7 @@ def test_ctm_gives_its_logistic_normal_prior(trained):
 def test_dmr_has_a_prior_only_for_a_named_metadata_value(trained):
     path, mdl = trained["dmr"]
     t = zoo_load(path, "tomotopy-dmr")
-    assert t.prior is None and "no prior" in why_not("heldout", t)
+    assert t.prior is None and "depends on each document's metadata" in why_not("heldout", t)
     values = list(mdl.metadata_dict)
     assert t.metadata["metadata_values"] == values
     for v in values:
@@ -282,7 +282,8 @@ def test_heldout_on_a_ctm_file_runs_ais_over_eta(trained, tmp_path):
     res = json.loads((tmp_path / "r.json").read_text())["results"][0]
     assert res["method"] == "ais" and res["params"]["prior"] == "logistic-normal"
     one_line_error(["heldout", path, docs, "--method", "left-to-right", "--particles", "5"],
-                   "not available for a logistic-normal prior")
+                   "left-to-right integrates over a Dirichlet prior", "give --method ais, or no --method")
+    one_line_error(["heldout", path, docs, "--particles", "5"], "--particles does not apply to ais")
 
 
 def test_topic_names_are_the_labels_the_hdp_ids_and_bertopics_names(trained, tmp_path):
@@ -328,4 +329,4 @@ def test_dmr_metadata_through_load_topics_and_the_cli(trained, tmp_path):
     held.write_text(" ".join(list(mdl.used_vocabs)[:8]) + "\n")
     code, out, err = run_cli(["heldout", path, held, "--dmr-metadata", value, "--particles", "5"])
     assert code == 0, err
-    one_line_error(["heldout", path, held], "no prior over topic proportions")
+    one_line_error(["heldout", path, held], "depends on each document's metadata", "--dmr-metadata")

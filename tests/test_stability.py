@@ -227,21 +227,24 @@ def test_nan_weights_are_an_error():
     a = tl.synthetic.random_model(3, 20, name="a")
     with pytest.raises(InvalidModelError):
         Topics(name="n", source="arrays", weights=np.full((3, 20), np.nan), weights_kind="distributions")
+    t0 = Topics(name="t0", source="arrays", vocab=a.vocab, weights=a.phi.copy(), weights_kind="distributions")
     t = Topics(name="t", source="arrays", vocab=a.vocab, weights=a.phi.copy(), weights_kind="distributions")
     t.weights[1, 0] = np.nan  # changed after it was checked
     with pytest.raises(InvalidModelError, match="topic 1's weights are not finite"):
-        stability([a, t])
+        stability([t0, t])  # restarts are models of one kind (issue 32): arrays, not an LDA with arrays
 
 
 def test_jensen_shannon_needs_distributions():
     a = tl.synthetic.random_model(2, 20, name="a")
     signed = Topics(name="lsi", source="gensim LsiModel", vocab=a.vocab, weights=a.phi - 0.05,
                     weights_kind="signed")
+    other = Topics(name="lsi2", source="gensim LsiModel", vocab=a.vocab, weights=a.phi[::-1] - 0.05,
+                   weights_kind="signed")
     with pytest.raises(NotApplicableError, match="'lsi' .gensim LsiModel. has signed weights"):
-        stability([a, signed], distance="jensen-shannon")
-    r = stability([a, signed], topn=5)  # auto: top words by absolute weight
+        stability([signed, other], distance="jensen-shannon")
+    r = stability([signed, other], topn=5)  # auto: top words by absolute weight
     assert r.distance == "average-jaccard"
-    words_only = Topics(name="w", source="arrays", weights=a.phi, weights_kind="distributions")
+    words_only = Topics(name="w", source="arrays", weights=a.phi - 0.05, weights_kind="signed")
     with pytest.raises(NotApplicableError, match="no vocabulary"):
         stability([words_only, Topics(name="v", source="arrays", weights=a.phi, weights_kind="signed")])
 

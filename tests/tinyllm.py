@@ -14,6 +14,11 @@ Two kinds of weights:
   tests know the exact distribution the server must report and sample from.
 - `random`: Gaussian weights (seeded), whose free text is what a model that ignores the
   instructions writes: malformed answers.
+- `noisy`: the designed model's logits (every digit alike, `NOISY_LOGITS`) moved by the prompt's
+  letters: uniform attention carries the mean of the letters' random vectors to the last position,
+  which the digits' output rows read through random weights of scale `noise` (seeded). A judge
+  whose answers are well-formed and differ from topic to topic but know nothing of topics: its
+  agreement with people is chance.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import numpy as np
 N_EMBD = 32
 N_HEAD = 4
 N_FF = 64
-N_CTX = 4096
+N_CTX = 8192  # ProxAnn's prompts (seven documents of up to 1,000 characters) fit
 
 SPECIAL = ["<unk>", "<s>", "</s>"]
 WORD_START = "\u2581"  # SentencePiece's mark of a word's start (a space before it)
@@ -58,6 +63,21 @@ CHAT_TEMPLATE = (
 DESIGNED_LOGITS = {"2": 1.0, WORD_START + "2": 0.5, "1": 0.7, "3": 0.0, "4": -0.5, "5": -1.0,
                    "a": 0.2, "</s>": -0.3}
 OTHER = -25.0
+NOISY_LOGITS = {**{str(d): 0.0 for d in range(1, 10)}, "</s>": -1.0}
+LETTERS = {"a": 1.0, "b": 0.5, "</s>": 0.0}  # never a digit first: a judge that answers nothing
+# for sampling: a reply is "d" then the end of text with probability q_d * P(end), a quarter of
+# replies well-formed; answers far from uniform, so that reading them wrongly shows
+SAMPLER = {"1": -2.0, "2": 2.0, "3": 0.0, "</s>": 2.0}
+
+
+def judge_models(folder: str | os.PathLike) -> dict[str, Path]:
+    """The models the judge's server tests serve (tests/conftest.py, `gguf_models`)."""
+    d = Path(folder)
+    return {"designed": write_model(d / "designed.gguf"),
+            "random": write_model(d / "random.gguf", kind="random", seed=3),
+            "letters": write_model(d / "letters.gguf", logits=LETTERS),
+            "sampler": write_model(d / "sampler.gguf", logits=SAMPLER),
+            "noisy": write_model(d / "noisy.gguf", kind="noisy", seed=5, noise=2.0)}
 
 
 def vocabulary() -> list[str]:
@@ -82,7 +102,7 @@ def logit_vector(logits: Mapping[str, float]) -> np.ndarray:
 
 
 def write_model(path: str | os.PathLike, kind: str = "designed", logits: Mapping[str, float] | None = None,
-                seed: int = 0) -> Path:
+                seed: int = 0, noise: float = 4.0) -> Path:
     """Write the tiny model to `path` (a .gguf file) and return the path."""
     import gguf
 
@@ -129,14 +149,37 @@ def write_model(path: str | os.PathLike, kind: str = "designed", logits: Mapping
 
         def block(shape: tuple[int, int]) -> np.ndarray:
             return rng.normal(0, 1 / np.sqrt(shape[1]), shape).astype(f32)
+    elif kind == "noisy":
+        # every token: B in dimension 0; letters also a random vector in the others. Attention is
+        # uniform (zero queries and keys) and carries those vectors (values: the identity but for
+        # dimension 0), so the last position holds B and the mean letter vector of the prompt; the
+        # digits' output rows read that mean through random weights of scale `noise`
+        rng = np.random.default_rng(seed)
+        embd = np.zeros((n_vocab, N_EMBD), f32)
+        embd[:, 0] = 10.0
+        bare = [t.lstrip(WORD_START) for t in vocab]
+        letters = [i for i, t in enumerate(bare) if len(t) == 1 and t.isalpha()]
+        embd[letters, 1:] = rng.normal(0, 1, (len(letters), N_EMBD - 1))
+        base = logit_vector(NOISY_LOGITS if logits is None else logits)
+        out = np.zeros((n_vocab, N_EMBD), f32)
+        out[:, 0] = base / np.sqrt(N_EMBD)
+        answers = base > OTHER
+        out[answers, 1:] = rng.normal(0, noise, (int(answers.sum()), N_EMBD - 1))
+        values = np.eye(N_EMBD, dtype=f32)
+        values[0, 0] = 0.0
+        fixed = {"attn_v": values, "attn_output": np.eye(N_EMBD, dtype=f32)}
+
+        def block(shape: tuple[int, int], name: str = "") -> np.ndarray:
+            return fixed.get(name, np.zeros(shape, f32))
     else:
-        raise ValueError(f"kind must be 'designed' or 'random', got {kind!r}")
+        raise ValueError(f"kind must be 'designed', 'random' or 'noisy', got {kind!r}")
     w.add_tensor("token_embd.weight", embd)
     w.add_tensor("output_norm.weight", np.ones(N_EMBD, f32))
     w.add_tensor("output.weight", out)
     w.add_tensor("blk.0.attn_norm.weight", np.ones(N_EMBD, f32))
     for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
-        w.add_tensor(f"blk.0.{name}.weight", block((N_EMBD, N_EMBD)))
+        w.add_tensor(f"blk.0.{name}.weight", block((N_EMBD, N_EMBD), name) if kind == "noisy" else
+                     block((N_EMBD, N_EMBD)))
     w.add_tensor("blk.0.ffn_norm.weight", np.ones(N_EMBD, f32))
     w.add_tensor("blk.0.ffn_gate.weight", block((N_FF, N_EMBD)))
     w.add_tensor("blk.0.ffn_up.weight", block((N_FF, N_EMBD)))

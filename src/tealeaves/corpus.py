@@ -179,6 +179,20 @@ class Corpus:
         }
 
 
+DROPPED_SHARE = 0.5  # more than this share of a corpus's tokens dropped: every scoring command warns
+
+
+def dropped_warning(report: dict[str, Any], where: str, whose: str = "the model's") -> str | None:
+    """The one warning every command that scores documents gives (on stderr; `evaluate` also in its
+    JSON and report, beside the ranking) when more than DROPPED_SHARE of the tokens of `where` were
+    dropped because `whose` vocabulary lacks their words; None below it. `report`: `Corpus.report`."""
+    kept, dropped = int(report.get("tokens") or 0), int(report.get("oov_tokens") or 0)
+    if not kept + dropped or dropped / (kept + dropped) <= DROPPED_SHARE:
+        return None
+    return (f"{dropped / (kept + dropped):.0%} of the tokens in {where} ({dropped:,} of {kept + dropped:,}) "
+            f"are not in {whose} vocabulary and were dropped: every number is about the other {kept:,}")
+
+
 def read_corpus(
     path: str | os.PathLike,
     vocab: Sequence[str] | None = None,

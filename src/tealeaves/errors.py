@@ -46,6 +46,15 @@ class TooLargeError(TealeavesError):
     """An exact computation was asked for a problem past its size limit."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run that keeps its finished work (`files.kept`): the message says what was
+    kept and where (`folder`); the same call or command with that folder resumes it."""
+
+    def __init__(self, message: str, folder: str) -> None:
+        super().__init__(message)
+        self.folder = folder
+
+
 SHOWN_CHARS = 40  # input text longer than this is cut in messages
 
 

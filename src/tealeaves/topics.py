@@ -61,6 +61,31 @@ NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
+def hdp_prior(alpha: float, gamma: float, truncation: str, convert: str) -> str:
+    """What an HDP's prior is and why tealeaves gives it no held-out likelihood (`Topics.prior_note`).
+
+    An HDP (Teh et al. 2006) has a prior over topic proportions: a document's proportions are a
+    Dirichlet process DP(alpha, G0) around the corpus-level measure G0 ~ DP(gamma, H). Its held-out
+    likelihood integrates over that prior: the uncertainty in G0's weights and the mass it keeps for
+    topics not yet created (drawn from H; gamma / (tables + gamma) in a Gibbs sampler's state).
+    Truncating to the topics in the file (an LDA with Dirichlet(alpha x the top-level weights), as
+    gensim's hdp_to_lda() does) gives that mass to no topic and fixes the weights: the likelihood of
+    another model, whose truncation depends on the library (tomotopy's live topics, gensim's T). So
+    no likelihood is claimed under the HDP's name; the truncation is an LDA anyone can score as one,
+    named as such. `truncation` says what it would be here, `convert` where its alpha comes from."""
+    return (f"a hierarchical Dirichlet-process prior over topic proportions (alpha {alpha:g}, gamma "
+            f"{gamma:g}), which tealeaves has no held-out estimator for: it integrates over the top-level "
+            f"weights and the mass kept for new topics; {truncation} is another model, an LDA (from "
+            f"{convert}) that can be saved and scored as one")
+
+
+PA_PRIOR = ("a pachinko-allocation prior (a Dirichlet over super-topics, each with its own Dirichlet over "
+            "the sub-topics), not one Dirichlet over the sub-topics, which tealeaves has no held-out "
+            "estimator for")
+DMR_PRIOR = ("a Dirichlet prior that depends on each document's metadata: give the metadata value whose "
+             "prior scores the held-out documents (metadata=..., CLI --dmr-metadata)")
+
+
 class NotApplicableError(MethodError):
     """A metric asked of a model that cannot give it (the message says why)."""
 
@@ -70,8 +95,9 @@ class Topics:
     """A trained topic model of any kind: what it provides (fields left None it does not).
 
     `source` names who made it ("gensim LsiModel", "BERTopic 0.16.4 directory"), `weights_note`
-    what its weights are when they are not probabilities ("c-TF-IDF scores"): both appear in the
-    reasons a metric does not apply."""
+    what its weights are when they are not probabilities ("c-TF-IDF scores"), `prior_note` the prior
+    over topic proportions a model has when it is neither of `PRIORS` (an HDP's hierarchical
+    Dirichlet process): all appear in the reasons a metric does not apply."""
 
     name: str
     source: str
@@ -90,6 +116,7 @@ class Topics:
     topic_names: tuple[str, ...] | None = None  # labels (LLDA, PLDA, BERTopic's names, HDP's ids), length T
     lda: TopicModel | None = field(default=None, repr=False)  # the LDA it is, when it is one
     metadata: dict[str, Any] = field(default_factory=dict)
+    prior_note: str = ""  # with prior None, the prior it has that tealeaves has no likelihood for
 
     def __post_init__(self) -> None:
         for label in ARRAYS:  # lists become arrays here; anything else not numbers is refused
@@ -176,7 +203,7 @@ def why_not(metric: str, model: Topics | TopicModel) -> str | None:
         if model.weights is None:
             return f"{who}: top words only: no likelihood"
         if model.prior is None:
-            return f"{who}: no prior over topic proportions: no likelihood"
+            return f"{who}: {model.prior_note or 'no prior over topic proportions'}: no likelihood"
         if model.decoder is None:
             return f"{who}: a {model.prior} prior but no decoder (mixture or product-of-experts): " \
                    "no likelihood"
@@ -213,7 +240,8 @@ def as_lda(metric: str, model: Topics | TopicModel) -> TopicModel:
         raise MethodError(f"{metric} needs a topic model (TopicModel or Topics), got {type(model).__name__}")
     require(metric, model)
     if model.lda is None:
-        what = f"a {model.prior} prior with a {model.decoder} decoder" if model.prior else "no prior"
+        what = (f"a {model.prior} prior with a {model.decoder} decoder" if model.prior else
+                model.prior_note or "no prior")
         raise NotApplicableError(f"{metric} does not apply: {shown(model.name, 80)} ({model.source}): it "
                                  "needs LDA (a Dirichlet prior and a mixture of topics); this model has "
                                  f"{what}")

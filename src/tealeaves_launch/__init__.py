@@ -5,7 +5,10 @@ line, like Ctrl-C at any other time, instead of a traceback.
 Ctrl-C while numba compiles: llvmlite calls back into Python from C (its object cache), and an
 exception raised inside such a callback is printed and ignored, so the interrupt was lost and the
 command ran on. The handler below defers an interrupt that lands in llvmlite's frames: it sends
-SIGINT again a moment later, until it lands outside them."""
+SIGINT again a moment later, until it lands outside them.
+
+Ctrl-C while the package imports is held until the import is over (about a second): raised
+inside a C extension's import (numpy's), it came out as an ImportError with a traceback."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ import sys
 import threading
 
 RETRY_SECONDS = 0.05
+_importing = False
+_held = False
 
 
 def _in_llvmlite(frame) -> bool:
@@ -26,6 +31,10 @@ def _in_llvmlite(frame) -> bool:
 
 
 def _interrupt(signum, frame) -> None:
+    global _held
+    if _importing:
+        _held = True
+        return
     if _in_llvmlite(frame):
         retry = threading.Timer(RETRY_SECONDS, os.kill, (os.getpid(), signal.SIGINT))
         retry.daemon = True
@@ -35,11 +44,17 @@ def _interrupt(signum, frame) -> None:
 
 
 def main() -> int:
+    global _importing
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when SIGINT is ignored
         signal.signal(signal.SIGINT, _interrupt)
     try:
-        from tealeaves.cli import main as cli_main
-
+        _importing = True
+        try:
+            from tealeaves.cli import main as cli_main
+        finally:
+            _importing = False
+        if _held:
+            raise KeyboardInterrupt
         return cli_main()
     except KeyboardInterrupt:
         print("tealeaves: interrupted", file=sys.stderr)

@@ -14,6 +14,7 @@ from ..util.limits import at_least
 from .options import (
     add_model_options,
     corpus_options,
+    keep_option,
     load_model_arg,
     print_corpus,
     read_docs,
@@ -43,13 +44,16 @@ def _add_compare(sub: Any) -> None:
     # the Ratio-AIS options (None: the API's default); given with --method difference: refused
     cp.add_argument("--path", default=None, choices=("convex", "geometric"), help="default convex")
     cp.add_argument("--direction", default=None, choices=("forward", "reverse", "both"), help="default both")
-    cp.add_argument("--temperatures", type=at_least(1), default=None, help="default 1000")
+    cp.add_argument("--temperatures", type=at_least(1), default=None,
+                    help="default 1000 (with --method difference --estimator ais: AIS's, default 2000)")
     cp.add_argument("--chains", type=at_least(1), default=4, help="chains per document and direction")
     cp.add_argument("--start", default=None, choices=("ais", "burn-in"), help="default ais")
     cp.add_argument("--start-temperatures", type=at_least(1), default=None,
                     help="prior -> B (start ais; default 2000)")
     cp.add_argument("--burn-in", type=at_least(0), default=None, help="default 200")
-    cp.add_argument("--schedule", default=None, choices=SCHEDULES, help="default sigmoid")
+    cp.add_argument("--schedule", default=None, choices=SCHEDULES,
+                    help="default sigmoid (with --method difference --estimator ais: AIS's, default "
+                         "geometric)")
     cp.add_argument("--no-align-topics", dest="align_topics", action="store_const", const=False, default=None,
                     help="do not relabel B's topics to match A's")
     cp.add_argument("--estimator", default=None, help="for --method difference (default left-to-right)")
@@ -57,6 +61,7 @@ def _add_compare(sub: Any) -> None:
                     help="for --method difference: the estimator's particles (default: the estimator's own, "
                          "as tealeaves methods lists)")
     run_options(cp)
+    keep_option(cp)
     cp.set_defaults(func=_cmd_compare)
 
 
@@ -81,19 +86,13 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 }
 
 
-RATIO_OPTIONS = {"path": "--path", "direction": "--direction", "temperatures": "--temperatures",
-                 "start": "--start", "start_temperatures": "--start-temperatures", "burn_in": "--burn-in",
-                 "schedule": "--schedule", "align_topics": "--no-align-topics"}
-
-
 def _method_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The options given for the comparison method; one given for the other method is refused."""
-    given = {k: getattr(args, k) for k in RATIO_OPTIONS if getattr(args, k) is not None}
-    if args.method == "difference" and given:
-        raise MethodError(f"{RATIO_OPTIONS[next(iter(given))]} applies only to --method ratio-ais "
-                          "(--method difference takes --estimator, --particles, --chains)")
-    if args.method == "ratio-ais" and args.estimator is not None:
-        raise MethodError("--estimator applies only to --method difference")
+    """The options given for the comparison method, checked before any file is read by the API's
+    one check (`compare.method_options`); one given for the other method is refused."""
+    from ..compare import RATIO_AIS, method_options
+
+    given = {k: getattr(args, k) for k in RATIO_AIS if getattr(args, k) is not None}
+    method_options(args.method, given, args.estimator)
     return {**given, **({"estimator": args.estimator} if args.estimator is not None else {})}
 
 
@@ -108,7 +107,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     res = compare(a, b, docs, method=args.method, chains=args.chains, seed=args.seed,
                   workers=args.workers, bootstrap=args.bootstrap,
                   progress=None if not args.quiet else False,
-                  max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], **extra)
+                  max_hours=args.max_hours, labels=[shown(args.model_a), shown(args.model_b)], keep=args.keep,
+                  **extra)
     print_corpus(docs.report(), a.num_words)
     print(format_compare(res, args.model_a, args.model_b))
     if args.json:

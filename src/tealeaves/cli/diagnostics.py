@@ -44,7 +44,7 @@ PARSERS = {"diagnostics": _add_diagnostics}
 
 def _cmd_diagnostics(args: argparse.Namespace) -> int:
     from ..datasets import bundled_model, read_corpus
-    from ..diagnostics import THRESHOLDS, diagnostics
+    from ..diagnostics import EMPTY, EMPTY_TOKENS, THRESHOLDS, diagnostics
     from ..io import sniff_format
     from .options import check_scorable, report_corpus
 
@@ -72,7 +72,8 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
           f"{result.params['tokens']} tokens; {how}")
     print(result.table())
     flagged = result.flagged()
-    limits = ", ".join(f"{k} {v:g}" for k, v in THRESHOLDS.items())
+    limits = ", ".join([*(f"{k} {v:g}" for k, v in THRESHOLDS.items()),
+                        f"{EMPTY} below {EMPTY_TOKENS:g} token"])
     print(f"{len(flagged)} of {result.num_topics} topics flagged, listed first (thresholds: {limits}; "
           "rare-words is a caution, the others mark junk: docs/guide/diagnostics.md); "
           "npmi@10: NPMI of the top 10 words over these documents (10-token windows, gensim "

@@ -11,15 +11,17 @@ from typing import Any
 
 from ..coherence import ABSENT
 from ..coherence.embeddings import FORMATS
-from ..errors import MethodError
+from ..corpus import dropped_warning
+from ..errors import MethodError, TealeavesError
 from ..evaluate import COMPARE_MODES, DEFAULT_COHERENCE, STAGES, EvaluateOptions, evaluate
+from ..evaluate.rows import Unreadable
 from ..files import csvout
 from ..files.atomic import atomic_path, immediate
 from ..output.jsonout import write_json
 from ..select import RULES, TRAINERS, select
 from ..util.limits import above, at_least, fraction
 from ..util.stages import Stages
-from .options import add_model_options, dask_option, load_any_arg, text_encoding
+from .options import add_model_options, dask_option, keep_option, load_any_arg, text_encoding, warn
 
 EXAMPLES = {
     "evaluate": "tealeaves evaluate lda20.npz lda50.npz mallet-state.gz --heldout heldout.txt "
@@ -74,15 +76,18 @@ def _add_evaluate(sub: Any) -> None:
     e.add_argument("--diagnostics", action="store_true",
                    help="also each LDA's per-topic diagnostics on the held-out documents (as "
                         "tealeaves diagnostics; in the JSON under \"diagnostics\")")
+    keep_option(e, "document of every model (held-out, Ratio-AIS, the predictive metrics)")
     e.add_argument("--stability", action="store_true",
-                   help="models with the same K and words are restarts: their stability (as tealeaves "
+                   help="models of one kind with the same K and words are restarts: their stability (as "
+                        "tealeaves "
                         "stability; a table column, and in the JSON under \"stability\")")
     e.add_argument("--judge", default=None, metavar="JSON",
                    help="an LLM judge on an OpenAI-compatible server answers word intrusion and 3-point "
                         "ratings for every model with top words: a JSON file of tl.Judge's settings, e.g. "
                         '{"base_url": "http://127.0.0.1:8080/v1", "llm": "qwen2.5-7b", "cache": '
                         '"judge.sqlite"} (allow_remote: true to send topics off this machine); columns '
-                        "judge MP, judge rating")
+                        "judge MP, judge rating, with the judge's agreement with people as `tealeaves judge "
+                        "qualify` measured it for the same settings (or that it was never measured)")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -112,7 +117,8 @@ def _add_select(sub: Any) -> None:
     _outputs(s)
     s.add_argument("--judge", default=None, metavar="JSON",
                    help="an LLM judge answers word intrusion and 3-point ratings for every model (as "
-                        "evaluate --judge): columns judge MP, judge rating")
+                        "evaluate --judge): columns judge MP, judge rating, with its measured agreement "
+                        "with people")
     s.set_defaults(func=_cmd_select)
 
 
@@ -167,11 +173,16 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                           "--reference too")
     progress = False if args.quiet else None
     clock = Stages(STAGES, enabled=progress)  # started here: reading the models is timed too
+    labels = args.name or [os.path.basename(p) for p in args.models]
+    loaded: list[Any] = []
     with clock.stage("loading", f"reading {len(args.models)} model file(s)"):
-        loaded = [load_any_arg(args, p) for p in args.models]
+        for p, label in zip(args.models, labels, strict=True):
+            try:
+                loaded.append(load_any_arg(args, p))
+            except TealeavesError as exc:  # its row says why; the others are evaluated
+                loaded.append(Unreadable(label, str(exc)))
     models, names = [], []
-    for i, (p, m) in enumerate(zip(args.models, loaded, strict=True)):
-        label = args.name[i] if args.name else os.path.basename(p)
+    for label, m in zip(labels, loaded, strict=True):
         for t, one in enumerate(m if isinstance(m, list) else [m]):
             models.append(one)
             names.append(f"{label}@{t}" if isinstance(m, list) else label)
@@ -181,11 +192,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         compare_models=args.compare, coherence=tuple(_measures(args.measure or ",".join(DEFAULT_COHERENCE))),
         absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
         diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
-        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours,
+        tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours, keep=args.keep,
         judge=judge_from_file(args.judge, progress) if args.judge else None)
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
                    progress=progress, stages=clock)
+    if res.unreadable:
+        print(f"tealeaves: warning: {len(res.unreadable)} of {len(res.rows)} models could not be read and "
+              f"were not evaluated (their rows say why): {', '.join(res.unreadable)}", file=sys.stderr)
     sc = res.scoring
+    warn(sc.get("warning"))
     if "documents" in sc:
         print(f"{sc['documents']} held-out documents, {sc['tokens']} tokens scored by every model with a "
               f"likelihood, {sc['oov_tokens']} dropped ({sc['rule']})")
@@ -202,7 +217,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         print(g.table())
         print(g.summary())
     if res.stability == []:
-        print("\nstability: no two models share K and words (no restarts to compare)")
+        print("\nstability: no two models of one kind share K and words (no restarts to compare)")
     doc = {"command": "evaluate", "models": args.models, "heldout": args.heldout, **res.to_dict()}
     _write(args, doc, "tealeaves evaluate")
     if args.csv:
@@ -248,6 +263,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
           "of the training documents"
           + (f"; most frequent: {', '.join(f'{w} x{c}' for w, c in h['oov_top_words'].items())}"
              if h["oov_top_words"] else ""))
+    warn(dropped_warning(h, "the held-out documents", "the training documents'"))
     print(res.table())
     print(res.summary())
     _write(args, {"command": "select", "corpus": args.corpus, **res.to_dict()}, "tealeaves select")

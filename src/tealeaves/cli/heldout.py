@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -25,6 +26,7 @@ from .options import (
     MODEL_HELP,
     add_model_options,
     corpus_options,
+    keep_option,
     load_kind_arg,
     load_model_arg,
     print_corpus,
@@ -130,6 +132,7 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     a.add_argument("--check-temperatures", type=at_least(1), default=CHECK_TEMPERATURES, metavar="S",
                    help=f"temperatures of the AIS reference of --check (default {CHECK_TEMPERATURES})")
     run_options(p)
+    keep_option(p)
     p.add_argument("--csv", default=None, help="write per-document results as CSV")
 
 
@@ -171,7 +174,8 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
 def _cmd_heldout(args: argparse.Namespace) -> int:
     model = load_kind_arg(args, args.model)
     if isinstance(model, Topics) and model.prior == "logistic-normal" and args.task == "heldout":
-        args.method = args.method or (None if args.methods else "ais")  # its one estimator: ais over eta
+        if not (args.method or args.methods):  # its own estimator; one asked for is checked by heldout
+            args.method = "ais"
     else:
         model = as_lda(args.task, model)
     names = _method_list(args)
@@ -179,11 +183,16 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
     docs = read_docs(args, args.docs, model)
     progress = None if not args.quiet else False
     results = []
+    if args.keep is not None and len(names) > 1:  # DIR is this run's; each method keeps its own in DIR/METHOD
+        from ..files.kept import Kept
+
+        Kept(args.keep, f"{args.task} by several methods", {"methods": names}, len(names), "method")
     for name, p in zip(names, params, strict=True):
+        keep = args.keep if args.keep is None or len(names) == 1 else os.path.join(args.keep, name)
         common = dict(runs=args.runs, seed=args.seed, workers=args.workers,
                       bootstrap=args.bootstrap, progress=progress, target_sd=args.target_sd,
                       check=args.check, check_temperatures=args.check_temperatures,
-                      max_hours=args.max_hours)
+                      max_hours=args.max_hours, keep=keep)
         if args.task == "completion":
             res = completion(model, docs, method=name, observed=args.observed, split=args.split,
                              **common, **p)
@@ -204,18 +213,20 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
     """Under the table: what kind of number each estimate is, the cross-check, the budgets."""
     lines = []
     for r in results:
-        lines.append(f"{r.label}: {r.note}")
+        lines.append(f"{r.label}: {r.kind}")
         if r.sd_note:
             lines.append(f"  ± sd —: {r.sd_note}")
         if r.compile_seconds >= 0.1:
             lines.append(f"  {r.compile_seconds:.1f} s compiling or loading the numba kernels before the "
                          "timed part (not in seconds)")
-        spec = get_method(r.method)
-        caution = spec.caution(r.params) if spec.caution else None
-        if caution:
-            lines.append(f"  warning: {caution}")
+        if r.caution:  # in the note; on its own line, so that standard error gets it too
+            lines.append(f"  warning: {r.caution}")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
+        kept = r.extra.get("kept")
+        if kept:
+            lines.append(f"  --keep {kept['folder']}: {kept['resumed_documents']} document(s) taken from an "
+                         "earlier run, the others computed and kept")
         if r.adaptive is not None:
             a = r.adaptive
             b = np.array(a["budgets"])

@@ -25,13 +25,18 @@ EXAMPLES = {
     "judge proxann": "tealeaves judge proxann items.jsonl --base-url https://api.example.org/v1 --llm gpt-4o "
                      "--key-env OPENAI_API_KEY --allow-remote",
     "judge check": "tealeaves judge check --base-url http://127.0.0.1:8080/v1 --llm qwen2.5-7b",
+    "judge qualify": "tealeaves judge qualify --base-url http://127.0.0.1:8080/v1 --llm qwen2.5-7b "
+                     "--json qualify.json",
 }
+# judge.qualify's names, written out (no numpy for --help)
+QUALIFY_STUDIES = ("hoyle2021", "proxann2025:bills")
+QUALIFY_TASKS = ("ratings", "words", "proxann")
 # judge.METHODS and judge.APIS, written out: importing the package would load numpy for --help
 METHOD_CHOICES = ("auto", "logprobs", "samples")
 API_CHOICES = ("chat", "completions")
 
 
-def _judge_options(p: argparse.ArgumentParser) -> None:
+def _judge_options(p: argparse.ArgumentParser, csv: bool = True) -> None:
     g = p.add_argument_group("the judge (an OpenAI-compatible server)")
     g.add_argument("--base-url", required=True,
                    help="the API's address, e.g. http://127.0.0.1:8080/v1 (llama.cpp, vLLM, Ollama, "
@@ -70,7 +75,8 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
                                                            "send nothing")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", default=None, help="write every value as JSON ('-': standard output)")
-    p.add_argument("--csv", default=None, help="write one row per item as CSV")
+    if csv:
+        p.add_argument("--csv", default=None, help="write one row per item as CSV")
 
 
 def _sub(jsub: Any, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -119,6 +125,31 @@ def _add_judge(sub: Any) -> None:
                                             "(one request of one token)")
     _judge_options(c)
     c.set_defaults(func=_cmd_check)
+
+    q = _sub(jsub, "qualify", "qualify a judge before trusting it: it answers the bundled human studies' "
+                              "topics (Hoyle et al. 2021: ratings, word intrusion; ProxAnn's Bills study: "
+                              "label, fit, rank) and its agreement with the people is measured (correlation "
+                              "with its interval, the ceiling, one person against the rest, the "
+                              "alternative-annotator test); kept in the cache for evaluate and the report")
+    q.add_argument("--study", action="append", default=None, choices=QUALIFY_STUDIES,
+                   help="a bundled study (repeat; default both: hoyle2021's 300 topics, "
+                        "proxann2025:bills's 24)")
+    q.add_argument("--task", action="append", default=None, choices=QUALIFY_TASKS,
+                   help="the judge tasks to qualify (repeat; default all): ratings and words on hoyle2021, "
+                        "proxann on proxann2025:bills")
+    q.add_argument("--topics", type=at_least(1), default=None, metavar="N",
+                   help="a random N topics of each study (cheaper; intervals widen about as sqrt(all / N), "
+                        "and the alternative-annotator test needs each of Hoyle et al.'s annotators on 30 "
+                        "topics)")
+    q.add_argument("--epsilon", type=above(0), default=0.1,
+                   help="the alternative-annotator test's margin (default 0.1, as ProxAnn; Calderon et al. "
+                        "0.2)")
+    q.add_argument("--bootstrap", type=at_least(0), default=2000, help="bootstrap replicates (default 2000)")
+    q.add_argument("--no-save", action="store_true",
+                   help="do not keep the qualification in the cache (evaluate then shows the judge as not "
+                        "qualified)")
+    _judge_options(q, csv=False)
+    q.set_defaults(func=_cmd_qualify)
 
 
 PARSERS = {"judge": _add_judge}
@@ -246,6 +277,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
           f"{'yes' if info['logprobs'] else 'no (the judge will sample)'}")
     if args.json:
         write_json(args.json, {"command": "judge check", **info})
+    return 0
+
+
+def _cmd_qualify(args: argparse.Namespace) -> int:
+    from ..judge.qualify import qualify
+
+    judge = _judge(args)
+    studies = args.study or list(QUALIFY_STUDIES)
+    try:
+        est = qualify(judge, studies, args.task, args.topics, seed=args.seed, dry_run=True,
+                      epsilon=args.epsilon, bootstrap=args.bootstrap)
+        _print_estimate(est["total"], judge)
+        if args.estimate:
+            if args.json:
+                write_json(args.json, {"command": "judge qualify", "studies": studies, "estimate": est})
+            return 0
+        result = qualify(judge, studies, args.task, args.topics, seed=args.seed, save=not args.no_save,
+                         epsilon=args.epsilon, bootstrap=args.bootstrap)
+        print(f"answers kept in {judge.open_cache().path}"
+              + ("" if args.no_save else "; the qualification too (evaluate and the report show it)"),
+              file=sys.stderr)
+    finally:
+        judge.close()
+    print("\n".join(result.lines()))
+    if args.json:
+        write_json(args.json, {"command": "judge qualify", **result.to_dict()})
     return 0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
-from ..errors import TealeavesError
+from ..errors import Interrupted, TealeavesError
 from ..files import atomic
 from ..output import jsonout
 from ..output.display import TerminalStream
@@ -124,8 +124,14 @@ def _main(argv: Sequence[str] | None) -> int:
         name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"tealeaves: error: {name}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:  # Ctrl-C in a run that keeps its finished work: what, where, how to resume
+        print(f"tealeaves: interrupted: {exc}; the same command with the same --keep resumes it",
+              file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
-        print("tealeaves: interrupted", file=sys.stderr)
+        hint = ("; nothing was kept (--keep DIR keeps each finished document, and the same command with it "
+                "resumes)" if getattr(args, "keep", False) is None else "")
+        print(f"tealeaves: interrupted{hint}", file=sys.stderr)
         return 130
 
 

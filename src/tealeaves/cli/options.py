@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..corpus import Corpus
+from ..corpus import Corpus, dropped_warning
 from ..datasets import bundled_model, load_topics, read_corpus
 from ..errors import BadValueError, InputFileError, InvalidCorpusError, MethodError, TealeavesError
 from ..files.records import check_proportions, read_npy, strict_float
@@ -160,7 +160,7 @@ def _removed(docs: Corpus) -> str:
 
 def check_scorable(docs: Corpus, path: str) -> None:
     """No document or no known token is an input problem (often the wrong vocabulary); a
-    majority of unknown tokens gets a warning."""
+    majority of unknown tokens gets the one warning (`corpus.dropped_warning`)."""
     if len(docs) == 0:
         raise InvalidCorpusError(f"{path}: no documents")
     if docs.num_tokens == 0:
@@ -168,10 +168,13 @@ def check_scorable(docs: Corpus, path: str) -> None:
             f"{path}: no token is in the model's vocabulary ({docs.oov_tokens} dropped{_removed(docs)}); "
             "is this the model the documents were prepared for?"
         )
-    share = docs.oov_tokens / (docs.oov_tokens + docs.num_tokens)
-    if share > 0.5:
-        print(f"tealeaves: warning: {share:.0%} of the tokens in {path} are not in the model's "
-              "vocabulary and were dropped", file=sys.stderr)
+    warn(dropped_warning(docs.report(), path))
+
+
+def warn(line: str | None) -> None:
+    """A warning on stderr, one line (nothing for None)."""
+    if line:
+        print(f"tealeaves: warning: {line}", file=sys.stderr)
 
 
 def text_encoding(text: str) -> str:
@@ -210,6 +213,14 @@ def run_options(p: argparse.ArgumentParser) -> None:
                    help="stop before starting a run estimated to take longer (default 24)")
     p.add_argument("--json", default=None, help="write results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def keep_option(p: argparse.ArgumentParser, unit: str = "document") -> None:
+    """`--keep DIR`: the finished work of a long run kept as it finishes (`files.kept`)."""
+    p.add_argument("--keep", default=None, metavar="DIR",
+                   help=f"keep each finished {unit} in DIR (a new or empty folder); after Ctrl-C or a crash, "
+                        "the same command with the same --keep resumes where it stopped, with the same "
+                        "numbers (a folder of another run is refused)")
 
 
 def dask_option(p: argparse.ArgumentParser) -> None:

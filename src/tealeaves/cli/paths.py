@@ -2,8 +2,8 @@
 they add: a model written to `x` goes to `x.npz`, an intrusion key `k` brings its secret
 `k.secret`): each can be written (its folder exists and is writable, it is not a folder, a device or
 FIFO is writable, a FIFO has a reader), none names an input file or another output, none lies where
-a folder output (`--figures`, `select --out`) writes its own files, and only `--json` may be `-`
-(standard output). The files that belong to an input are inputs too: an intrusion key's
+a folder output (`--figures`, `select --out`, all of `--keep`) writes its own files, and only
+`--json` may be `-` (standard output). The files that belong to an input are inputs too: an intrusion key's
 `KEY.secret`, a SQLite database's `-wal`, `-shm` and `-journal` files (given as a path or a
 `sqlite:///` URL), a gensim model's `MODEL.state`, `MODEL.id2word` and `MODEL.*.npy`; a bundled name
 (`sotu:train`) is the file it stands for; no output lies inside an input folder (a BERTopic model)
@@ -30,7 +30,7 @@ from ..errors import MethodError
 from ..files import atomic, csvout
 
 FILE_OUTPUTS = ("json", "csv", "report", "plot", "model_out", "docs_out", "output", "latex", "markdown")
-DIR_OUTPUTS = ("figures", "out")
+DIR_OUTPUTS = ("figures", "out", "keep")
 # argparse's own values, never files: the command's name, a group's sub-command, the function run
 NOT_PATHS = ("command", "verb", "func")
 
@@ -91,6 +91,8 @@ def _owned_by(option: str, folder: str, path: str) -> bool:
         return False
     if option == "figures":
         return bool(_FIGURE.fullmatch(rel))
+    if option == "keep":  # a run's kept work (`files.kept`): everything in it is the run's
+        return True
     return rel in _SELECT_FILES or rel.split(os.sep)[0] in _SELECT_FOLDERS
 
 

@@ -28,6 +28,7 @@ log P(w | M_i) for every i.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,13 +37,14 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import MethodError
-from ..heldout import as_corpus, heldout
+from ..files.kept import Kept, digest, kept
+from ..heldout import as_corpus, get_method, heldout
 from ..heldout.ais import SCHEDULES, temperature_schedule
 from ..heldout.result import bootstrap_bytes, bootstrap_sd
 from ..model import TopicModel
 from ..sampling import child, new_state, pair, prepare_models
 from ..topics import as_lda
-from ..util.limits import check_bootstrap, check_budget, update_seconds
+from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, update_seconds
 from ..util.parallel import Progress, run_tasks
 from .align import align_models, align_vocab
 from .result import CompareResult, CurveResult, DirectionEstimate, bootstrap_over_chains
@@ -51,14 +53,12 @@ PATHS = ("convex", "geometric")
 DIRECTIONS = ("forward", "reverse", "both")
 STARTS = ("ais", "burn-in")
 METHODS = ("ratio-ais", "difference")
+# Ratio-AIS's options and their defaults (`compare`'s None)
+RATIO_AIS = {"path": "convex", "direction": "both", "temperatures": 1000, "start": "ais",
+             "start_temperatures": 2000, "burn_in": 200, "schedule": "sigmoid", "align_topics": True}
+DIFFERENCE_ESTIMATOR = "left-to-right"
 
-__all__ = ["compare", "training_curve", "CompareResult", "CurveResult"]
-
-
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+__all__ = ["compare", "training_curve", "method_options", "CompareResult", "CurveResult"]
 
 
 def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -89,44 +89,79 @@ def _compare_doc(shared: tuple, item: tuple) -> dict[str, np.ndarray]:
     return out
 
 
+def method_options(method: str, given: dict[str, Any], estimator: str | None = None) -> dict[str, Any]:
+    """The one check of which options go with which method, the API's and the CLI's (red team 6,
+    F17). `given`: the Ratio-AIS options given (not None). For ratio-ais: every Ratio-AIS option,
+    defaults filled in; `estimator` is refused. For difference: those that are parameters of the
+    estimator (`temperatures` and `schedule` of ais), passed to it; any other is refused."""
+    _check_choice("method", method, METHODS)
+    if method == "ratio-ais":
+        if estimator is not None:
+            raise MethodError("estimator applies only to method difference", options=("estimator", "method"))
+        return {**RATIO_AIS, **given}
+    takes = get_method(DIFFERENCE_ESTIMATOR if estimator is None else estimator).params_for("heldout")
+    for name in given:
+        if name not in takes:
+            raise MethodError(f"{name} applies only to method ratio-ais (method difference takes estimator, "
+                              "chains, particles and the other parameters of a heldout run)",
+                              options=(name, "method", "estimator", "chains", "particles"))
+    return dict(given)
+
+
 def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Sequence[int]],
-            method: str = "ratio-ais", path: str = "convex", direction: str = "both",
-            temperatures: int = 1000, chains: int = 4, start: str = "ais",
-            start_temperatures: int = 2000, burn_in: int = 200, schedule: str = "sigmoid",
-            align_topics: bool = True, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
-            progress: bool | None = False, estimator: str = "left-to-right",
-            max_hours: float | None = None, labels: Sequence[str] | None = None,
+            method: str = "ratio-ais", path: str | None = None, direction: str | None = None,
+            temperatures: int | None = None, chains: int = 4, start: str | None = None,
+            start_temperatures: int | None = None, burn_in: int | None = None,
+            schedule: str | None = None, align_topics: bool | None = None, seed: int = 0,
+            workers: int = 1, bootstrap: int = 10000, progress: bool | None = False,
+            estimator: str | None = None, max_hours: float | None = None,
+            labels: Sequence[str] | None = None, keep: str | os.PathLike | None = None,
             **estimator_params: Any) -> CompareResult:
     """log P(w_d | A) - log P(w_d | B) for every document (see the module notes).
 
-    Ratio-AIS parameters: `path`, `direction`, `temperatures` (S of the B -> A path; `schedule`
-    as in `heldout` AIS, sigmoid by default: small steps at both ends, where one model's
-    improbable states are switched off), `chains` (M per document and direction), `start`,
-    `start_temperatures` (prior -> B), `burn_in`, `align_topics` (relabel B's topics to match
-    A's; changes no probability, shortens the path). `method="difference"` runs
-    `heldout(..., method=estimator, runs=chains, **estimator_params)` for each model. `labels`:
-    the two models' names in error messages (the CLI gives the file names)."""
-    _check_choice("method", method, METHODS)
+    Ratio-AIS parameters (None: the default in `RATIO_AIS`): `path` (convex), `direction` (both),
+    `temperatures` (S of the B -> A path, 1000; `schedule` as in `heldout` AIS, sigmoid: small
+    steps at both ends, where one model's improbable states are switched off), `chains` (M per
+    document and direction), `start` (ais), `start_temperatures` (prior -> B, 2000), `burn_in`
+    (200), `align_topics` (relabel B's topics to match A's, True; changes no probability,
+    shortens the path). `method="difference"` runs `heldout(..., method=estimator, runs=chains,
+    **estimator_params)` for each model (estimator left-to-right by default; `temperatures` and
+    `schedule` go to an ais estimator); a Ratio-AIS option it does not take is refused
+    (`method_options`). `labels`: the two models' names in error messages (the CLI gives the file
+    names). `keep`: a folder keeping every finished document (`files.kept`; for the difference,
+    each model's held-out estimates in its subfolders a/ and b/); the same call with it resumes an
+    interrupted run, same numbers."""
+    ratio = {k: v for k, v in (("path", path), ("direction", direction), ("temperatures", temperatures),
+                               ("start", start), ("start_temperatures", start_temperatures),
+                               ("burn_in", burn_in), ("schedule", schedule),
+                               ("align_topics", align_topics)) if v is not None}
+    opts = method_options(method, ratio, estimator)
     model_a, model_b = (as_lda("compare", m) for m in (model_a, model_b))
     for m in (model_a, model_b):
         if not isinstance(m, TopicModel):
             raise MethodError(f"models must be TopicModel objects, got {type(m).__name__}")
-    chains = _check_int("chains", chains, 1)
-    seed = _check_int("seed", seed, 0)
-    workers = _check_int("workers", workers, 1)
-    bootstrap = _check_int("bootstrap", bootstrap, 0)
+    chains = check_int("chains", chains, 1)
+    seed = check_int("seed", seed, 0)
+    workers = check_int("workers", workers, 1)
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    check_bool("progress", progress, none=True)
     if method == "difference":
-        return _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap,
-                           progress, temperatures if estimator == "ais" else None, estimator_params, labels)
+        return _difference(model_a, model_b, docs, estimator or DIFFERENCE_ESTIMATOR, chains, seed, workers,
+                           bootstrap, progress, {**opts, **estimator_params}, labels,
+                           keep)
     if estimator_params:
         raise MethodError(f"ratio-ais has no parameter {sorted(estimator_params)[0]!r}")
+    path, direction, start, schedule = opts["path"], opts["direction"], opts["start"], opts["schedule"]
+    temperatures, start_temperatures = opts["temperatures"], opts["start_temperatures"]
+    burn_in, align_topics = opts["burn_in"], opts["align_topics"]
     _check_choice("path", path, PATHS)
     _check_choice("direction", direction, DIRECTIONS)
     _check_choice("start", start, STARTS)
     _check_choice("schedule", schedule, SCHEDULES)
-    temperatures = _check_int("temperatures", temperatures, 1)
-    start_temperatures = _check_int("start_temperatures", start_temperatures, 1)
-    burn_in = _check_int("burn_in", burn_in, 0)
+    temperatures = check_int("temperatures", temperatures, 1)
+    start_temperatures = check_int("start_temperatures", start_temperatures, 1)
+    burn_in = check_int("burn_in", burn_in, 0)
+    align_topics = check_bool("align_topics", align_topics)
     model_a, model_b = align_models([model_a, model_b], topics=align_topics, labels=labels)
     corpus = as_corpus(docs, model_a)
     as_corpus(corpus, model_b)
@@ -145,10 +180,20 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
-    t0 = time.perf_counter()
-    rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
-                     update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS")
-    seconds = time.perf_counter() - t0
+    fingerprint = {"a": digest(model_a.phi_wt, model_a.alpha, model_a.vocab),
+                   "b": digest(model_b.phi_wt, model_b.alpha, model_b.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "options": opts, "seed": seed}
+
+    def valid(v: Any) -> bool:  # a kept document: per direction its (3, chains) weights
+        return isinstance(v, dict) and set(v) == set(directions) and all(
+            isinstance(x, np.ndarray) and x.shape == (3, chains) for x in v.values())
+
+    with kept(keep, "Ratio-AIS", fingerprint, len(items), valid=valid) as k:
+        t0 = time.perf_counter()
+        rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
+                         update_seconds(updates, 1, model_a.num_topics), "Ratio-AIS",
+                         done=k.done if k is not None else None, on_result=k.add if k is not None else None)
+        seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
     for d in directions:
         arr = np.stack([r[d] for r in rows], axis=-1) if rows else np.zeros((3, chains, 0))
@@ -178,15 +223,17 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
 
 
 def _difference(model_a, model_b, docs, estimator, chains, seed, workers, bootstrap, progress,
-                temperatures, params, labels=None) -> CompareResult:
-    if temperatures is not None:
-        params = {"temperatures": temperatures, **params}
+                params, labels=None, keep=None) -> CompareResult:
     model_b = align_vocab(model_a, model_b, labels)  # the two models may differ in their topics
     corpus = as_corpus(docs, model_a)
     common = dict(runs=chains, seed=seed, workers=workers, bootstrap=bootstrap, progress=progress)
-    ra = heldout(model_a, corpus, method=estimator, **common, **params)
+    if keep is not None:  # the folder is this comparison's (each model's subfolder checks its own work)
+        Kept(keep, "difference of held-out estimates", {"a": "a/", "b": "b/"}, 2, "model")
+    sub = (lambda name: None) if keep is None else (lambda name: os.path.join(os.fspath(keep), name))
+    ra = heldout(model_a, corpus, method=estimator, keep=sub("a"), **common, **params)
     # independent streams for B: a different seed derived from the same one
-    rb = heldout(model_b, corpus, method=estimator, **{**common, "seed": seed + 1_000_003}, **params)
+    rb = heldout(model_b, corpus, method=estimator, keep=sub("b"), **{**common, "seed": seed + 1_000_003},
+                 **params)
     sd = float(np.hypot(ra.sd, rb.sd))
     return CompareResult(
         method="difference", params={"estimator": estimator, "runs": chains, **ra.params},
@@ -228,11 +275,13 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     models = [as_lda("curve", m) for m in models]
     if len(models) < 1 or not all(isinstance(m, TopicModel) for m in models):
         raise MethodError("training_curve needs a non-empty sequence of TopicModel objects")
-    chains = _check_int("chains", chains, 1)
-    temperatures = _check_int("temperatures", temperatures, 1)
-    first = _check_int("first_temperatures", first_temperatures, 1)
-    seed = _check_int("seed", seed, 0)
-    workers = _check_int("workers", workers, 1)
+    chains = check_int("chains", chains, 1)
+    temperatures = check_int("temperatures", temperatures, 1)
+    first = check_int("first_temperatures", first_temperatures, 1)
+    seed = check_int("seed", seed, 0)
+    workers = check_int("workers", workers, 1)
+    align_topics = check_bool("align_topics", align_topics)
+    check_bool("progress", progress, none=True)
     _check_choice("schedule", schedule, SCHEDULES)
     models = align_models(models, topics=align_topics, labels=labels,
                           hint="Iteration-AIS anneals from one model to the next, so every model needs "

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..output.jsonout import json_float
+from ..util.limits import check_bootstrap
 
 LEVEL = 0.95
 # Coverage of `jackknife_t` was measured to hold (within 3 binomial SE of 95%) from this many documents up on
@@ -127,6 +128,7 @@ def jackknife_t(d: np.ndarray, n: np.ndarray, level: float = LEVEL) -> tuple[flo
 
 
 def _boot_ratios(d: np.ndarray, n: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    check_bootstrap(resamples, float(d.size), 3 * 8.0 * resamples * d.size)
     idx = rng.integers(0, d.size, size=(resamples, d.size))
     return d[idx].sum(axis=1) / np.maximum(n[idx].sum(axis=1), 1e-300)
 
@@ -197,6 +199,7 @@ def bootstrap_t(d: np.ndarray, n: np.ndarray, rng: np.random.Generator, resample
     if D < 2 or n.sum() <= 0:
         return math.nan, math.nan
     r = _ratio(d, n)
+    check_bootstrap(resamples, float(D), 3 * 8.0 * resamples * D)
     idx = rng.integers(0, D, size=(resamples, D))
     db, nb = d[idx], n[idx]
     rb = db.sum(axis=1) / np.maximum(nb.sum(axis=1), 1e-300)

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import MethodError
-from ..heldout.result import PerDocumentTotals, doc_log_mean, sd_note
+from ..heldout.result import PerDocumentTotals, bootstrap_bytes, doc_log_mean, sd_note
 from ..output.display import Display
 from ..output.jsonout import json_float
+from ..util.limits import check_bootstrap
 from . import intervals as iv
 from .intervals import Interval
 
@@ -25,6 +26,9 @@ def ratio_from_chains(start: np.ndarray, path: np.ndarray) -> np.ndarray:
     return logsumexp(start + path, axis=0) - logsumexp(start, axis=0)
 
 
+BLOCK = 4_000_000  # values a document bootstrap draws at once
+
+
 def bootstrap_over_chains(start: np.ndarray, path: np.ndarray, sign: float, resamples: int,
                           seed: int) -> float:
     """sd of sum_d sign * ratio_d when each document's chains are resampled with replacement."""
@@ -33,6 +37,7 @@ def bootstrap_over_chains(start: np.ndarray, path: np.ndarray, sign: float, resa
     M, D = start.shape
     if M < 2 or resamples < 2 or D == 0:
         return float("nan")
+    check_bootstrap(resamples, float(M) * D, bootstrap_bytes(resamples, M, 2e6))  # callers check first
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xC4A1]))
     totals = np.zeros(resamples)
     chunk = max(1, 2_000_000 // (resamples * M))
@@ -76,11 +81,16 @@ class DirectionEstimate:
         M, D = self.start_log_weight.shape
         if M < 2:
             return np.full(D, np.nan)
+        step = max(1, BLOCK // (resamples * M))  # documents a block at a time: the same draws, bounded memory
+        check_bootstrap(resamples, float(M) * D, 8.0 * resamples * M + 3 * 8.0 * resamples * M * min(step, D))
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD5D]))
         idx = rng.integers(0, M, size=(resamples, M))
-        s, p = self.start_log_weight[idx], self.path_log_weight[idx]  # (B, M, D)
-        r = logsumexp(s + p, axis=1) - logsumexp(s, axis=1)
-        return r.std(axis=0, ddof=1)
+        out = np.empty(D)
+        for lo in range(0, D, step):
+            s = self.start_log_weight[idx, lo:lo + step]  # (B, M, d)
+            p = self.path_log_weight[idx, lo:lo + step]
+            out[lo:lo + step] = (logsumexp(s + p, axis=1) - logsumexp(s, axis=1)).std(axis=0, ddof=1)
+        return out
 
     @property
     def source_log_prob(self) -> np.ndarray:
@@ -145,9 +155,12 @@ class CompareResult(PerDocumentTotals, Display):
         D = self.doc_log_ratio.size
         if D < 2 or B < 2 or not self.tokens:
             return {"sd_total": float("nan")}
+        rows = max(1, BLOCK // D)  # resamples drawn a block at a time: the same draws, bounded memory
+        check_bootstrap(B, float(D), 8.0 * B + 2 * 8.0 * rows * D)
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 0xD0C5]))
-        idx = rng.integers(0, D, size=(B, D))
-        return {"sd_total": float(self.doc_log_ratio[idx].sum(axis=1).std(ddof=1))}
+        totals = np.concatenate([self.doc_log_ratio[rng.integers(0, D, size=(min(rows, B - lo), D))]
+                                 .sum(axis=1) for lo in range(0, B, rows)])
+        return {"sd_total": float(totals.std(ddof=1))}
 
     def interval(self, scope: str = "population") -> Interval:
         """The 95% interval of the per-token difference about the `population` the documents

@@ -6,7 +6,8 @@
   for its training documents, else tealeaves' posterior-mean theta for an LDA);
 - OCTIS's three topic significance scores (`significance.py`);
 - two shares junk topics show (the most tokens one document gives the topic, the mean document
-  frequency of its top words) and the junk-topic flags with their thresholds (`flags.py`);
+  frequency of its top words) and the junk-topic flags with their thresholds, and `empty` for a
+  topic with no tokens (`flags.py`);
 - the NPMI of each topic's top 10 words over the same documents (10-token windows, gensim's
   convention), the share of their pairs that never co-occur there and the share of rare words,
   with the flags they raise (incoherent, never-together, rare-words: `flags.coherence_flags`).
@@ -29,11 +30,20 @@ from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
-from .flags import FLAGS, MIN_REFERENCE_TOKENS, THRESHOLDS, coherence_flags, coherence_values, flag_topics
+from .flags import (
+    EMPTY,
+    EMPTY_TOKENS,
+    FLAGS,
+    MIN_REFERENCE_TOKENS,
+    THRESHOLDS,
+    coherence_flags,
+    coherence_values,
+    flag_topics,
+)
 from .significance import significance
 
 __all__ = ["diagnostics", "of_models", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS",
-           "THRESHOLDS"]
+           "THRESHOLDS", "EMPTY", "EMPTY_TOKENS"]
 
 SCORES = mallet.SCORES
 SIGNIFICANCE = ("kl_uniform", "kl_vacuous", "kl_background")
@@ -153,11 +163,20 @@ def diagnostics(
     return _from_model(model, corpus, theta, int(topn), beta, burn_in, samples, seed, workers)
 
 
-def of_models(models: Sequence[TopicModel], corpora: Sequence[Corpus], topn: int = 20, seed: int = 0,
-              workers: int = 1) -> dict[str, DiagnosticsResult]:
-    """Each LDA's diagnostics on its documents, theta inferred (`evaluate(..., diagnostics=True)`)."""
-    return {m.name: diagnostics(m, c, topn=topn, seed=seed, workers=workers)
-            for m, c in zip(models, corpora, strict=True)}
+def of_models(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpus], topn: int = 20, seed: int = 0,
+              workers: int = 1, not_applicable: dict[str, str] | None = None) -> dict[str, DiagnosticsResult]:
+    """Each model's diagnostics on its documents, theta inferred for an LDA (`evaluate(...,
+    diagnostics=True)`). With `not_applicable` (a dict), a model they do not apply to (a CTM gives
+    no proportions for these documents) is left out and the reason put there under its name."""
+    out = {}
+    for m, c in zip(models, corpora, strict=True):
+        try:
+            out[m.name] = diagnostics(m, c, topn=topn, seed=seed, workers=workers)
+        except NotApplicableError as exc:
+            if not_applicable is None:
+                raise
+            not_applicable[m.name] = str(exc).removeprefix("diagnostics do not apply: ")
+    return out
 
 
 def _from_state(path: str, topn: int) -> DiagnosticsResult:

@@ -25,6 +25,10 @@ windows by default; `coherence_flags`):
 Over a reference of fewer than `MIN_REFERENCE_TOKENS` tokens these three are not computed: NPMI
 there is ruled by word pairs that never meet by chance (measured on the bundled corpus).
 `JUNK` are the flags that mark a topic as junk; `CAUTION` the others.
+
+A topic with fewer than one token (`EMPTY_TOKENS`: none assigned in a MALLET state, less than one
+expected) is flagged `empty` and nothing else: its other values describe no tokens (from a state,
+its word distribution is the smoothing prior, uniform, which read as near-uniform and near-corpus).
 """
 
 from __future__ import annotations
@@ -36,11 +40,13 @@ import numpy as np
 
 from ..util.numbers import finite_float
 
-FLAGS = ("near-uniform", "near-corpus", "one-document", "stop-word-like")
+FLAGS = ("near-uniform", "near-corpus", "one-document", "stop-word-like")  # the junk-topic flags
+EMPTY = "empty"
+EMPTY_TOKENS = 1.0  # a topic with fewer (expected) tokens than this is empty
 COHERENCE_FLAGS = ("incoherent", "never-together", "rare-words")
 THRESHOLDS = {"near-uniform": 0.2, "near-corpus": 1.0, "one-document": 0.5, "stop-word-like": 0.5,
               "incoherent": 0.045, "never-together": 0.5, "rare-words": 0.5}
-JUNK = (*FLAGS, "incoherent", "never-together")
+JUNK = (*FLAGS, EMPTY, "incoherent", "never-together")
 # the smallest reference the coherence flags are computed over: on the bundled corpus's subsets they
 # agree with the whole 580,755-token reference's from this size up (experiments/junk_human.py)
 MIN_REFERENCE_TOKENS = 300_000
@@ -57,15 +63,16 @@ def flag_values(values: dict[str, np.ndarray], num_words: int) -> dict[str, np.n
 
 def flag_topics(values: dict[str, np.ndarray], num_words: int,
                 thresholds: dict[str, float] | None = None) -> list[list[str]]:
-    """The flags each topic raises (NaN raises none)."""
+    """The flags each topic raises (NaN raises none; an empty topic only `EMPTY`)."""
     t = {**THRESHOLDS, **(thresholds or {})}
     v = flag_values(values, num_words)
     hit = {"near-uniform": v["near-uniform"] < t["near-uniform"],
            "near-corpus": v["near-corpus"] < t["near-corpus"],
            "one-document": v["one-document"] > t["one-document"],
            "stop-word-like": v["stop-word-like"] > t["stop-word-like"]}
-    K = len(values["tokens"])
-    return [[f for f in FLAGS if bool(hit[f][k])] for k in range(K)]
+    tokens = np.asarray(values["tokens"], dtype=float)
+    return [[EMPTY] if tokens[k] < EMPTY_TOKENS else [f for f in FLAGS if bool(hit[f][k])]
+            for k in range(tokens.size)]
 
 
 def coherence_values(result: Any) -> dict[str, np.ndarray]:

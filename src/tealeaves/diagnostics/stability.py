@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,8 +49,8 @@ from ..topics import NotApplicableError, Topics, as_topics
 from ..util.limits import check_cost, check_int
 from ..util.numbers import finite_float
 
-__all__ = ["stability", "stability_groups", "flag_restarts", "js_distances", "average_jaccard",
-           "StabilityResult", "DISTANCES", "MATCH_FLOOR"]
+__all__ = ["stability", "stability_groups", "restart_kind", "flag_restarts", "js_distances",
+           "average_jaccard", "StabilityResult", "DISTANCES", "MATCH_FLOOR"]
 
 DISTANCES = ("jensen-shannon", "average-jaccard", "rbo")
 # similarity (1 - distance) below which a matched pair of topics has no counterpart, per distance:
@@ -156,9 +157,10 @@ class StabilityResult(Display):
 def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, distance: str = "auto",
               topn: int | None = None, names: Sequence[str] | None = None, p: float | None = None,
               floor: float | None = None) -> StabilityResult:
-    """Stability of two or more restarts of the same K (models of any kind, or model files): see
-    the module notes. `distance`: "auto" (Jensen-Shannon when every restart has topic-word
-    distributions, else average Jaccard over the top `topn` words), or one of `DISTANCES`. `names`
+    """Stability of two or more restarts of the same K (models of one kind, any kind, or model
+    files; `restart_kind`): see the module notes. `distance`: "auto" (Jensen-Shannon when every
+    restart has topic-word distributions, else average Jaccard over the top `topn` words), or one
+    of `DISTANCES`. `names`
     label the restarts (default: their names; a repeated name gets " #2", " #3", said in
     `params["renamed"]`). `floor`: the similarity below which a match has no counterpart (default
     `MATCH_FLOOR[distance]`). Vocabularies are aligned by word strings; restarts whose words differ
@@ -166,6 +168,7 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
     to rbo only: given with another distance, they are refused."""
     start = time.perf_counter()
     topics, renamed = _inputs(models, names)
+    _same_kind(topics)
     K = _same_k(topics)
     _same_words(topics)
     asked, distance = distance, _distance(distance, topics)
@@ -267,17 +270,29 @@ def _consensus(n: int, against: dict[int, list[int]]) -> set[int]:
     return set.intersection(*best) if best else set()
 
 
+def restart_kind(model: TopicModel | Topics) -> tuple:
+    """What two models must share to be restarts of one model: both LDA (whoever trained them),
+    or the same library's model (its `source`, version numbers aside) with the same kind of
+    topic-word weights, prior and decoder. An LDA and a CTM, or an NMF and an LSI, with the same K
+    and words are different models, not restarts."""
+    t = as_topics(model)
+    if t.lda is not None:
+        return ("LDA",)
+    return (re.sub(r"\s+v?\d+(\.\d+)+", "", t.source), t.weights_kind, t.prior, t.decoder)
+
+
 def stability_groups(models: Sequence[TopicModel | Topics], skip_inapplicable: bool = False,
                      **kwargs: Any) -> list[StabilityResult]:
-    """`stability` of every group of at least two models with the same K and the same words (the
-    restarts among `models`: `select`'s models of each K, the models `evaluate` was given), in the
-    order their first member appears; `kwargs` go to `stability`. With `skip_inapplicable`, a group
-    that stability does not apply to (no words to compare) is left out instead of an error."""
+    """`stability` of every group of at least two models of the same kind (`restart_kind`) with
+    the same K and the same words (the restarts among `models`: `select`'s models of each K, the
+    models `evaluate` was given), in the order their first member appears; `kwargs` go to
+    `stability`. With `skip_inapplicable`, a group that stability does not apply to (no words to
+    compare) is left out instead of an error."""
     groups: dict[tuple, list[TopicModel | Topics]] = {}
     for m in models:
         t = as_topics(m)
         words = frozenset(t.vocab) if t.vocab is not None else ("columns", t.num_words)
-        groups.setdefault((t.num_topics, words), []).append(m)
+        groups.setdefault((restart_kind(t), t.num_topics, words), []).append(m)
     out = []
     for g in groups.values():
         if len(g) >= 2:
@@ -391,6 +406,24 @@ def _renamed(t: Topics, name: str) -> Topics:
     import dataclasses
 
     return dataclasses.replace(t, name=name)
+
+
+def _kind_text(t: Topics) -> str:
+    if t.lda is not None:
+        return "LDA"
+    parts = [f"{t.weights_kind or 'top words'}{' weights' if t.weights_kind else ''}",
+             *([f"a {t.prior} prior"] if t.prior else []), *([f"a {t.decoder} decoder"] if t.decoder else [])]
+    return f"{t.source} ({', '.join(parts)})"
+
+
+def _same_kind(topics: list[Topics]) -> None:
+    """Restarts are models of one kind (`restart_kind`)."""
+    first = topics[0]
+    for t in topics[1:]:
+        if restart_kind(t) != restart_kind(first):
+            raise MethodError(f"stability compares restarts of one model: {shown(first.name, 80)} is "
+                              f"{_kind_text(first)}, {shown(t.name, 80)} is {_kind_text(t)}; models of "
+                              "different kinds are not restarts")
 
 
 def _same_k(topics: list[Topics]) -> int:

@@ -16,6 +16,10 @@ filled by their own estimator, annealed importance sampling over eta (`heldout.l
 said in the notes); the difference of held-out estimates compares any two of them (same tokens, both
 estimates unbiased for P(w)), Ratio-AIS only two LDA models. The predictive metrics are LDA's only;
 coherence, diversity, exclusivity and automated intrusion compare every model that has them.
+A model file that cannot be read gets its row too (`rows.Unreadable`: every value "—", the
+reason), and the others are evaluated; when none can be read, that is the error. With
+`options.keep`, every model's finished documents are kept as they finish (`files.kept`), so an
+interrupted evaluation resumes with the same numbers.
 
 Models with different vocabularies are scored on the same tokens: a held-out token counts only if
 every model's vocabulary has its word; the others are dropped for all models and counted (the
@@ -33,10 +37,11 @@ from ..coherence import coherence as coherence_of
 from ..coherence import count, counting, topic_words
 from ..coherence.counts import read_once
 from ..corpus import Corpus
-from ..errors import MethodError
+from ..errors import Interrupted, MethodError, shown
 from ..heldout import HeldoutResult
 from ..intrusion import predictive
 from ..model import TopicModel
+from ..topics import why_not
 from ..util.stages import Stages
 from . import cost, pairs
 from .cost import estimate_cost, reference_tokens
@@ -44,16 +49,20 @@ from .options import COMPARE_MODES, DEFAULT_COHERENCE, EvaluateOptions
 from .pairs import difference, rank_groups
 from .result import EMBEDDING_COLUMNS, EvaluationResult
 from .rows import (
+    Unreadable,
     auto_intrusion,
     describe,
     has_likelihood,
     heldout_one,
+    kept_folder,
     load_all,
     model_row,
     not_applicable,
+    open_kept,
     renamed,
     top_words_or_none,
     unique_names,
+    unreadable_row,
     vectors_for,
     word_measures,
 )
@@ -61,6 +70,24 @@ from .tokens import common_tokens
 
 STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "judge", "predictive")
 NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
+NO_PROPORTIONS = ("{name} gives no proportions for the held-out documents and is not an LDA to infer them "
+                  "from (diagnostics are of the held-out documents)")
+
+
+def _interrupted(exc: KeyboardInterrupt, opts: EvaluateOptions, held: int, n: int,
+                 more: str = "") -> KeyboardInterrupt:
+    """Ctrl-C with `opts.keep`, in any stage: what the folder holds, in one message (a stage that
+    keeps nothing itself, coherence, intrusion or the judge, still has the held-out estimates kept
+    before it); without `keep`, `exc` as it is."""
+    if opts.keep is None:
+        return exc
+    inner = f"; {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+    if opts.judge is not None and str(opts.judge.cache) != ":memory:":
+        from ..judge.judge import default_cache
+
+        inner += f"; the judge's answers so far are in its cache, {opts.judge.cache or default_cache()}"
+    return Interrupted(f"the held-out estimates of {held} of {n} models finished{more}, in "
+                       f"{opts.keep}{inner}", opts.keep)
 
 
 def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
@@ -85,13 +112,17 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         raise MethodError("no models to evaluate")
     clock = stages if stages is not None else Stages(STAGES, enabled=progress)
     with clock.stage("loading", f"{len(models)} model(s) and the held-out documents"):
-        every = load_all(models)
-        if names is not None and len(names) != len(every) and len(names) == len(models):
-            raise MethodError(f"{len(names)} names for {len(models)} models that hold {len(every)} (a "
+        everything = load_all(models)
+        if names is not None and len(names) != len(everything) and len(names) == len(models):
+            raise MethodError(f"{len(names)} names for {len(models)} models that hold {len(everything)} (a "
                               "model given as several, e.g. every time slice, is named by its reader: leave "
                               "names out)")
-        labels = unique_names(every, names)
-        every = [renamed(m, n) for m, n in zip(every, labels, strict=True)]
+        labels = unique_names(everything, names)
+        everything = [renamed(m, n) for m, n in zip(everything, labels, strict=True)]
+        every = [m for m in everything if not isinstance(m, Unreadable)]
+        if not every:  # one unreadable model among others gets its row; none readable is an error
+            raise MethodError(f"no model could be read ({len(everything)} given): "
+                              + "; ".join(m.reason for m in everything))
         na = {m.name: not_applicable(m) for m in every}
         vectors = vectors_for([m for m in every if "coherence" not in na[m.name]], opts.embeddings,
                               opts.embeddings_format, opts.topn)
@@ -110,51 +141,65 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         est["seconds"]["judge"] = check_judge(opts.judge, worded, opts.judge_tasks)
         est["total"] += est["seconds"]["judge"]
     cost.check_estimate(est, len(loaded), opts.max_hours, clock, show=progress is not False)
+    open_kept(opts, loaded, corpora)  # this evaluation's folder of kept work, or a new one
     n = len(loaded)
     held: dict[str, HeldoutResult] = {}
-    for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
-        with clock.stage("held-out", f"{m.name} ({k}/{n})"):
-            held[m.name] = heldout_one(m, c, opts, progress)
     comparisons, worse = [], {}
-    if opts.compare_models != "none" and n > 1:
-        with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
-            comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
+    diag: dict[str, Any] = {}
+    preds = {}
+    ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
+    try:  # with keep: each model's finished documents kept as they finish (`kept_folder`)
+        for k, (m, c) in enumerate(zip(loaded, corpora, strict=True), 1):
+            with clock.stage("held-out", f"{m.name} ({k}/{n})"):
+                held[m.name] = heldout_one(m, c, opts, progress)
+        if opts.compare_models != "none" and n > 1:
+            with clock.stage("comparisons", f"{n * (n - 1) // 2} pair(s), {opts.compare_models}"):
+                comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
+    except KeyboardInterrupt as exc:
+        raise _interrupted(exc, opts, len(held), n) from None
     counts, fingerprints = {}, {}
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
-    if reference is not None and opts.coherence and worded:
-        with clock.stage("coherence", "counting the reference"):
-            groups = [t for m in worded for t in topic_words(m, opts.topn)]
-            targets = sorted({w for t in groups for w in t})
-            for win, rule in {counting(ms) for ms in opts.coherence}:  # the default convention's
-                counts[win, rule] = count(reference, targets, window=win, workers=opts.workers,
-                                          encoding=opts.encoding, rule=rule, groups=groups)
-            for m in worded:
-                res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
-                                        counts=counts[counting(ms)]) for ms in opts.coherence}
-                coh[m.name] = {ms: r.mean for ms, r in res.items()}
-                per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
-                if "npmi" in res:  # the junk flags NPMI raises (incoherent, never-together, rare-words)
-                    from ..diagnostics.flags import coherence_flags
-                    per_topic[m.name]["flags"] = coherence_flags(res["npmi"])  # None: reference too small
-                fingerprints = {ms: r.fingerprint for ms, r in res.items()}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
-    if reference is not None:
-        for k, m in enumerate(worded, 1):
-            with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
-                autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
     judged: dict[str, dict[str, Any]] = {}
-    if opts.judge is not None:
-        from .judged import judge_models
+    agreed: dict[str, dict[str, Any]] = {}
+    predicting = False
+    try:  # with keep: Ctrl-C in any stage says what is kept (the held-out estimates, theta)
+        if reference is not None and opts.coherence and worded:
+            with clock.stage("coherence", "counting the reference"):
+                groups = [t for m in worded for t in topic_words(m, opts.topn)]
+                targets = sorted({w for t in groups for w in t})
+                for win, rule in {counting(ms) for ms in opts.coherence}:  # the default convention's
+                    counts[win, rule] = count(reference, targets, window=win, workers=opts.workers,
+                                              encoding=opts.encoding, rule=rule, groups=groups)
+                for m in worded:
+                    res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
+                                            counts=counts[counting(ms)]) for ms in opts.coherence}
+                    coh[m.name] = {ms: r.mean for ms, r in res.items()}
+                    per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
+                    if "npmi" in res:  # the junk flags NPMI raises (incoherent, never-together, rare-words)
+                        from ..diagnostics.flags import coherence_flags
+                        per_topic[m.name]["flags"] = coherence_flags(res["npmi"])  # None: reference too small
+                    fingerprints = {ms: r.fingerprint for ms, r in res.items()}
+        if reference is not None:
+            for k, m in enumerate(worded, 1):
+                with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
+                    autos[m.name] = auto_intrusion(m, reference, opts.seed, opts.workers, opts.encoding)
+        if opts.judge is not None:
+            from .judged import agreement, judge_models
 
-        judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
-        for name, got in judged.items():
-            per_topic[name]["judge"] = got["per_topic"]
-    preds = {}
-    ldas = [(m, c) for m, c in zip(loaded, corpora, strict=True) if isinstance(m, TopicModel)]
-    for k, (m, c) in enumerate(ldas, 1):
-        with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
-            preds[m.name] = predictive(m, c, seed=opts.seed, workers=opts.workers, progress=False)
+            judged = judge_models(opts.judge, worded, opts.judge_tasks, clock)
+            agreed = agreement(opts.judge, opts.judge_tasks)
+            for name, got in judged.items():
+                per_topic[name]["judge"] = got["per_topic"]
+        predicting = True
+        for k, (m, c) in enumerate(ldas, 1):
+            with clock.stage("predictive", f"{m.name} ({k}/{len(ldas)})"):
+                preds[m.name] = predictive(m, c, seed=opts.seed, workers=opts.workers, progress=False,
+                                           keep=kept_folder(opts, "theta", m))
+    except KeyboardInterrupt as exc:
+        more = f"; the predictive metrics of {len(preds)} of {len(ldas)}" if predicting else ""
+        raise _interrupted(exc, opts, len(held), n, more) from None
     rows = [model_row(m, held.get(m.name), preds.get(m.name), coh[m.name], autos[m.name], na[m.name],
                       opts.diversity_topn) for m in every]
     if reference is None:  # measures that need one: the reason, in the row and under the table
@@ -170,6 +215,18 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
             r["judge_accounting"] = got["accounting"]
             if got["not_computed"]:
                 r["not_computed"] = {**r.get("not_computed", {}), **got["not_computed"]}
+    if opts.diagnostics:  # per-topic diagnostics: on request, "—" with the reason where they do not apply
+        from ..diagnostics import of_models
+
+        reasons: dict[str, str] = {}
+        diag = of_models(loaded, corpora, seed=opts.seed, workers=opts.workers, not_applicable=reasons)
+        for r, m in zip(rows, every, strict=True):
+            if m not in loaded:
+                reasons[m.name] = why_not("diagnostics", m) or NO_PROPORTIONS.format(name=shown(m.name, 80))
+            if m.name in reasons:
+                r.setdefault("not_applicable", {})["diagnostics"] = reasons[m.name]
+    ready = iter(rows)  # every model's row in the order given, an unreadable one's included
+    rows = [unreadable_row(m) if isinstance(m, Unreadable) else next(ready) for m in everything]
     groups: list[list[str]] | None = rank_groups([r["model"] for r in rows if r["model"] in held],
                                                  [r["per_token"] for r in rows if r["model"] in held], worse)
     groups_note = None
@@ -184,10 +241,6 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     timing = clock.to_dict()
     estimate = {"stages": est["seconds"], "total": est["total"], "ratio_ais_up_to": est["ratio_ais_up_to"],
                 "how": est["how"]}
-    diag = {}
-    if opts.diagnostics:  # per-topic diagnostics: one call, on request
-        from ..diagnostics import of_models
-        diag = of_models(loaded, corpora, seed=opts.seed, workers=opts.workers)
     stab = None
     if opts.stability:  # stability across restarts: one call, on request
         from ..diagnostics.stability import stability_groups
@@ -196,7 +249,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab, per_topic, groups_note)
+                            timing, estimate, held, diag, stab, per_topic, groups_note, agreed)
 
 __all__ = ["evaluate", "EvaluateOptions", "EvaluationResult", "common_tokens", "rank_groups", "difference",
            "estimate_cost", "reference_tokens", "COMPARE_MODES", "DEFAULT_COHERENCE", "EMBEDDING_COLUMNS",

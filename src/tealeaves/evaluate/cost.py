@@ -11,7 +11,7 @@ from typing import Any
 
 from ..coherence import DEFAULT_WINDOWS
 from ..coherence.index import is_index, read_index
-from ..compare import compare
+from ..compare import RATIO_AIS, compare
 from ..corpus import Corpus
 from ..heldout import get_method
 from ..intrusion import auto, predictive
@@ -59,8 +59,8 @@ def reference_tokens(reference: Any) -> tuple[float, str]:
 
 
 # Site updates per token of `compare`'s Ratio-AIS at its defaults: (start + path temperatures) x
-# chains x both directions, read from its signature so the estimate follows the function
-RATIO_AIS_PER_TOKEN = float((_default(compare, "start_temperatures") + _default(compare, "temperatures"))
+# chains x both directions, read from `compare.RATIO_AIS` and its signature so the estimate follows it
+RATIO_AIS_PER_TOKEN = float((RATIO_AIS["start_temperatures"] + RATIO_AIS["temperatures"])
                             * _default(compare, "chains") * 2)
 
 PREDICTIVE_SWEEPS = float(_default(predictive, "burn_in") + _default(predictive, "samples"))

@@ -8,6 +8,7 @@ keyword that is not a field is an estimator parameter (`heldout_params`, passed 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -41,7 +42,10 @@ class EvaluateOptions:
       ("word-intrusion": P(intruder), "ratings": the expected 3-point rating) for every model with
       top words: its mean per model is a column, its per-topic scores go to the report;
     - `tokenizer` and `encoding` of text files; `workers` local processes; `max_hours` (default 24)
-      the longest estimated run accepted before any work."""
+      the longest estimated run accepted before any work;
+    - `keep`: a folder keeping each model's finished documents (held-out, Ratio-AIS, the predictive
+      metrics' theta; `files.kept`), so that the same call or command with it resumes an interrupted
+      run with the same numbers (the other stages, quick, are computed again)."""
 
     method: str = "left-to-right"
     runs: int = 2
@@ -60,6 +64,7 @@ class EvaluateOptions:
     tokenizer: str = "whitespace"
     encoding: str = "utf-8"
     max_hours: float | None = None
+    keep: str | None = None
     judge: Any = None
     judge_tasks: tuple[str, ...] = JUDGE_TASKS
 
@@ -103,6 +108,10 @@ class EvaluateOptions:
             if t not in JUDGE_TASKS:
                 raise MethodError(f"unknown judge task {t!r} (known: {', '.join(JUDGE_TASKS)})")
         put("judge_tasks", tasks)
+        if self.keep is not None:
+            if not isinstance(self.keep, str | os.PathLike):
+                raise MethodError(f"keep must be a folder's path, got {self.keep!r}")
+            put("keep", os.fspath(self.keep))
 
     @classmethod
     def of(cls, options: EvaluateOptions | None = None, **kwargs: Any) -> EvaluateOptions:
@@ -123,6 +132,6 @@ class EvaluateOptions:
         return {"method": self.method, "runs": self.runs, "coherence": list(self.coherence),
                 "topn": self.topn, "diversity_topn": self.diversity_topn,
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
-                "max_hours": self.max_hours,
+                "max_hours": self.max_hours, "keep": self.keep,
                 "judge": None if self.judge is None else {**self.judge.settings(),
                                                           "tasks": list(self.judge_tasks)}}

@@ -15,6 +15,7 @@ from ..util.limits import MAX_HOURS
 from ..util.stages import Stages
 from .cost import fmt_seconds, same_words
 from .options import EvaluateOptions
+from .rows import kept_folder
 
 
 def comparison(name_a: str, name_b: str, res: CompareResult) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def comparisons(loaded: list[TopicModel], corpora: list[Corpus], held: dict[str,
                 spent += cost if mode == "auto" else 0.0
                 clock.say(f"  Ratio-AIS {a.name} vs {b.name} (about {fmt_seconds(cost)})")
                 res = compare(a, b, corpora[i], seed=seed, workers=workers, progress=progress,
-                              max_hours=max_hours)
+                              max_hours=max_hours, keep=kept_folder(options, "ratio-ais", a, b))
                 row = comparison(a.name, b.name, res)
                 row["difference"] = {"per_token": diff["per_token"], "per_token_interval": [lo, hi],
                                      "verdict": diff["verdict"]}

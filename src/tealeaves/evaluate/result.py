@@ -43,10 +43,16 @@ class EvaluationResult:
     stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
     topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
     groups_note: str | None = None  # why there is no ranking (groups None)
+    judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # per judge column (judged.py)
 
     @property
     def names(self) -> list[str]:
         return [r["model"] for r in self.rows]
+
+    @property
+    def unreadable(self) -> list[str]:
+        """The models that could not be read (their rows say why; none of their metrics computed)."""
+        return [r["model"] for r in self.rows if r.get("unreadable")]
 
     @property
     def best(self) -> list[str]:
@@ -65,10 +71,13 @@ class EvaluationResult:
         for r in self.rows:
             na = {**r.get("not_applicable", {}), **r.get("not_computed", {})}
 
-            def cell(key: str, value: Any, shown: str | None = None, na: dict = na) -> str:
-                return DASH if ROW_METRICS.get(key) in na else numbers.metric(shown or key, value)
+            def cell(key: str, value: Any, shown: str | None = None, na: dict = na, row: dict = r) -> str:
+                if row.get("unreadable") or ROW_METRICS.get(key) in na:
+                    return DASH
+                return numbers.metric(shown or key, value)
 
-            rows.append([r["model"], str(r["topics"]), cell("per_token", r["per_token"]),
+            rows.append([r["model"], DASH if r["topics"] is None else str(r["topics"]),
+                         cell("per_token", r["per_token"]),
                          cell("per_token", r["per_token_sd"], "per_token_sd"),
                          cell("per_token", r["perplexity"], "perplexity"),
                          *[cell("coherence", r["coherence"].get(m)) for m in measures],
@@ -93,6 +102,9 @@ class EvaluationResult:
         out = [f"* {r['model']}: automated intrusion: {r['auto_note']}"
                for r in self.rows if r.get("auto_note")]
         out += [f"{r['model']}: held-out: {r['heldout_note']}" for r in self.rows if r.get("heldout_note")]
+        out += [f"{DASH} {r['model']}: unreadable, not evaluated: {r['unreadable']}"
+                for r in self.rows if r.get("unreadable")]
+        out += [v["text"] for v in self.judge_agreement.values()]
         out += [f"{r['model']}: {line}" for r in self.rows for line in r.get("judge_notes") or []]
         for r in self.rows:
             for metric, reason in {**r.get("not_applicable", {}), **r.get("not_computed", {})}.items():
@@ -101,7 +113,7 @@ class EvaluationResult:
 
     def meaningful(self) -> list[str]:
         """Which comparisons the table supports, in words."""
-        rows = self.rows
+        rows = [r for r in self.rows if not r.get("unreadable")]
         lik = [r["model"] for r in rows if "heldout" not in r.get("not_applicable", {})]
         others = [r["model"] for r in rows if r["model"] not in lik]
         lines = []
@@ -130,6 +142,8 @@ class EvaluationResult:
     def summary(self) -> str:
         """What the table can compare, the ranking and the comparisons, in words, then the notes."""
         lines = list(self.meaningful())
+        if self.scoring.get("warning"):  # beside the ranking: it is about these tokens only
+            lines.append(f"WARNING: {self.scoring['warning']}")
         if self.groups is None and self.groups_note:
             lines.append(f"no ranking: {self.groups_note}")
         groups = self.groups or []
@@ -159,6 +173,8 @@ class EvaluationResult:
     def to_dict(self) -> dict[str, Any]:
         judged = {k: v["judge"] for k, v in self.topics.items() if v.get("judge")}
         return json_safe({"task": "evaluate", "rows": self.rows, "comparisons": self.comparisons,
+                          "unreadable": [{"model": r["model"], "reason": r["unreadable"]}
+                                         for r in self.rows if r.get("unreadable")],
                           **({"groups": self.groups} if self.groups is not None else
                              {"groups_note": self.groups_note}),
                           "scoring": self.scoring, "params": self.params,
@@ -170,6 +186,7 @@ class EvaluationResult:
                                               if v["coherence"]},
                           "topic_flags": {k: v["flags"] for k, v in self.topics.items() if v.get("flags")},
                           **({"topic_judge": judged} if judged else {}),
+                          **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}
                              if self.stability is not None else {})})
 

@@ -7,12 +7,13 @@ import dataclasses
 import math
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..coherence import diversity, exclusivity, topic_words
 from ..corpus import Corpus
 from ..datasets import load_topics
-from ..errors import MethodError
+from ..errors import MethodError, TealeavesError
 from ..heldout import HeldoutResult
 from ..heldout import heldout as estimate_heldout
 from ..intrusion import auto
@@ -30,7 +31,8 @@ def top_words_or_none(m: TopicModel | Topics, topn: int) -> list[list[str]] | No
         return None
 
 
-def unique_names(models: Sequence[TopicModel], names: Sequence[str] | None) -> list[str]:
+def unique_names(models: Sequence[TopicModel | Topics | Unreadable],
+                 names: Sequence[str] | None) -> list[str]:
     if names is not None and len(names) != len(models):
         raise MethodError(f"{len(names)} names for {len(models)} models")
     out = list(names) if names is not None else [m.name for m in models]
@@ -42,15 +44,37 @@ def unique_names(models: Sequence[TopicModel], names: Sequence[str] | None) -> l
     return unique
 
 
-def load_all(models: Sequence[Any]) -> list[TopicModel | Topics]:
+@dataclass(frozen=True)
+class Unreadable:
+    """A model `evaluate` could not read: its row says why (`unreadable`), every metric "—"; the
+    others are evaluated (unless none could be read)."""
+
+    name: str
+    reason: str
+
+
+def load_all(models: Sequence[Any]) -> list[TopicModel | Topics | Unreadable]:
     """Every model: an LDA as its TopicModel, any other kind as Topics; a list (every time slice of a
-    model) becomes its models."""
-    out: list[TopicModel | Topics] = []
+    model) becomes its models; a file that cannot be read, `Unreadable` with the reason."""
+    out: list[TopicModel | Topics | Unreadable] = []
     for m in models:
-        got = m if isinstance(m, TopicModel | Topics) else load_topics(m)
+        try:
+            got = m if isinstance(m, TopicModel | Topics | Unreadable) else load_topics(m)
+        except TealeavesError as exc:
+            got = Unreadable(os.path.basename(os.fspath(m)) if isinstance(m, str | os.PathLike) else str(m),
+                             str(exc))
         for one in got if isinstance(got, list) else [got]:
             out.append(one.lda if isinstance(one, Topics) and one.lda is not None else one)
     return out
+
+
+def unreadable_row(m: Unreadable) -> dict[str, Any]:
+    """The row of a model that could not be read: every value None, the reason in `unreadable`."""
+    return {"model": m.name, "kind": None, "topics": None, "words": None, "heldout": None, "per_token": None,
+            "per_token_sd": None, "perplexity": None, "total": None, "tokens": None, "coherence": {},
+            "diversity": None, "exclusivity": None, "predictive_rank": None,
+            "predictive_log_likelihood": None,
+            "auto_model_precision": None, "auto_model_precision_ci": None, "unreadable": m.reason}
 
 
 def has_likelihood(m: TopicModel | Topics) -> bool:
@@ -59,19 +83,54 @@ def has_likelihood(m: TopicModel | Topics) -> bool:
                                          and why_not("heldout", m) is None)
 
 
+def model_digest(m: TopicModel | Topics) -> str:
+    """`sha256:...` of what a model's numbers depend on (`files.kept.digest`)."""
+    from ..files.kept import digest
+
+    return digest(*((m.phi_wt, m.alpha, m.vocab) if isinstance(m, TopicModel) else
+                    (m.weights, m.mean, m.cov, m.decoder, m.vocab)))
+
+
+def open_kept(options: EvaluateOptions, models: Sequence[TopicModel | Topics],
+              corpora: Sequence[Corpus]) -> None:
+    """Check, before any work, that `options.keep` (when given) is this evaluation's folder of kept
+    work, or a new one: the same models in order, held-out tokens and settings (`files.kept`); each
+    stage's subfolder (`kept_folder`) is checked again when opened."""
+    if options.keep is None:
+        return
+    from ..files.kept import Kept, digest
+
+    o = options
+    Kept(o.keep, "evaluate", {"models": [model_digest(m) for m in models],
+                              "documents": [digest(c.words, c.offsets) for c in corpora],
+                              "method": o.method, "runs": o.runs, "params": dict(o.heldout_params),
+                              "compare_models": o.compare_models, "seed": o.seed}, len(models), "model")
+
+
+def kept_folder(options: EvaluateOptions, stage: str, *models: TopicModel | Topics) -> str | None:
+    """The subfolder of `options.keep` that keeps `stage` of `models` (None without `keep`): named
+    by the models' contents, so a model given twice, or renamed, finds its work."""
+    if options.keep is None:
+        return None
+    return os.path.join(options.keep, "-".join([stage, *(model_digest(m)[7:23] for m in models)]))
+
+
 def heldout_one(m: TopicModel | Topics, c: Corpus, options: EvaluateOptions,
                 progress: bool | None) -> HeldoutResult:
     """`tl.heldout` for one model: LDA by `method` and `params`; a logistic-normal prior by its own
-    estimator, ais over eta, given only the parameters it takes (temperatures, schedule)."""
+    estimator, ais over eta, given only the parameters it takes (temperatures, schedule). With
+    `options.keep`, its finished documents are kept in a subfolder (`kept_folder`)."""
     o = options
+    keep = kept_folder(o, "heldout", m)
     if isinstance(m, TopicModel):
         return estimate_heldout(m, c, method=o.method, runs=o.runs, seed=o.seed, workers=o.workers,
-                                progress=progress, max_hours=o.max_hours, **o.heldout_params)
+                                progress=progress, max_hours=o.max_hours, keep=keep, **o.heldout_params)
     own = {k: v for k, v in o.heldout_params.items() if k in ("temperatures", "schedule")}
-    return estimate_heldout(m, c, method="ais", runs=o.runs, seed=o.seed, max_hours=o.max_hours, **own)
+    return estimate_heldout(m, c, method="ais", runs=o.runs, seed=o.seed, max_hours=o.max_hours, keep=keep,
+                            **own)
 
 
-def renamed(m: TopicModel | Topics, name: str) -> TopicModel | Topics:
+def renamed(m: TopicModel | Topics | Unreadable, name: str) -> TopicModel | Topics | Unreadable:
     return m.with_params(name=name) if isinstance(m, TopicModel) else dataclasses.replace(m, name=name)
 
 

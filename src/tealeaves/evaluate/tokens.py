@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..corpus import Corpus
+from ..corpus import Corpus, dropped_warning
 from ..datasets import read_corpus
 from ..errors import InvalidCorpusError, MethodError
 from ..heldout import check_vocab_fits
@@ -56,6 +56,8 @@ def common_tokens(models: Sequence[TopicModel | Topics], docs: Any, tokenizer: s
     report = corpus.report()
     report["rule"] = ("a token is scored only if every model's vocabulary has its word; the others "
                       "are dropped for all models")
+    report["warning"] = dropped_warning(report, str(corpus.source),
+                                        "every model's" if len(models) > 1 else "the model's")
     report["common_words"] = len(common)
     report["words_only_in_model"] = {m.name: m.num_words - len(common) for m in models}
     return out, report

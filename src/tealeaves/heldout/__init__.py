@@ -5,6 +5,7 @@ points; one module per estimator family registers itself (`spec.register`); `reg
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -13,10 +14,11 @@ import numpy as np
 
 from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidCorpusError, MethodError, shown
+from ..files.kept import digest, kept
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state
 from ..topics import Topics, as_lda, require
-from ..util.limits import check_bootstrap, check_budget, check_memory, update_seconds
+from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, check_memory, update_seconds
 from ..util.numbers import finite_float
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, adaptive_doc_task
@@ -33,12 +35,13 @@ __all__ = ["heldout", "completion", "HeldoutResult", "method_names", "get_method
            "check_vocab_fits"]
 
 
-def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str = "left-to-right",
+def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: str | None = None,
             runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, target_sd: float | None = None, check: int = 0,
             check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
-            **params: Any) -> HeldoutResult:
-    """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`),
+            keep: str | os.PathLike | None = None, **params: Any) -> HeldoutResult:
+    """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`;
+    None: the model's own default, left-to-right for LDA, ais over eta for a logistic-normal prior),
     `runs` independent times; parameters as in table 1 of the paper (`particles`,
     `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...).
 
@@ -46,29 +49,32 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     token is below it and two consecutive budgets agree (`heldout.adaptive`). `check=K`: an
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
     the estimated bias per token with a 95% interval (`heldout.crosscheck`). A run estimated to take
-    more than `max_hours` (default 24) stops before it starts."""
+    more than `max_hours` (default 24) stops before it starts. `keep`: a folder that keeps every
+    finished document (`files.kept`); the same call with it resumes an interrupted run, with the
+    same numbers."""
     if isinstance(model, Topics) and model.lda is None and model.prior == "logistic-normal":
         return _logistic_normal(model, docs, method, runs, seed, workers, bootstrap, target_sd, check,
-                                max_hours, params)
+                                max_hours, params, keep)
     model = as_lda("heldout", model)
-    spec = get_method(method, "heldout")
+    spec = get_method("left-to-right" if method is None else method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
                      progress, observed=0.0, split="first", target_sd=target_sd, check=check,
-                     check_temperatures=check_temperatures, max_hours=max_hours)
+                     check_temperatures=check_temperatures, max_hours=max_hours, keep=keep)
 
 
-def _logistic_normal(model: Topics, docs: Any, method: str, runs: int, seed: int, workers: int,
+def _logistic_normal(model: Topics, docs: Any, method: str | None, runs: int, seed: int, workers: int,
                      bootstrap: int, target_sd: float | None, check: int, max_hours: float | None,
-                     params: dict[str, Any]) -> HeldoutResult:
+                     params: dict[str, Any], keep: str | os.PathLike | None = None) -> HeldoutResult:
     """A logistic-normal prior has no collapsed sampler: `ais` over eta (`logistic_normal`) is its
-    estimator, also for the default method name; anything else is a one-line error."""
+    estimator, given as "ais" or by no method at all; any other method asked for is a one-line
+    error (never a silent substitution: `--methods left-to-right,ais` compared AIS with itself)."""
     from .logistic_normal import heldout_logistic_normal
 
     require("heldout", model)
-    if method not in ("left-to-right", "ais"):
+    if method not in (None, "ais"):
         raise MethodError(f"{method} integrates over a Dirichlet prior; {shown(model.name, 80)} has a "
-                          "logistic-normal prior: its estimator is ais (over eta, by elliptical slice "
-                          "sampling)")
+                          "logistic-normal prior: its estimator is ais over eta (by elliptical slice "
+                          "sampling): give method ais, or no method", options=("method",))
     unknown = sorted(set(params) - {"temperatures", "schedule"})
     if unknown or target_sd is not None or check or workers != 1:
         what = unknown[0] if unknown else ("target_sd" if target_sd is not None else
@@ -78,7 +84,7 @@ def _logistic_normal(model: Topics, docs: Any, method: str, runs: int, seed: int
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     check_vocab_fits(corpus, model)
     return heldout_logistic_normal(model, corpus, runs=runs, seed=seed, bootstrap=bootstrap,
-                                   max_hours=max_hours, **params)
+                                   max_hours=max_hours, keep=keep, **params)
 
 
 def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
@@ -86,11 +92,11 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
                runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
                progress: bool | None = False, target_sd: float | None = None, check: int = 0,
                check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
-            **params: Any) -> HeldoutResult:
+               keep: str | os.PathLike | None = None, **params: Any) -> HeldoutResult:
     """Estimate log P(w2 | w1, Phi, alpha m) (section 5): w1 is the first floor(observed N)
     tokens of each document (`split="first"`) or a seeded random subset of that size
     (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`).
-    `target_sd` and `check` as in `heldout`."""
+    `target_sd`, `check` and `keep` as in `heldout`."""
     model = as_lda("completion", model)
     spec = get_method(method, "completion")
     if not (isinstance(observed, int | float) and 0.0 <= observed < 1.0):
@@ -99,7 +105,7 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
         raise MethodError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     return _estimate(model, docs, spec, "completion", params, runs, seed, workers, bootstrap,
                      progress, observed=float(observed), split=split, target_sd=target_sd,
-                     check=check, check_temperatures=check_temperatures, max_hours=max_hours)
+                     check=check, check_temperatures=check_temperatures, max_hours=max_hours, keep=keep)
 
 
 def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corpus:
@@ -194,16 +200,16 @@ def _warm_up(shared: tuple, items: list[tuple]) -> None:
 def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params: dict[str, Any],
               runs: int, seed: int, workers: int, bootstrap: int, progress: bool | None,
               observed: float, split: str, target_sd: float | None = None, check: int = 0,
-              check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None) -> HeldoutResult:
+              check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
+              keep: str | os.PathLike | None = None) -> HeldoutResult:
     if not isinstance(model, TopicModel):
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
     resolved = spec.resolve(params, task)
     for name, value, low in (("runs", runs, 1), ("workers", workers, 1), ("bootstrap", bootstrap, 0),
-                             ("check", check, 0), ("check_temperatures", check_temperatures, 1)):
-        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
-            raise MethodError(f"{name} must be an integer >= {low}, got {value!r}")
-    if not isinstance(seed, int | np.integer) or seed < 0:
-        raise MethodError(f"seed must be a non-negative integer, got {seed!r}")
+                             ("check", check, 0), ("check_temperatures", check_temperatures, 1),
+                             ("seed", seed, 0)):
+        check_int(name, value, low)  # a bool is not a number (red team 6, F18: seed=True was 1)
+    check_bool("progress", progress, none=True)
     if target_sd is not None:
         if (sd := finite_float(target_sd)) is None or sd <= 0:
             raise MethodError(f"target_sd must be a positive number of nats per token, got {target_sd!r}")
@@ -223,46 +229,78 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if spec.name == "exact":
         for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
-    # also sizes the batches
-    costs = [spec.work(int(w.size), resolved, model.num_topics) * runs for w, _, _ in items]
-    planned = float(sum(costs))
-    check_budget(planned + (check_temperatures * 2 * corpus.num_tokens * min(check, len(items)) /
-                            max(len(items), 1) if check else 0.0), int(workers), max_hours,
-                 f"{task} by {spec.name}", model.num_topics)
-    shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, int(runs))
-    bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
-    extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
-    one_worker = update_seconds(planned, 1, model.num_topics)  # decides whether Dask is worth it
-    remote = on_dask(one_worker)
-    with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:
-        if not remote:  # Dask workers load their own kernels (at start with --preload)
-            _warm_up(shared, items)
-    t0 = time.perf_counter()
-    where = {"seconds": one_worker, "what": f"{task} by {spec.name}"}
-    if target_sd is None:
-        rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs, **where)
-        variances = [r[1] for r in rows]
-        rows = [r[0] for r in rows]
-        cost = planned
-    else:
-        outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar, costs,
-                             **where)
-        rows = [o[0] for o in outcomes]
-        variances = [o[5] for o in outcomes]
-        cost = float(sum(o[3] for o in outcomes))
-        extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)
+    what = f"{task} by {spec.name}"
+    runs = int(runs)
+    fingerprint = {"task": task, "model": digest(model.phi_wt, model.alpha, model.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "method": spec.name, "params": resolved,
+                   "runs": runs, "seed": int(seed), "observed": observed, "split": split,
+                   "target_sd": target_sd}
+
+    def valid(v: Any) -> bool:  # a kept document's value has the shape this run gives it
+        if target_sd is None:
+            return isinstance(v, np.ndarray) and v.shape == (2, runs)
+        return isinstance(v, list) and len(v) == 6 and isinstance(v[0], np.ndarray) and v[0].shape == (runs,)
+
+    with kept(keep, what, fingerprint, len(items), valid=valid) as k:
+        done = k.done if k is not None else {}
+        # also sizes the batches
+        costs = [spec.work(int(w.size), resolved, model.num_topics) * runs for w, _, _ in items]
+        planned = float(sum(costs))
+        left = planned - sum(costs[d] for d in done)  # what a resumed run still has to do
+        shares = {spec.name: left}
+        if check:  # the cross-check's stages, named in a refusal (red team 6, F13)
+            n = min(check, len(items))
+            share = n / max(len(items), 1)
+            reference = (f"the cross-check's reference (AIS, 2 runs of {check_temperatures:,} temperatures "
+                         f"on at most {n:,} document{'s' if n != 1 else ''})")
+            shares[reference] = check_temperatures * 2 * corpus.num_tokens * share
+            if runs < 2:
+                shares[f"the cross-check's 2 more runs of {spec.name}"] = 2 * planned * share
+        check_budget(sum(shares.values()), int(workers), max_hours,
+                     what + (f" with its cross-check (check={check})" if check else ""), model.num_topics,
+                     shares if check else None)
+        shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, runs)
+        bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
+        extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
+        if k is not None:
+            extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
+        one_worker = update_seconds(left, 1, model.num_topics)  # decides whether Dask is worth it
+        remote = on_dask(one_worker)
+        with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:
+            if not remote:  # Dask workers load their own kernels (at start with --preload)
+                _warm_up(shared, [items[d] for d in range(len(items)) if d not in done])
+        t0 = time.perf_counter()
+        where = {"seconds": one_worker, "what": what, "done": done,
+                 "on_result": k.add if k is not None else None}
+        if target_sd is None:
+            rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs, **where)
+            variances = [r[1] for r in rows]
+            rows = [r[0] for r in rows]
+            cost = planned
+        else:
+            outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar,
+                                 costs, **where)
+            rows = [o[0] for o in outcomes]
+            variances = [o[5] for o in outcomes]
+            cost = float(sum(o[3] for o in outcomes))
+            extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)
     seconds = time.perf_counter() - t0
     run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
     run_rel_var = np.array(variances, dtype=np.float64).reshape(len(items), int(runs)).T
     doc_tokens = np.array([w.size - n for w, n, _ in items], dtype=np.int64)
+    # what is computed, not the task's name: with nothing observed (completion at observed=0, or
+    # documents too short to observe a token) every estimate is of P(w) (red team 6, F15)
+    joint = all(n == 0 for _, n, _ in items)
+    unbiased = spec.is_unbiased(resolved) and joint
+    if spec.caution is not None and (caution := spec.caution(resolved, np.asarray(model.alpha))):
+        extra["caution"] = caution
     result = HeldoutResult(
         method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
         seconds=seconds, compile_seconds=compiled.seconds, seed=int(seed), workers=int(workers),
         corpus=corpus.report(),
         model=model.name, task=task, site_updates=cost,
         sd=bootstrap_sd(run_log_prob, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
-        extra=extra, unbiased=spec.is_unbiased(resolved) and task == "heldout",
-        run_rel_var=run_rel_var if task == "heldout" and spec.variance else None,
+        extra=extra, unbiased=unbiased, run_rel_var=run_rel_var if joint and spec.variance else None,
     )
     if check:
         def estimate(sub: Corpus, method: str, runs: int, **p: Any) -> HeldoutResult:
@@ -277,5 +315,5 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         result.extra["check"] = run_check(
             estimate, rerun, [w for w, _, _ in items], [n for _, n, _ in items], run_log_prob,
             int(check), int(seed), model.num_topics, DEFAULT_MAX_STATES, int(check_temperatures),
-            model.vocab, spec.is_unbiased(resolved) and task == "heldout")
+            model.vocab, unbiased)
     return result

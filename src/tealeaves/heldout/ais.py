@@ -27,7 +27,7 @@ KNOTS = 20
 FEW_TEMPERATURES = 100  # below this, a warning (`caution`)
 
 
-def caution(params: dict) -> str | None:
+def caution(params: dict, alpha: np.ndarray | None = None) -> str | None:
     """A warning for a temperature count known to be far too small: with S temperatures AIS
     multiplies S importance ratios; with few, each ratio jumps from one tempered distribution to
     a very different one and the weights' variance explodes (S = 1 is plain importance sampling

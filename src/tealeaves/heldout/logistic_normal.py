@@ -14,15 +14,17 @@ L (T x r, cov = L L^T) directly. tomotopy's CTModel keeps all T dimensions: `pri
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..errors import InvalidCorpusError, InvalidModelError, MethodError
+from ..files.kept import digest, kept
 from ..sampling import logistic_normal as kernel
 from ..sampling.rng import child, new_state
 from ..topics import PSD_TOLERANCE, check_covariance
-from ..util.limits import OPS_RATE, RATE, check_cost, check_int, check_memory
+from ..util.limits import OPS_RATE, RATE, check_bootstrap, check_cost, check_int, check_memory
 from .ais import SCHEDULES, temperature_schedule
 
 DECODERS = {"mixture": kernel.MIXTURE, "product-of-experts": kernel.PRODUCT}
@@ -188,14 +190,17 @@ def _finite(estimates: np.ndarray, what: str) -> np.ndarray:
 def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
                              decoder: str = "mixture", temperatures: int = 1000,
                              schedule: str = "geometric", runs: int = 1, seed: int = 0,
-                             max_hours: float | None = None) -> np.ndarray:
+                             max_hours: float | None = None, done: dict[int, np.ndarray] | None = None,
+                             on_result: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
     """log P(w) estimates, runs x documents, for documents `docs` (sequences of word ids in
     [0, V)) under eta ~ N(mean, cov) (or, with cov None, cov = factor factor^T), theta = softmax(eta), and the
     decoder: `mixture` (beta: T x V topic-word distributions) or `product-of-experts` (beta: T x V
     log weights B, p(w | theta) = softmax(theta @ B)). Each estimate's exp is unbiased for P(w);
     combine runs as log(mean(exp(.))) (logsumexp over runs minus log runs), not by averaging logs.
     Document d's runs depend only on (seed, d, run). The cost is checked against `max_hours` (and
-    the memory) before any work."""
+    the memory) before any work. `done` (document -> its runs, a resumed run's) and `on_result`
+    (called with each other document's runs as it finishes): documents one at a time, the same
+    numbers (`files.kept`)."""
     code = _decoder(decoder)
     seed = check_int("seed", seed, 0)
     mean, L = prior_factor(mean, cov, factor)
@@ -217,8 +222,23 @@ def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
         for r in range(runs):
             states[r, d] = new_state(child(doc_seed, r))
     taus = temperature_schedule(schedule, temperatures)
-    return _finite(kernel.ais(mean, L, code, rows, counts, offsets, tokens, words, taus, states),
-                   "the AIS estimate")
+    if done is None and on_result is None:
+        return _finite(kernel.ais(mean, L, code, rows, counts, offsets, tokens, words, taus, states),
+                       "the AIS estimate")
+    out = np.empty((runs, len(docs)))
+    for d in range(len(docs)):  # each document alone: its own rows and generator states, as above
+        if done and d in done:
+            out[:, d] = done[d]
+            continue
+        lo, hi = offsets[d], offsets[d + 1]
+        one = kernel.ais(mean, L, code, rows[lo:hi], counts[lo:hi], np.array([0, hi - lo], dtype=np.int64),
+                         tokens[d:d + 1], words, taus, np.ascontiguousarray(states[:, d:d + 1]))
+        out[:, d] = one[:, 0]
+        if not np.isfinite(one).all():  # named as the one-call estimate names it: by its document
+            _finite(np.where(np.arange(len(docs)) == d, out, 0.0), "the AIS estimate")
+        if on_result is not None:
+            on_result(d, out[:, d].copy())
+    return out
 
 
 def combine_runs(estimates: np.ndarray) -> np.ndarray:
@@ -302,27 +322,37 @@ def _negative_bound(p: np.ndarray, logcols: np.ndarray, c: np.ndarray, N: float,
 
 def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap: int = 10000,
                             max_hours: float | None = None, temperatures: int = 1000,
-                            schedule: str = "geometric"):
+                            schedule: str = "geometric", keep: str | os.PathLike | None = None):
     """`tl.heldout` for a `Topics` with a logistic-normal prior (documents already checked against
     its vocabulary by the caller): the AIS estimate above for every document, as a `HeldoutResult`
     (method "ais", its params saying the prior and decoder). Its cost is checked against
     `max_hours` by `logistic_normal_log_prob`, before the work; `tl.heldout` checks first that the
-    documents fit the model's vocabulary (`check_vocab_fits`)."""
+    documents fit the model's vocabulary (`check_vocab_fits`). `keep`: a folder keeping every
+    finished document, as `tl.heldout`'s."""
     import time
 
     from ..corpus import Corpus
-    from .result import HeldoutResult, bootstrap_sd
+    from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
 
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     runs = _count("runs", runs)
     temperatures = _count("temperatures", temperatures)
+    resampled = runs >= 2 and len(corpus) > 0  # else bootstrap_sd has nothing to resample
+    bootstrap = check_bootstrap(bootstrap, float(runs) * len(corpus) * resampled,
+                                bootstrap_bytes(bootstrap, runs) * resampled, max_hours)
     T, V = model.weights.shape
     updates = ais_updates(_decoder(model.decoder), T, V, corpus.num_tokens, len(corpus), runs, temperatures)
-    t0 = time.perf_counter()
-    est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
-                                   temperatures=temperatures, schedule=schedule, runs=runs, seed=seed,
-                                   max_hours=max_hours)
-    seconds = time.perf_counter() - t0
+    fingerprint = {"model": digest(model.weights, model.mean, model.cov, model.decoder, model.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "temperatures": temperatures,
+                   "schedule": schedule, "runs": runs, "seed": int(seed)}
+    with kept(keep, "heldout by ais over eta", fingerprint, len(corpus),
+              valid=lambda v: isinstance(v, np.ndarray) and v.shape == (runs,)) as k:
+        t0 = time.perf_counter()
+        est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
+                                       temperatures=temperatures, schedule=schedule, runs=runs, seed=seed,
+                                       max_hours=max_hours, done=k.done if k is not None else None,
+                                       on_result=k.add if k is not None else None)
+        seconds = time.perf_counter() - t0
     return HeldoutResult(
         method="ais", params={"temperatures": temperatures, "schedule": schedule,
                               "prior": "logistic-normal", "decoder": model.decoder},
@@ -330,4 +360,6 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
         seed=int(seed), workers=1, corpus=corpus.report(), model=model.name, task="heldout",
         site_updates=updates, sd=bootstrap_sd(est, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
         extra={"estimator": "annealed importance sampling over eta with elliptical slice sampling "
-                            "(heldout.logistic_normal)"}, unbiased=True)
+                            "(heldout.logistic_normal)",
+               **({"kept": {"folder": k.folder, "resumed_documents": k.resumed}} if k is not None else {})},
+        unbiased=True)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..output.display import Display
 from ..output.jsonout import json_float
+from ..util.limits import check_bootstrap
 
 
 def log_mean_exp(x: np.ndarray, axis: int | None = None):
@@ -43,6 +44,7 @@ def bootstrap_sd(run_log_prob: np.ndarray, resamples: int, seed: int) -> float:
     runs, docs = run_log_prob.shape
     if runs < 2 or resamples < 2 or docs == 0:
         return float("nan")
+    check_bootstrap(resamples, float(runs) * docs, bootstrap_bytes(resamples, runs))  # callers check first
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x7EA1EAF]))
     totals = np.zeros(resamples)
     chunk = max(1, 4_000_000 // (resamples * runs))
@@ -178,9 +180,21 @@ class HeldoutResult(PerDocumentTotals, Display):
         return self.extra.get("adaptive")
 
     @property
+    def caution(self) -> str | None:
+        """Why this method, at these settings and this model's alpha, is known to be badly off
+        (`MethodSpec.caution`), or None."""
+        return self.extra.get("caution")
+
+    @property
     def note(self) -> str:
         """What kind of number this is: an unbiased estimate of P(w) has a log that is low on
-        average (Jensen's inequality), by about half the variance of the log estimate."""
+        average (Jensen's inequality), by about half the variance of the log estimate; then the
+        caution, if any."""
+        return self.kind if self.caution is None else f"{self.kind}; warning: {self.caution}"
+
+    @property
+    def kind(self) -> str:
+        """What kind of number this is (`note` without the caution)."""
         if self.method == "exact":
             return "exact"
         if not self.unbiased:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import MethodError
 from ..sampling import PreparedDoc, prepare_doc
+from ..util.limits import check_bool, check_float, check_int
 
 
 @dataclass(frozen=True)
@@ -37,25 +38,24 @@ class Param:
     saturates_at: float | None = None
 
     def check(self, method: str, name: str, value: Any) -> Any:
+        """`value` checked against this declaration: the one check of every estimator parameter,
+        from the Python API and the command line alike. Numbers go through `limits.check_int` /
+        `check_float` (a bool is not a number, nor is text: `particles=True` or `"5"` is refused),
+        text must be one of `choices`."""
+        what = f"{method}: parameter {name}"
         if self.kind is bool:
-            if not isinstance(value, bool):
-                raise MethodError(f"{method}: parameter {name} must be true or false, got {value!r}")
-            return value
-        try:
-            if self.kind is int and isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            v = self.kind(value)
-        except (TypeError, ValueError):
-            raise MethodError(
-                f"{method}: parameter {name} must be {self.kind.__name__}, got {value!r}"
-            ) from None
+            return check_bool(what, value)
+        allowed = f"one of {', '.join(map(str, self.choices))}" if self.choices is not None else ""
+        if self.kind is int:
+            v: Any = check_int(what, value, None if self.minimum is None else math.ceil(self.minimum))
+        elif self.kind is float:
+            v = check_float(what, value, self.minimum)
+        elif not isinstance(value, str):
+            raise MethodError(f"{what} must be {allowed or 'text'}, got {value!r}")
+        else:
+            v = value
         if self.choices is not None and v not in self.choices:
-            raise MethodError(
-                f"{method}: parameter {name} must be one of {', '.join(map(str, self.choices))}, "
-                f"got {v!r}"
-            )
-        if self.minimum is not None and self.kind in (int, float) and not v >= self.minimum:
-            raise MethodError(f"{method}: parameter {name} must be >= {self.minimum}, got {v!r}")
+            raise MethodError(f"{what} must be {allowed}, got {value!r}")
         if self.saturates_at is not None and v > self.saturates_at:
             v = self.kind(self.saturates_at)
         return v
@@ -76,8 +76,9 @@ class MethodSpec:
     aliases: tuple[str, ...] = field(default=())
     renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
     budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
-    # why these parameters are known to give a badly biased estimate, or None (a warning)
-    caution: Callable[[dict[str, Any]], str | None] | None = None
+    # why these parameters (and this alpha) are known to give a badly biased estimate, or None (a
+    # warning the result carries: `HeldoutResult.caution`): caution(params, alpha)
+    caution: Callable[[dict[str, Any], np.ndarray], str | None] | None = None
     variance: bool = False  # fn returns (log estimate, relative variance estimate V)
     # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
     # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost

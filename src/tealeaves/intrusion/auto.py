@@ -33,6 +33,7 @@ from ..model import TopicModel
 from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..topics import Topics
+from ..util.limits import check_bootstrap
 from .scoring import bootstrap_ci, check_key, read_key, score
 from .tasks import Task, word_tasks
 
@@ -117,6 +118,7 @@ def auto(
     key = [k for k in full_key if k["kind"] == "word" and not k.get("attention")]
     if not key:
         raise MethodError("no word-intrusion items to predict")
+    check_bootstrap(bootstrap, float(len(key)), 2 * 8.0 * len(key) * bootstrap)  # before the counting
     counts = count(reference, sorted({w for k in key for w in k["options"]}), window=window, workers=workers,
                    encoding=encoding)
     if counts.units == 0 or counts.tokens == 0:  # as coherence: blank lines are no corpus

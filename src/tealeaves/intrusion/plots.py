@@ -5,9 +5,11 @@ over topics and of topic log odds over documents (figure 4). Needs the `plot` ex
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..errors import MethodError, shorten, shown
 from ..files.atomic import atomic_path
+from ..util.drawing import literal, pyplot
 from .scoring import IntrusionScores
 
 
@@ -30,11 +32,12 @@ def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
     """Write the figure to `path` (format from its extension: .png, .svg, .pdf); return the titles
     of the panels drawn (panels without data are left out)."""
     check_plot_path(path)
-    import matplotlib
+    with pyplot() as plt:
+        return _draw(plt, scores, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _draw(plt: Any, scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
+    """`plot_scores`'s drawing: every text through `literal` (model names may hold `$`)."""
     panels = []
     if scores.model_precision:
         panels += [
@@ -53,10 +56,10 @@ def plot_scores(scores: IntrusionScores, path: str | os.PathLike) -> list[str]:
         models = sorted(data)
         values = [list(data[m].values()) for m in models]
         if kind == "box":
-            ax.boxplot(values, tick_labels=models)
+            ax.boxplot(values, tick_labels=[literal(m) for m in models])
             ax.set_ylabel(label)
         else:
-            ax.hist(values, bins=10, label=models, stacked=False)
+            ax.hist(values, bins=10, label=[literal(m) for m in models], stacked=False)
             ax.set_xlabel(label)
             ax.set_ylabel("topics" if label == "model precision" else "documents")
             if len(models) > 1:

@@ -16,6 +16,7 @@ As in the paper, theta_hat_d is estimated from the document it then scores.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import MethodError
+from ..files.kept import digest, kept
 from ..heldout import as_corpus
 from ..model import TopicModel
 from ..output.display import Display
@@ -61,8 +63,10 @@ def infer_theta(
     seed: int = 0,
     workers: int = 1,
     progress: bool | None = None,
+    keep: str | os.PathLike | None = None,
 ) -> np.ndarray:
-    """Posterior mean of each document's topic proportions (D x T), by collapsed Gibbs sampling."""
+    """Posterior mean of each document's topic proportions (D x T), by collapsed Gibbs sampling;
+    `keep`: a folder keeping each finished document (`files.kept`: a rerun resumes, same numbers)."""
     burn_in = _check_int("burn_in", burn_in, 0)
     samples = _check_int("samples", samples, 1)
     seed = _check_int("seed", seed, 0)
@@ -73,16 +77,23 @@ def infer_theta(
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     shared = (np.ascontiguousarray(model.phi.T), np.array(model.alpha, dtype=np.float64), burn_in, samples)
-    rows = run_tasks(
-        _theta_task,
-        shared,
-        items,
-        workers,
-        Progress(len(items), "theta", enabled=progress),
-        [len(w) for w, _ in items],
-        update_seconds(updates, 1, model.num_topics),
-        "theta",
-    )
+    fingerprint = {"model": digest(model.phi_wt, model.alpha, model.vocab),
+                   "documents": digest(corpus.words, corpus.offsets), "burn_in": burn_in, "samples": samples,
+                   "seed": seed}
+    with kept(keep, "theta by Gibbs sampling", fingerprint, len(items),
+              valid=lambda v: isinstance(v, np.ndarray) and v.shape == (model.num_topics,)) as k:
+        rows = run_tasks(
+            _theta_task,
+            shared,
+            items,
+            workers,
+            Progress(len(items), "theta", enabled=progress),
+            [len(w) for w, _ in items],
+            update_seconds(updates, 1, model.num_topics),
+            "theta",
+            done=k.done if k is not None else None,
+            on_result=k.add if k is not None else None,
+        )
     return np.array(rows).reshape(len(corpus), model.num_topics)
 
 
@@ -138,9 +149,10 @@ def predictive(
     seed: int = 0,
     workers: int = 1,
     progress: bool | None = None,
+    keep: str | os.PathLike | None = None,
 ) -> PredictiveResult:
     """Predictive log likelihood and predictive rank of each document (section 4.2), from `theta`
-    (D x T) or from `infer_theta`."""
+    (D x T) or from `infer_theta` (`keep` as there)."""
     from scipy.stats import rankdata
 
     model = as_lda("predictive", model)
@@ -150,7 +162,7 @@ def predictive(
     T, V = model.phi.shape
     params: dict[str, Any] = {"theta": "given"}
     if theta is None:
-        theta = infer_theta(model, corpus, burn_in, samples, seed, workers, progress)
+        theta = infer_theta(model, corpus, burn_in, samples, seed, workers, progress, keep)
         params = {"theta": "posterior-mean", "burn_in": burn_in, "samples": samples, "seed": seed}
     theta = np.asarray(theta, dtype=np.float64)
     if theta.shape != (len(corpus), T):

@@ -167,6 +167,7 @@ def bootstrap_ci(values: np.ndarray, resamples: int, rng: np.random.Generator) -
     resamples)."""
     if values.size < 2 or resamples == 0:
         return float("nan"), float("nan")
+    check_bootstrap(resamples, float(values.size), 2 * 8.0 * resamples * values.size)  # callers check first
     means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return float(lo), float(hi)

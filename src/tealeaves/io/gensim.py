@@ -4,11 +4,12 @@ without its dictionary (`id2word`) has no words; tealeaves says so rather than i
 
 gensim's other models are `Topics` (`gensim_topics`): `HdpModel` its truncated topics
 (`get_topics()`: each topic's lambda + eta normalised, distributions) with their stick weights
-(`hdp_to_lda()`'s alpha) and no prior (a Dirichlet process is not an LDA prior: no held-out
-likelihood); `Nmf` its components (`get_topics(normalize=False)`: non-negative weights); `LsiModel`
-its singular vectors (signed weights; the singular values as topic weights); `LdaSeqModel` one
-time slice as the LDA it is (`time_slice=t`: gensim's own reading, exp(E[log beta_t]) normalised
-per topic, and the model's alphas) or every slice (`time_slice="all"`: one model per slice).
+(`hdp_to_lda()`'s alpha) and its hierarchical Dirichlet-process prior named (`topics.hdp_prior`:
+no held-out likelihood, why there); `Nmf` its components (`get_topics(normalize=False)`:
+non-negative weights); `LsiModel` its singular vectors (signed weights; the singular values as
+topic weights); `LdaSeqModel` one time slice as the LDA it is (`time_slice=t`: gensim's own
+reading, exp(E[log beta_t]) normalised per topic, and the model's alphas) or every slice
+(`time_slice="all"`: one model per slice).
 
 Files are loaded with gensim's own `load` of the class the file holds (a pickle: it runs code from
 the file, so load only files you trust)."""
@@ -111,7 +112,7 @@ def _vocab(model: Any, num_words: int, where: str) -> tuple[str, ...] | None:
 def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None = None) -> Any:
     """A gensim HdpModel, Nmf, LsiModel (`Topics`) or LdaSeqModel (a `TopicModel` per time slice:
     `time_slice` an index, or "all" for a list) as the module notes say."""
-    from ..topics import Topics
+    from ..topics import Topics, hdp_prior
 
     kind = type(obj).__name__
     source = f"gensim {kind}"
@@ -122,11 +123,15 @@ def gensim_topics(obj: Any, name: str = "gensim", time_slice: int | str | None =
     if kind == "HdpModel":
         weights = np.asarray(obj.get_topics(), dtype=np.float64)
         sticks, _ = obj.hdp_to_lda()
+        alpha, gamma = float(obj.m_alpha), float(obj.m_gamma)
         return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,
                       weights_kind="distributions", topic_weights=np.asarray(sticks, dtype=np.float64),
-                      metadata={"format": "gensim", "truncation": weights.shape[0],
+                      metadata={"format": "gensim", "truncation": weights.shape[0], "hdp_alpha": alpha,
+                                "gamma": gamma,
                                 "topic_weights": "the stick-breaking weights of the truncated topics "
-                                                 "(hdp_to_lda's alpha)"})
+                                                 "(hdp_to_lda's alpha)"},
+                      prior_note=hdp_prior(alpha, gamma, f"its truncation to {weights.shape[0]} topics",
+                                           "gensim's hdp_to_lda()"))
     if kind == "Nmf":
         weights = np.asarray(obj.get_topics(normalize=False), dtype=np.float64)
         return Topics(name=name, source=source, vocab=_vocab(obj, weights.shape[1], source), weights=weights,

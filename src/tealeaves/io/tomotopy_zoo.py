@@ -5,8 +5,9 @@ What each gives (topic-word rows are tomotopy's `get_topic_word_dist`, distribut
 
 - `tomotopy-hdp` (HDPModel): the live topics only (`is_live_topic`), as distributions;
   `topic_weights` the number of words assigned to each (`get_count_by_topics`: counts, not a
-  distribution). No prior: the HDP's Dirichlet-process prior (alpha, gamma, in `metadata`) is not
-  a finite Dirichlet over the live topics, so no likelihood is claimed for it.
+  distribution). Its prior, a hierarchical Dirichlet process (alpha, gamma, in `metadata`), is not a
+  finite Dirichlet over the live topics: it is named (`topics.hdp_prior`, which says why no likelihood
+  is claimed for it) and no likelihood is claimed.
 - `tomotopy-ctm` (CTModel): logistic-normal prior, `mean` = `prior_mean` (K) and `cov` =
   `prior_cov` (K x K) of η with θ = softmax(η); mixture decoder.
 - `tomotopy-dmr` (DMRModel): its Dirichlet prior depends on the document's metadata
@@ -40,7 +41,7 @@ import numpy as np
 
 from ..errors import InputFileError, InvalidModelError, MethodError, shown
 from ..files.textfile import check_regular
-from ..topics import Topics
+from ..topics import DMR_PRIOR, PA_PRIOR, Topics, hdp_prior
 from .common import build_model, require
 from .native import load_isolated
 
@@ -257,19 +258,22 @@ def load_zoo(path: str | os.PathLike, fmt: str, timeout: float | None = None,
                     topic_ids=[int(k) for k in a["topic_ids"]],
                     topic_weights="words assigned to each live topic (counts)")
         ids = tuple(f"id {k}" for k in meta["topic_ids"])  # tomotopy's topic ids of the live topics
-        return Topics(topic_weights=a["topic_weights"], topic_names=ids, **common)
+        note = hdp_prior(meta["hdp_alpha"], meta["gamma"],
+                         f"its truncation to the {phi.shape[0]} live topics",
+                         "the live topics' words and alpha")
+        return Topics(topic_weights=a["topic_weights"], topic_names=ids, prior_note=note, **common)
     if cls == "CTModel":
         return Topics(prior="logistic-normal", mean=a["mean"], cov=a["cov"], decoder="mixture", **common)
     if cls == "PAModel":
         meta.update(super_alpha=a["super_alpha"], subalpha=a["subalpha"], super_sub=a["super_sub"],
                     topic_weights="words assigned to each sub-topic (counts)")
-        return Topics(topic_weights=a["topic_weights"], **common)
+        return Topics(topic_weights=a["topic_weights"], prior_note=PA_PRIOR, **common)
     if cls == "DMRModel":
         values = [str(v) for v in a["metadata_values"]]
         priors = a["prior_by_metadata"]
         meta.update(metadata_values=values, prior_by_metadata=priors, sigma=float(a["sigma"]))
         if metadata is None:
-            return Topics(**common)
+            return Topics(prior_note=DMR_PRIOR, **common)
         if metadata not in values:
             raise MethodError(f"{path}: metadata {shown(metadata)} is not one of the model's "
                               f"{len(values)} values ({', '.join(shown(v) for v in values[:10])})")

@@ -5,6 +5,10 @@ the model's name, the messages or prompt, temperature, seed, the number of token
 log-probabilities), so a different model, prompt or sampling setting is a different entry, and
 the API key (a header) is never part of it. Each answer is committed as it arrives: a run that is
 stopped keeps every answer it received. Only answers are kept; failed requests are not.
+
+The qualifications of judges (`tealeaves judge qualify`: a judge's measured agreement with people)
+are kept beside the answers, by the hash of the judge's settings, so that evaluate and the report
+can show the agreement of a judge they use.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ CREATE TABLE IF NOT EXISTS answers (
     request TEXT NOT NULL,
     response TEXT NOT NULL,
     seconds REAL NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS qualifications (
+    judge TEXT NOT NULL,
+    llm TEXT NOT NULL,
+    result TEXT NOT NULL,
     created REAL NOT NULL
 );
 """
@@ -96,6 +106,28 @@ class Cache:
             rows = self._db.execute("SELECT seconds FROM answers WHERE url=? AND llm=? ORDER BY created DESC "
                                     "LIMIT 200", (url, llm)).fetchall()
         return statistics.median(r[0] for r in rows) if rows else None
+
+    def put_qualification(self, judge: str, llm: str, result: dict[str, Any]) -> None:
+        """Keep a qualification (`judge.qualify`'s result as JSON) of the judge whose settings hash to
+        `judge` (`qualify.judge_key`)."""
+        with self._lock:
+            self._db.execute("INSERT INTO qualifications VALUES (?, ?, ?, ?)",
+                             (judge, llm, json.dumps(result, allow_nan=False), time.time()))
+            self._db.commit()
+
+    def qualifications(self, judge: str) -> list[dict[str, Any]]:
+        """Every kept qualification of the judge `judge`, newest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT result FROM qualifications WHERE judge=? ORDER BY created DESC, "
+                                    "rowid DESC", (judge,)).fetchall()
+        out = []
+        for (text,) in rows:
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                raise InputFileError(f"{self.path}: a kept qualification is not JSON") from None
+            out.append(doc)
+        return out
 
     def __len__(self) -> int:
         with self._lock:

@@ -325,6 +325,36 @@ class Study:
         judges = f", {len(self.judges)} automated judges" if self.judges else ""
         return f"Study({self.name}: {len(self.topics)} topics; answers: {tasks}{judges})"
 
+    def take(self, topics: Sequence[int] | np.ndarray) -> Study:
+        """The study restricted to the topics at indices `topics` (in that order): their answers,
+        documents, judges' answers and metrics; every other topic's are left out (a subsample)."""
+        keep = np.asarray(topics, dtype=np.int64).reshape(-1)
+        n = len(self.topics)
+        if keep.size and (keep.min() < 0 or keep.max() >= n) or len(set(keep.tolist())) != keep.size:
+            raise MethodError(f"study {self.name!r}: topics to keep must be distinct indices below {n}")
+        new = np.full(n, -1, dtype=np.int64)
+        new[keep] = np.arange(keep.size)
+        t = self.topics
+        sub = TopicSet(tuple(t.ids[i] for i in keep), tuple(t.words[i] for i in keep),
+                       tuple(t.corpus[i] for i in keep), tuple(t.model[i] for i in keep))
+        docs = self.documents
+        if docs is not None:
+            rows = np.flatnonzero(new[docs.topic] >= 0)
+            docs = Documents(new[docs.topic[rows]], docs.item[rows], tuple(docs.role[r] for r in rows),
+                             tuple(docs.id[r] for r in rows), tuple(docs.text[r] for r in rows),
+                             docs.theta[rows], docs.assigned[rows])
+
+        def cut(j: Judgments) -> Judgments:
+            j = j.select(new[j.topic] >= 0)
+            own = docs if j.documents is self.documents else j.documents if j.documents is None else None
+            if own is None and j.documents is not None:
+                raise MethodError(f"{j.task} answers carry documents of their own; take() keeps the study's")
+            return replace(j, topics=sub, topic=new[j.topic], documents=own)
+
+        return replace(self, topics=sub, tasks={k: cut(v) for k, v in self.tasks.items()},
+                       judges={k: {t: cut(v) for t, v in d.items()} for k, d in self.judges.items()},
+                       metrics={k: np.asarray(v)[keep] for k, v in self.metrics.items()}, documents=docs)
+
     def metric(self, name: str) -> np.ndarray:
         if name not in self.metrics:
             raise MethodError(f"study {self.name!r} has no metric {name!r} "

@@ -248,7 +248,10 @@ def _judgments(task: str, scale: Scale, topics: TopicSet, annotators: tuple[str,
 
 def read_llm_runs(folder: str, topics: TopicSet, documents: Documents) -> dict[str, dict[str, Judgments]]:
     """Each LLM's answers (folder/<model>/<run>/llm_results_q{1,2,3}.json): judge -> task ->
-    Judgments whose annotators are the runs ("seed122"). Runs missing a file are an error."""
+    Judgments whose annotators are the runs ("seed122"), built by `automated.judge_answers` (the
+    path a judge answering now takes too). Runs missing a file are an error."""
+    from .automated import judge_answers
+
     position = {}
     for t, tid in enumerate(topics.ids):
         c, m, k = tid.split("/")
@@ -259,17 +262,15 @@ def read_llm_runs(folder: str, topics: TopicSet, documents: Documents) -> dict[s
         jdir = os.path.join(folder, judge)
         if not os.path.isdir(jdir):
             continue
-        rows: dict[str, list] = {"label": [], "fit": [], "rank": []}
-        runs = []
+        runs: dict[str, dict[str, dict[int, Any]]] = {"label": {}, "fit": {}, "rank": {}}
         for run in sorted(os.listdir(jdir)):
             rdir = os.path.join(jdir, run)
             if not os.path.isdir(rdir):
                 continue
             seed = re.search(r"seed(\d+)", run)
             name = f"seed{seed.group(1)}" if seed else run
-            if name in runs:
+            if name in runs["label"]:
                 raise InputFileError(f"{rdir}: a second run named {name} for {judge}")
-            runs.append(name)
             q = {}
             for step in ("q1", "q2", "q3"):
                 p = os.path.join(rdir, f"llm_results_{step}.json")
@@ -288,8 +289,9 @@ def read_llm_runs(folder: str, topics: TopicSet, documents: Documents) -> dict[s
                 if t in labels and labels[t] != cats[0]:
                     raise InputFileError(f"{where}: a second, different category for topic {topics.ids[t]}")
                 labels[t] = cats[0]
-            rows["label"] += [(t, name, -1, np.nan, lab, None) for t, lab in labels.items()]
+            runs["label"][name] = labels
             for step, task, key in (("q2", "fit", "fit_data"), ("q3", "rank", "rank_data")):
+                answers: dict[int, list[float]] = {}
                 for i, x in enumerate(q[step]):
                     where = f"{os.path.join(rdir, f'llm_results_{step}.json')}: entry {i}"
                     t = _topic_of(x, position, where)
@@ -297,13 +299,16 @@ def read_llm_runs(folder: str, topics: TopicSet, documents: Documents) -> dict[s
                     if not isinstance(data, list) or len(data) != 1 or not isinstance(data[0], list) \
                             or len(data[0]) != N_EVAL:
                         raise InputFileError(f"{where}: {key} must hold one list of {N_EVAL} numbers")
-                    for d, v in enumerate(data[0]):
-                        v = strict_float(v, where, f"{key}[{d}]")
-                        rows[task].append((t, name, d, (N_EVAL + 1 - v) if task == "rank" else v, None, None))
-        if runs:
+                    if t in answers:
+                        raise InputFileError(f"{where}: a second {key} for topic {topics.ids[t]}")
+                    values = [strict_float(v, where, f"{key}[{d}]") for d, v in enumerate(data[0])]
+                    # their ranking: larger = fits better; ours: 1 = fits best
+                    answers[t] = [N_EVAL + 1 - v for v in values] if task == "rank" else values
+                runs[task][name] = answers
+        if runs["label"]:
             scales = {"label": TEXT, "fit": LLM_FIT, "rank": LLM_RANK}
-            judges[judge] = {task: _judgments(task, scales[task], topics, tuple(runs), r, documents, jdir)
-                             for task, r in rows.items()}
+            judges[judge] = {task: judge_answers(task, scales[task], topics, r, documents, jdir)
+                             for task, r in runs.items()}
     return judges
 
 

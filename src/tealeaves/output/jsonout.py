@@ -1,5 +1,10 @@
-"""JSON output shared by every result and command: non-finite floats become null, and result
-files carry the tealeaves version."""
+"""JSON output shared by every result and command, and result files carry the tealeaves version.
+
+JSON has no non-finite numbers, so every result writes them the same documented way (`json_safe`):
+NaN (no value: an sd of one run, a metric not computed) as `null`; +inf and -inf (a perplexity
+of a token given probability 0, a log of 0) as the strings `"Infinity"` and `"-Infinity"`, the
+spellings of JavaScript and of Python's `float()`, so an infinity is never read as a missing value.
+Readers turn a value back with `json_number` (the report does for every numeric field)."""
 
 from __future__ import annotations
 
@@ -12,15 +17,35 @@ from typing import Any, TextIO
 STDOUT: TextIO = sys.stdout  # where `--json -` goes (the CLI sets it before redirecting stdout)
 
 
-def json_float(v: float) -> float | None:
+POS_INF, NEG_INF = "Infinity", "-Infinity"  # how +inf and -inf are written (NaN: null)
+
+
+def json_float(v: float) -> float | str | None:
+    """`v` as JSON holds it: a finite float as it is, NaN as None, +-inf as "Infinity" / "-Infinity"."""
     v = float(v)
-    return v if math.isfinite(v) else None
+    if math.isfinite(v):
+        return v
+    return None if math.isnan(v) else (POS_INF if v > 0 else NEG_INF)
+
+
+def json_number(v: Any) -> float | None:
+    """A number as `json_float` wrote it, read back: a finite number as a float, "Infinity" and
+    "-Infinity" as the infinities, None (null: no value) as None; anything else is None too."""
+    if v == POS_INF or v == NEG_INF:
+        return math.inf if v == POS_INF else -math.inf
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    try:
+        return float(v)
+    except OverflowError:  # an integer past a float
+        return None
 
 
 def json_safe(x: Any) -> Any:
-    """`x` with every non-finite float (nan, inf) replaced by None, through dicts, lists, tuples."""
+    """`x` with every non-finite float written as `json_float` says (NaN None, +-inf "Infinity" /
+    "-Infinity"), through dicts, lists, tuples."""
     if isinstance(x, float):
-        return x if math.isfinite(x) else None
+        return json_float(x)
     if isinstance(x, dict):
         return {k: json_safe(v) for k, v in x.items()}
     if isinstance(x, list | tuple):

@@ -32,7 +32,7 @@ from ..util.stages import estimated_stages
 from ..util.text import excerpt
 from . import pertopic, recommend, svg, tables
 from .pertopic import MEASURE_NAMES
-from .schema import check_result
+from .schema import check_result, decode
 from .svg import Chart
 from .tables import Table
 
@@ -406,14 +406,27 @@ def _notes(rows: Sequence[dict[str, Any]]) -> list[Part]:
 def _na(row: dict[str, Any], metric: str, *cells: str) -> list[str]:
     """The cells of `metric` for a model's row: "—" where the metric does not apply to it."""
     na = row.get("not_applicable")
-    return ["—"] * len(cells) if isinstance(na, dict) and metric in na else list(cells)
+    dash = row.get("unreadable") or isinstance(na, dict) and metric in na
+    return ["—"] * len(cells) if dash else list(cells)
+
+
+def _judge_agreement(agreed: Any) -> list[Part]:
+    """Beside an LLM judge's columns: its measured agreement with people on each (`judge qualify`),
+    or that it was never measured."""
+    if not isinstance(agreed, dict) or not agreed:
+        return []
+    items = "".join(f"<li>{escape(str(v.get('text')))}</li>" for v in agreed.values() if isinstance(v, dict))
+    return ['<p class="note">The LLM judge\'s columns, with its agreement with people measured on the bundled '
+            "human studies (<code>tealeaves judge qualify</code>):</p>", f"<ul>{items}</ul>"]
 
 
 def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
     """Every metric that does not apply to a model (— in its table), with the reason."""
-    items = [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
-             for r in rows if isinstance(r, dict) for key in ("not_applicable", "not_computed")
-             if isinstance(r.get(key), dict) for m, why in r[key].items()]
+    items = [f"<li>{escape(str(r.get('model')))}: unreadable, not evaluated: {escape(str(r['unreadable']))}</li>"
+             for r in rows if isinstance(r, dict) and r.get("unreadable")]
+    items += [f"<li>{escape(str(r.get('model')))}: {escape(str(m))}: {escape(str(why))}</li>"
+              for r in rows if isinstance(r, dict) for key in ("not_applicable", "not_computed")
+              if isinstance(r.get(key), dict) for m, why in r[key].items()]
     return ['<p class="note">— does not apply (the model does not provide what the metric needs) or was '
             "not computed:</p>"
             f"<ul>{''.join(items)}</ul>"] if items else []
@@ -435,7 +448,7 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *_na(r, "diversity", _m("diversity", r["diversity"])),
              *_na(r, "exclusivity", _m("exclusivity", r["exclusivity"])),
              *_na(r, "predictive", _m("predictive_rank", r["predictive_rank"])),
-             *[_m(k, r.get(k)) for k in extra],
+             *(["—"] * len(extra) if r.get("unreadable") else [_m(k, r.get(k)) for k in extra]),
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
              *[_m(k, r.get(k)) if k in r else "—" for k in judged],
@@ -485,7 +498,10 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
         out.append(f'<p class="note">{_num(sc.get("documents"))} held-out documents, {_num(sc.get("tokens"))} '
                    f"tokens scored by every model, {_num(sc.get('oov_tokens'))} dropped: "
                    f"{escape(str(sc.get('rule', '')))}.</p>")
+        if isinstance(sc.get("warning"), str):
+            out.append(f'<p class="warn">Warning: {escape(sc["warning"])}.</p>')
     out.append(_evaluate_table(doc, measures))
+    out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     for key, label, interval in EVAL_METRICS:
@@ -655,6 +671,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
             cells.append(f"{_f(mean, d)} ± {_f(sd, d)}" if sd is not None else _f(mean, d))
         rows.append(cells)
     out.append(_tab(["K", *metrics], rows, sortable=True))
+    out.extend(_judge_agreement(p.get("judge_agreement")))
     out.extend(_notes([{**e.get("row", {}), "model": e.get("model")} for e in doc.get("evaluations", [])
                        if isinstance(e, dict) and isinstance(e.get("row"), dict)]))
     logx = bool(ks) and min(ks) > 0 and max(ks) / min(ks) >= 8
@@ -719,6 +736,10 @@ def section(doc: dict[str, Any]) -> list[Part]:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:
         return _coherence(doc)
+    if kind == "judge-qualify":
+        from .qualify import section as qualify_section
+
+        return qualify_section(doc)
     if kind in handlers:
         return handlers[kind](doc)
     if kind == "text":
@@ -727,7 +748,8 @@ def section(doc: dict[str, Any]) -> list[Part]:
 
 
 def _sections(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [d for doc in docs for d in (doc["sections"] if "sections" in doc else [doc])]
+    """Every result's sections, their infinities ("Infinity" in JSON) read back as floats (`decode`)."""
+    return [d for doc in docs for d in (decode(doc)["sections"] if "sections" in doc else [decode(doc)])]
 
 
 def charts(docs: Sequence[dict[str, Any]]) -> list[Chart]:

@@ -1,5 +1,10 @@
 """Each chart of a report as a file a paper can use: SVG (the report's own drawing) and, with
-the plot extra (matplotlib), PNG at 200 dpi drawn from the same `Chart`."""
+the plot extra (matplotlib), PNG at 200 dpi drawn from the same `Chart`.
+
+Every text matplotlib draws (titles, axis labels, tick labels, legends, notes) goes through
+`literal`, and the figure is drawn with LaTeX off (`text.usetex`, whatever the user's
+matplotlibrc says; both in `util.drawing`): a word or model name such as `$x^$` is shown as written, never parsed as
+mathematics (matplotlib's mathtext raised on it, and LaTeX would)."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import os
 import re
 
 from ..files.atomic import atomic_path, makedirs, write_text
+from ..util.drawing import literal, pyplot
 from ..util.numbers import finite_float
 from .svg import Chart, render
 
@@ -20,19 +26,20 @@ def slug(text: str) -> str:
 
 
 def _wrapped(label: str, width: int = 24) -> str:
-    """A label on lines of at most `width` characters (long words broken), never cut."""
+    """A label on lines of at most `width` characters (long words broken), never cut; literal."""
     import textwrap
 
-    return "\n".join(textwrap.wrap(label, width, break_long_words=True)) or label
+    return literal("\n".join(textwrap.wrap(label, width, break_long_words=True)) or label)
 
 
 def write_png(c: Chart, path: str) -> None:
     """`c` drawn with matplotlib (Agg), 200 dpi."""
-    import matplotlib
+    with pyplot() as plt:
+        _draw(plt, c, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _draw(plt, c: Chart, path: str) -> None:
+    """`write_png`'s drawing: every text through `literal` (`_wrapped` calls it)."""
     lines = sum(_wrapped(lab, 50).count("\n") + 1 for lab in c.labels)
     fig, ax = plt.subplots(figsize=(6.4, 3.6) if c.kind != "hbars" else (7.5, 0.6 + max(0.28 * len(c.labels), 0.16 * lines)))
     if c.kind == "points":
@@ -50,7 +57,7 @@ def write_png(c: Chart, path: str) -> None:
         ax.set_xticks(range(len(c.labels)), [_wrapped(lab) for lab in c.labels], rotation=20, ha="right")
         off = [f"{lab}: {v:.4g}" for lab, v, f in zip(c.labels, c.y, far, strict=True) if f]
         if off:
-            ax.text(0.99, 0.98, "off the chart: " + "; ".join(off), transform=ax.transAxes,
+            ax.text(0.99, 0.98, literal("off the chart: " + "; ".join(off)), transform=ax.transAxes,
                     ha="right", va="top", fontsize=8)
     elif c.kind == "lines":
         for s in c.series:
@@ -60,13 +67,13 @@ def write_png(c: Chart, path: str) -> None:
             hi = s.get("hi") or []
             if lo and hi and all(_ok(a) and _ok(b) for a, b in zip(lo, hi, strict=True)):
                 err = [[y - a for y, a in zip(s["y"], lo, strict=True)], [b - y for y, b in zip(s["y"], hi, strict=True)]]
-                ax.errorbar(s["x"], s["y"], yerr=err, fmt="o-", capsize=4, label=s["name"])
+                ax.errorbar(s["x"], s["y"], yerr=err, fmt="o-", capsize=4, label=literal(s["name"]))
             else:
-                ax.plot(xs, ys, "o-", label=s["name"])
+                ax.plot(xs, ys, "o-", label=literal(s["name"]))
         if c.logx:
             ax.set_xscale("log")
         xs = sorted({x for s in c.series for x in s["x"]})
-        ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        ax.set_xticks(xs, [literal(f"{x:g}") for x in xs])
         if len(c.series) > 1:
             ax.legend(fontsize=8)
     elif c.kind == "scatter":
@@ -85,10 +92,12 @@ def write_png(c: Chart, path: str) -> None:
     ax.set_title(_wrapped(c.title, 70), fontsize=11)
     ax.set_xlabel(_wrapped(c.xlabel, 70))
     ax.set_ylabel(_wrapped(c.ylabel, 40) if c.kind != "hbars" else "")
-    fig.tight_layout()
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=200, format="png")
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=200, format="png")
+    finally:
+        plt.close(fig)
 
 
 def write_all(charts: list[Chart], folder: str) -> list[str]:

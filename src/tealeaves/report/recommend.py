@@ -65,10 +65,12 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     """The recommended model of an `evaluate` result (its headline) and the reasons."""
     rows = [r for r in doc.get("rows", []) if isinstance(r, dict)]
     groups = doc.get("groups") or []
+    warning = (doc.get("scoring") or {}).get("warning") if isinstance(doc.get("scoring"), dict) else None
+    caveat = [f"Warning: {warning}."] if isinstance(warning, str) else []  # the held-out tokens dropped
     if not groups and isinstance(doc.get("groups_note"), str):
-        return (f"No recommendation by held-out likelihood: {doc['groups_note']}", [])
+        return (f"No recommendation by held-out likelihood: {doc['groups_note']}", caveat)
     if not groups:
-        return ("No recommendation by held-out likelihood: no model has one", [])
+        return ("No recommendation by held-out likelihood: no model has one", caveat)
     best = list(groups[0])
     pick = best[0]
     by = {r["model"]: r for r in rows}
@@ -77,7 +79,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     scored = sum(len(g) for g in groups)
     what = "the best held-out likelihood" if scored > 1 else "the only model with a held-out likelihood"
     head = f"Recommended: {pick}, {what} ({numbers.metric('per_token', r.get('per_token'))} nats per token)"
-    reasons = []
+    reasons = list(caveat)
     if len(best) > 1:
         reasons.append(f"Could not be separated: {', '.join(best)} (the held-out evidence does not tell them "
                        "apart; any of them is as good on it).")

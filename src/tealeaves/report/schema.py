@@ -7,7 +7,10 @@ A spec is `NUM` (a number or null), `REAL` (a number), a `Num` range (`FRACTION`
 in 0..1 or null; `COUNT`, a whole number >= 0 or null; `SIZE`, a whole number >= 1; `NONNEG`, a
 number >= 0 or null), `STR`, `ANY`, `[spec]` (a list of those), `Map(spec)` (an object with any
 keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a dict of field specs (a name ending
-in "?" is optional). Every number must be finite (tealeaves writes an unavailable value as null)."""
+in "?" is optional). Every number must be finite: tealeaves writes an unavailable value as null
+and an infinity as the string "Infinity" or "-Infinity" (`output.jsonout`), which a numeric field
+without an upper bound (`NUM`, `NONNEG`) accepts for the sign its range allows; the check turns
+those strings into floats in place (`check_result`, `decode`), so the report shows inf, not "—"."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputFileError, shorten
+from ..output.jsonout import json_number
 from ..util.numbers import finite_float
 
 NUM, REAL, STR, ANY = "a number or null", "a number", "a string", "anything"
@@ -65,6 +69,18 @@ def _fail(where: str, want: str, v: Any) -> InputFileError:
     return InputFileError(f"field {shorten(where, 80)}: expected {want}, got {_kind(v)}")
 
 
+def _infinity(v: Any, spec: Any) -> float | None:
+    """The infinity the string `v` stands for, when the numeric `spec` admits it (else None)."""
+    x = json_number(v) if isinstance(v, str) else None
+    if x is None:
+        return None
+    if spec is NUM:
+        return x
+    if isinstance(spec, Num) and not spec.whole and spec.high is None and (spec.low is None or x > 0):
+        return x
+    return None
+
+
 def _in_range(v: Any, spec: Num) -> bool:
     if v is None:
         return spec.null
@@ -75,10 +91,13 @@ def _in_range(v: Any, spec: Num) -> bool:
     return (spec.low is None or v >= spec.low) and (spec.high is None or v <= spec.high)
 
 
-def _checked(v: Any, spec: Any, where: str) -> None:
-    """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`."""
+def _checked(v: Any, spec: Any, where: str) -> Any:
+    """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`;
+    `v`, with every infinity a numeric field holds turned into a float (lists and objects in place)."""
     if spec is ANY:
-        return
+        return v
+    if (inf := _infinity(v, spec)) is not None:
+        return inf
     if isinstance(spec, Num):
         if not _in_range(v, spec):
             shown = shorten(repr(v), 40) if finite_float(v) is not None else _kind(v)
@@ -97,20 +116,21 @@ def _checked(v: Any, spec: Any, where: str) -> None:
             raise _fail(where, "a list" if isinstance(spec, list) else "a list of two", v)
         item = spec[0] if isinstance(spec, list) else spec.value
         for i, x in enumerate(v):
-            _checked(x, item, f"{where}[{i}]")
+            v[i] = _checked(x, item, f"{where}[{i}]")
     elif not isinstance(v, dict):
         raise _fail(where, "an object", v)
     elif isinstance(spec, Map):
         for k, x in v.items():
-            _checked(x, spec.value, f"{where}.{k}")
+            v[k] = _checked(x, spec.value, f"{where}.{k}")
     else:
         for name, sub in spec.items():
             key = name.rstrip("?")
             path = f"{where}.{key}" if where else key
             if key in v:
-                _checked(v[key], sub, path)
+                v[key] = _checked(v[key], sub, path)
             elif not name.endswith("?"):
                 raise InputFileError(f"field {shorten(path, 80)} is missing")
+    return v
 
 
 CHECK = {"ci95": Pair(NUM), "reference": {"exact": ANY, "ais": ANY, "ais_temperatures?": ANY},
@@ -129,6 +149,18 @@ DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
                    "rank_1_docs", "exclusivity", "kl_background")}}]}
 
+# one task of a judge's qualification (metaeval.qualify.task_agreement)
+QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "topics": COUNT, "scored": COUNT,
+             "correlation": Map({"estimate": NUM, "low": NUM, "high": NUM, "topics": COUNT, "why?": ANY}),
+             "ceiling": Map({"ceiling": NUM, "low": NUM, "high": NUM, "topics?": COUNT, "why?": ANY}),
+             "human_baseline": {"mean": NUM, "sd?": NUM, "topics?": COUNT, "why?": ANY},
+             "alt_test": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
+                              "annotators": COUNT, "why?": ANY}),
+             "verdict": {"trusted": ANY, "text": STR}, "notes?": [STR],
+             "per_topic?": {"ids": [STR], "judge": [NUM], "people": [NUM]}}
+# a judge column's measured agreement with people (evaluate.judged.agreement)
+AGREEMENT = {"qualified": ANY, "text": STR, "estimate?": NUM, "low?": NUM, "high?": NUM,
+             "human_baseline?": NUM, "ceiling?": NUM, "trusted?": ANY}
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
@@ -163,11 +195,14 @@ SPECS: dict[str, dict[str, Any]] = {
                            "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
                            "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
                            "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
-                           "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
+                           "unreadable?": STR, "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
                  "topic_judge?": Map(Map([NUM])),
+                 "judge_agreement?": Map(AGREEMENT),
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
                  "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
-                 "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY},
+                 "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY,
+                              "warning?": ANY},
+                 "unreadable?": [{"model": STR, "reason": STR}],
                  "comparisons?": [{"a": STR, "b": STR, "method": STR, "per_token": NUM,
                                    "per_token_interval": Pair(NUM), "verdict": STR,
                                    "per_token_interval_scope?": STR, "per_token_interval_about?": STR,
@@ -196,6 +231,9 @@ SPECS: dict[str, dict[str, Any]] = {
                  "notes?": [STR], "params?": Map(ANY),
                  "alt_test?": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
                                    "annotators": COUNT, "why?": ANY})},
+    "judge-qualify": {"judge": STR, "settings": Map(ANY), "notes?": [STR], "accounting?": Map(ANY),
+                      "estimate?": ANY, "seconds?": NONNEG,
+                      "studies": Map({"topics": COUNT, "of": COUNT, "notes?": [STR], "tasks": [QUALIFIED]})},
 }
 SPECS["completion"] = SPECS["demo"] = SPECS["heldout"]
 
@@ -281,13 +319,27 @@ def check_result(doc: Any, source: str | os.PathLike) -> None:
         for i, part in enumerate(parts):
             if not isinstance(part, dict):
                 raise _fail(f"sections[{i}]", "an object", part)
-            if isinstance(part.get("result"), dict):  # compare and csl nest their result
-                part = {**part["result"], **{k: v for k, v in part.items() if k != "result"}}
+            nested = part.get("result") if isinstance(part.get("result"), dict) else None
+            if nested is not None:  # compare and csl nest their result
+                part = {**nested, **{k: v for k, v in part.items() if k != "result"}}
             kind = _kind_of(part)
             if kind in ("heldout", "completion", "demo", "coherence") and "results" not in part:
                 raise InputFileError(f"field results is missing (a {kind} result)")
             _checked(part, SPECS[kind], "")
+            if nested is not None:  # the infinities turned into floats, back where they were
+                nested.update({k: part[k] for k in nested})
             _same_lengths(part, kind)
     except InputFileError as exc:
         raise InputFileError(f"{source}: not a result the report can read: {exc}") from None
+
+
+def decode(doc: Any) -> Any:
+    """`doc` with the infinities of its numeric fields turned into floats, as `check_result` does for
+    a file, for a result made in this process (a command's `--report`); a shape the report cannot
+    read is left to the drawing code, which says so."""
+    try:
+        check_result(doc, "<result>")
+    except InputFileError:
+        pass
+    return doc
 

@@ -56,12 +56,12 @@ def smc(rows, cum, A, particles, start, state, rejuvenate, multinomial=False, es
     c = 0  # the cyclic scan's next position
     for n in range(N):
         total = 0.0
-        for r in range(R):  # W_r p_n^(r) (n + A)
-            S[r] = count_mass(rows, cum, CNT, USED, NU, r, n)
+        for r in range(R):  # W_r p_n^(r), each p_n^(r) <= 1 (rows scaled to a maximum of 1)
+            S[r] = count_mass(rows, cum, CNT, USED, NU, r, n) / (n + A)
             G[r] = W[r] * S[r]
             total += G[r]
         if n >= start:
-            out += math.log(total / (R * (n + A)))
+            out += math.log(total / R)
         if n == N - 1:
             break
         if ess >= 1.0 or _ess_below(G, total, ess * R):
@@ -199,28 +199,44 @@ def _replace_dead(kids, Z, CNT, USED, POS, NU, n, eve):
 def algorithm3(rows, cum, A, particles, start, state):
     N, T = rows.shape
     mass = np.zeros(N)
+    norm = np.zeros(N)
     for _ in range(particles):
         Z, CNT, USED, POS, NU, buf = new_chains(1, T, N)
         for n in range(N):  # a Gibbs pass over z_<n, then z_n: one forward pass 0..n
-            update(rows, cum, Z, CNT, USED, POS, NU, 0, n + 1, False, n, mass, buf, state)
-    return _log_factors(mass, particles, A, start)
+            update(rows, cum, Z, CNT, USED, POS, NU, 0, n + 1, False, n, norm, buf, state)
+            mass[n] += norm[n] / (n + A)
+            norm[n] = 0.0
+    return _log_factors(mass, particles, start)
 
 
 @njit(cache=True, fastmath=FM)
 def extend_only(rows, cum, A, particles, start, state):
+    """One particle at a time (the same draws as all at once), so that each one's normalisers are
+    divided by n + A before they are summed (`_log_factors`)."""
     N, T = rows.shape
-    Z, CNT, USED, POS, NU, buf = new_chains(particles, T, N)
+    Z, CNT, USED, POS, NU, buf = new_chains(1, T, N)
     mass = np.zeros(N)
-    update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, 0, mass, buf, state)
-    return _log_factors(mass, particles, A, start)
+    norm = np.zeros(N)
+    for _ in range(particles):
+        for j in range(NU[0]):  # empty the chain
+            CNT[0, USED[0, j]] = 0
+        NU[0] = 0
+        update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, 0, norm, buf, state)
+        for n in range(N):
+            mass[n] += norm[n] / (n + A)
+            norm[n] = 0.0
+    return _log_factors(mass, particles, start)
 
 
 @njit(inline="always")
-def _log_factors(mass, particles, A, start):
-    """sum_{n >= start} log of the mean predictive, mass[n] / (R (n + A))."""
+def _log_factors(mass, particles, start):
+    """sum_{n >= start} log of the mean predictive, mass[n] / R, where mass[n] sums the particles'
+    predictives sum_t rows[n, t] (n_t + alpha_t) / (n + A), each at most 1: each is divided by
+    n + A before the sum, which R (n + A) would overflow when sum alpha is near the largest float
+    (red team 6, F14: NaN at alpha = [1e308, 1e-300])."""
     out = 0.0
     for n in range(start, mass.shape[0]):
-        out += math.log(mass[n] / (particles * (n + A)))
+        out += math.log(mass[n] / particles)
     return out
 
 

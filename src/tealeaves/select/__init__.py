@@ -365,6 +365,7 @@ class SelectionResult(Display):
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
+        lines += [v["text"] for v in (self.params.get("judge_agreement") or {}).values()]
         for s in self.stability:  # each K's restarts (tl.stability)
             flagged = "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
             lines.append(f"K = {s['topics']}: restarts' stability {s['score']:.2f} ({s['distance']}, top "
@@ -547,6 +548,11 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         params = {"holdout": holdout, "trainer": trainer, "iterations": iterations,
                   "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
                   "rule": rule, "empty_documents_left_out": empty, "redone": redone}
+        if judge is not None:  # the judge's measured agreement with people, beside its columns
+            from ..evaluate.judged import agreement
+            from ..evaluate.options import JUDGE_TASKS
+
+            params["judge_agreement"] = agreement(judge, JUDGE_TASKS)
         result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
                          time.perf_counter() - t0)
         if out:

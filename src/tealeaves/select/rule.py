@@ -30,6 +30,7 @@ import numpy as np
 
 from ..compare.intervals import small_sample_warning
 from ..errors import MethodError
+from ..util.limits import check_bootstrap
 from ..util.numbers import finite_float
 
 RULES = ("best-train", "best-heldout", "mean")
@@ -127,6 +128,7 @@ def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-tra
                       f"{note}")
         return out
     out["warning"] = small_sample_warning(int(tokens.size))
+    check_bootstrap(draws, float(tokens.size), 3 * 8.0 * draws * tokens.size)  # the indices and two gathers
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5E1EC7]))
     idx = rng.integers(0, tokens.size, size=(draws, tokens.size))
     boot_tokens = np.maximum(tokens[idx].sum(axis=1), 1.0)

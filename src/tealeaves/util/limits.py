@@ -49,6 +49,16 @@ def check_float(name: str, value: Any, low: float | None = None, high: float | N
     return _fail(name, value, "a finite number", low, high, low_open, high_open)
 
 
+def check_bool(name: str, value: Any, none: bool = False) -> bool | None:
+    """`value` as a bool (numpy's too; None too if `none`): a flag is not a number or text, so
+    `"no"` (truthy) and 1 are refused rather than read as true (red team 6, F18)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if none and value is None:
+        return None
+    raise MethodError(f"{name} must be true or false{' or None' if none else ''}, got {value!r}")
+
+
 def _fail(name: str, value: Any, kind: str, low: Any, high: Any, low_open: bool = False,
           high_open: bool = False) -> Any:
     parts = []
@@ -141,13 +151,20 @@ def update_seconds(site_updates: float, workers: int, topics: int = 0) -> float:
 
 
 def check_budget(site_updates: float, workers: int, max_hours: float | None, what: str,
-                 topics: int = 0) -> None:
-    """Refuse a run whose estimated time (`update_seconds`) exceeds max_hours."""
+                 topics: int = 0, shares: dict[str, float] | None = None) -> None:
+    """Refuse a run whose estimated time (`update_seconds`) exceeds max_hours. `shares`: the site
+    updates of each stage of the run (name -> updates, summing to `site_updates`), each named in
+    the refusal with its share, so that it says which stage to cut."""
     w = max(int(workers), 1)
     slower = max(1.0, topics / RATE_TOPICS)
     rate = f"{RATE:.0e}" if slower == 1 else f"{RATE:.0e} / {slower:,.0f} ({topics:,} topics)"
+    parts = ""
+    if shares:
+        total = max(float(site_updates), 1e-300)
+        parts = ": " + ", ".join(f"{name} {float(n):.3g} ({float(n) / total:.0%})"
+                                 for name, n in shares.items()) + ";"
     check_cost(what, seconds=update_seconds(site_updates, w, topics), max_hours=max_hours,
-               how=f"{float(site_updates):.3g} Gibbs site updates at about {rate} per second per "
+               how=f"{float(site_updates):.3g} Gibbs site updates{parts} at about {rate} per second per "
                    f"worker, {w} worker(s)")
 
 

@@ -262,25 +262,28 @@ def _placed(seconds: float | None, what: str) -> bool:
 
 
 def _dask_run(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], costs: Sequence[float],
-              progress: Progress | None) -> list[Any]:
+              progress: Progress | None, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
     from distributed import as_completed as dask_completed
 
     groups = batches(costs, _dask_threads())
     shared_f = _dask().scatter(shared, broadcast=True, hash=False)
     futures = {_dask().submit(_call_batch, fn, shared_f, [items[i] for i in g], pure=False,
                             priority=len(groups) - rank): g for rank, g in enumerate(groups)}
-    return _gather(futures, dask_completed(futures, loop=_dask().loop), len(items), progress)
+    return _gather(futures, dask_completed(futures, loop=_dask().loop), len(items), progress, on_result)
 
 
 def _gather(futures: dict[Any, Sequence[int]], done: Iterable[Any], n: int,
-            progress: Progress | None) -> list[Any]:
+            progress: Progress | None, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
     """The `n` results of batched futures (future -> the item indices of its batch) in item order,
-    taken as they finish (`done`, the pool's or Dask's as-completed iterator)."""
+    taken as they finish (`done`, the pool's or Dask's as-completed iterator), each passed to
+    `on_result(index, result)` as it arrives."""
     out: list[Any] = [None] * n
     for f in done:
         g = futures[f]
         for i, r in zip(g, f.result(), strict=True):
             out[i] = r
+            if on_result is not None:
+                on_result(i, r)
         if progress:
             progress.advance(len(g))
     return out
@@ -358,30 +361,47 @@ def _call(fn: Callable[[Any, Any], Any], chunk: Sequence[Any]) -> list[Any]:
 
 def run_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], workers: int = 1,
               progress: Progress | None = None, costs: Sequence[float] | None = None,
-              seconds: float | None = None, what: str = "this job") -> list[Any]:
+              seconds: float | None = None, what: str = "this job", done: dict[int, Any] | None = None,
+              on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
     """`[fn(shared, item) for item in items]`, spread over `workers` processes or the Dask cluster
     in batches of about equal total `costs` (one estimate per item, in any unit; equal if omitted).
     `seconds`: the whole job's estimated seconds on one worker (None: unknown), which decides
-    whether a `use_dask` block sends it to the cluster (see DASK_MIN_SECONDS)."""
+    whether a `use_dask` block sends it to the cluster (see DASK_MIN_SECONDS). `done`: results
+    already finished (item index -> result: a resumed run's, `files.kept`), not computed again;
+    `on_result(index, result)` is called in this process as each other item finishes."""
     if workers < 1:
         raise ValueError("workers must be >= 1")
     if costs is None:
         costs = [1.0] * len(items)
     elif len(costs) != len(items):
         raise ValueError(f"{len(costs)} costs for {len(items)} items")
+    if done:  # only the others run; every item carries its own seed, so their results are the same
+        todo = [i for i in range(len(items)) if i not in done]
+        if progress:
+            progress.advance(len(items) - len(todo))
+        share = sum(costs[i] for i in todo) / max(sum(costs), 1e-300)
+        rest = run_tasks(fn, shared, [items[i] for i in todo], workers, progress, [costs[i] for i in todo],
+                         None if seconds is None else seconds * share, what, None,
+                         None if on_result is None else lambda j, r: on_result(todo[j], r))
+        out = [done.get(i) for i in range(len(items))]
+        for i, r in zip(todo, rest, strict=True):
+            out[i] = r
+        return out
     if _placed(seconds, what):
-        return _dask_run(fn, shared, items, costs, progress)
+        return _dask_run(fn, shared, items, costs, progress, on_result)
     workers = min(workers, max(1, len(items)))
     out: list[Any] = []
     if workers == 1:
-        for item in items:
+        for i, item in enumerate(items):
             out.append(fn(shared, item))
+            if on_result is not None:
+                on_result(i, out[-1])
             if progress:
                 progress.advance()
         return out
     with _pool(workers, initializer=_init, initargs=(shared,)) as ex:
         futures = {ex.submit(_call, fn, [items[i] for i in g]): g for g in batches(costs, workers)}
-        return _gather(futures, as_completed(futures), len(items), progress)
+        return _gather(futures, as_completed(futures), len(items), progress, on_result)
 
 
 def stream_tasks(fn: Callable[[Any, Any], Any], shared: Any, items: Iterable[Any],
