@@ -44,8 +44,9 @@ VAR_STUB = (
 )
 
 
-def build(src: str, out: str) -> str:
-    """Compile MALLET and LtrBench into `out`; return the class path."""
+def build(src: str, out: str, benches: tuple[str, ...] = ("LtrBench.java",)) -> str:
+    """Compile MALLET and the `benches` (files in benchmarks/mallet/) into `out`; return the class
+    path."""
     # MALLET's lib/ jars; a checkout without Git LFS holds small pointer files in place of some
     jars = [j for j in glob.glob(os.path.join(src, "lib", "*.jar")) if os.path.getsize(j) > 1000]
     classes = os.path.join(out, "classes")
@@ -59,7 +60,7 @@ def build(src: str, out: str) -> str:
         raise SystemExit(f"{src}: no MALLET sources under src/main/java")
     listing = os.path.join(out, "sources.txt")
     with open(listing, "w", encoding="utf-8") as fh:
-        fh.write("\n".join([stub, *sources, os.path.join(HERE, "mallet", "LtrBench.java")]))
+        fh.write("\n".join([stub, *sources, *(os.path.join(HERE, "mallet", b) for b in benches)]))
     subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-cp", cp, "-d", classes, f"@{listing}"],
                    check=True, capture_output=True)
     return cp

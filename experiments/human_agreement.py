@@ -18,6 +18,14 @@ summaries kept in tests/fixtures/judgments_reference.json.
    leave-one-out baseline, and the alternative-annotator test of each LLM.
 3. tealeaves' coherence measures on the ProxAnn topics, over the documents the annotators saw.
 4. How long the meta-evaluation takes.
+5. What carries over to a user's models (`tealeaves evaluate --human hoyle2021`): each coherence
+   measure's agreement with people on Hoyle et al.'s 300 topics (the authors' UMass, UCI, NPMI and
+   C_V against ratings and intrusion, paired comparisons) and tealeaves' own on the ProxAnn
+   topics, written as src/tealeaves/data/human_agreement.json (`figures`: built from the JSON, so
+   tests/test_doc_figures.py rebuilds and compares it).
+
+`--only carry-over` (5.) or `--only full-data` (1.'s table without resampling) recomputes that
+part alone into the existing JSON, and the page and the figures from it.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "experiments" / "results" / "human_agreement.json"
 DOC = ROOT / "docs" / "human_agreement.md"
+FIGURES = ROOT / "src" / "tealeaves" / "data" / "human_agreement.json"
 REFERENCE = ROOT / "tests" / "fixtures" / "judgments_reference.json"
 
 # Hoyle et al.'s columns, in the order their analysis loops over them (a column whose name holds
@@ -274,7 +283,8 @@ def hoyle_full_data(study, bootstrap: int, seed: int) -> list[dict]:
                 raw = np.where(keep, study.metrics[name], np.nan)  # this corpus's topics, unfilled
                 res = agreement({name: raw}, study[task], statistics=("spearman",), bootstrap=bootstrap,
                                 seed=seed, compare=False)
-                r, c = res.get(name, "all", "spearman"), res.ceiling[0]
+                r = res.get(name, "all", "spearman")
+                c = next(x for x in res.ceiling if x["group"] == "all")  # pooled, not the first corpus's
                 out.append({"task": code, "dataset": ds, "column": name,
                             "authors_subsample": float(spearmanr(cols[name][keep], sub_means[keep])[0]),
                             "every_answer": r["estimate"], "low": r["low"], "high": r["high"], "topics": r["topics"],
@@ -423,6 +433,83 @@ def tealeaves_section(study, bootstrap: int) -> dict:
                                   ("rank quality (theta)", "rank", "theta")):
         res = agreement(scores, study[task], quality=quality, bootstrap=bootstrap, seed=0)
         out["targets"][target] = res.to_dict()
+    return out
+
+
+# -- 5. what carries over to a user's models -------------------------------------------------------
+
+# Hoyle et al.'s columns for tealeaves' measures: gensim's CoherenceModel over the top 10 words, the
+# reference each topic's own training corpus (train + validation + test), NPMI and UCI over
+# 10-token windows, C_V over 110, UMass over documents (ahoho/topics, runs/calculate_coherence.py)
+HOYLE_CARRY = {"u_mass_full": "umass", "c_uci_full": "uci", "c_npmi_10_full": "npmi", "c_v_full": "c_v"}
+HOYLE_HOW = ("Hoyle et al.'s {name} (gensim's CoherenceModel and its window counting, the top 10 words, each "
+             "topic's own training corpus as the reference, {window})")
+HOYLE_WINDOWS = {"umass": "documents as windows", "uci": "10-token windows", "npmi": "10-token windows",
+                 "c_v": "110-token windows"}
+PROXANN_HOW = {"authors": "ProxAnn's authors' {name} over the whole Bills corpus",
+               "tealeaves": "tealeaves' {name} (its default convention) over the {documents} texts the annotators saw"}
+MEASURE_LABELS = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V"}
+PEOPLE = {("hoyle2021", "rating"): "people's mean ratings (1-3)",
+          ("hoyle2021", "word-intrusion"): "people's word-intrusion accuracy",
+          ("proxann2025:bills", "clarity rating"): "people's clarity ratings (1-5)",
+          ("proxann2025:bills", "fit quality (theta)"): "the topic quality people's document fits give (Kendall "
+                                                       "tau of their mean fit with theta)",
+          ("proxann2025:bills", "rank quality (theta)"): "the topic quality people's rankings give (Kendall tau "
+                                                        "of their mean rank with theta)"}
+STUDIES = {"hoyle2021": {"name": "Hoyle et al. 2021", "headline": ["rating", "spearman"]},
+           "proxann2025:bills": {"name": "ProxAnn (Hoyle et al. 2025), Bills", "headline": ["fit quality (theta)",
+                                                                                            "kendall"]}}
+
+
+def carry_section(study, bootstrap: int) -> dict:
+    """Agreement of the authors' UMass, UCI, NPMI and C_V (reference: each topic's own corpus)
+    with the people's ratings and intrusion accuracy: every statistic, per corpus and pooled, the
+    ceiling, every pair compared on the same replicates."""
+    from tealeaves.metaeval import agreement
+
+    scores = {col: study.metrics[col] for col in HOYLE_CARRY}
+    return {task: agreement(scores, study[task], bootstrap=bootstrap, seed=0).to_dict()
+            for task in ("rating", "word-intrusion")}
+
+
+def _measurement(metric: str, study: str, judgment: str, row: dict, ceiling: dict | None, how: str,
+                 convention: str) -> dict:
+    return {"metric": metric, "study": study, "judgment": judgment, "people": PEOPLE[(study, judgment)],
+            "group": row["group"], "statistic": row["statistic"], "estimate": row["estimate"], "low": row["low"],
+            "high": row["high"], "topics": row["topics"],
+            "ceiling": ceiling and ceiling["ceiling"], "ceiling_low": ceiling and ceiling["low"],
+            "ceiling_high": ceiling and ceiling["high"], "how": how, "convention": convention}
+
+
+def figures(r: dict) -> dict:
+    """The figures `tealeaves evaluate --human` carries over, from this experiment's JSON: per
+    tealeaves measure, every (study, judgment, statistic) measured over all the study's topics,
+    with its ceiling and how the measure was computed; the paired comparisons between measures."""
+    out: dict = {"generated_by": "experiments/human_agreement.py",
+                 "from": "experiments/results/human_agreement.json",
+                 "studies": STUDIES, "measurements": [], "comparisons": []}
+    for task, res in r["carry_over"].items():
+        ceil = {(c["group"], c["statistic"]): c for c in res["ceiling"]}
+        for row in (x for x in res["rows"] if x["group"] == "all"):
+            m = HOYLE_CARRY[row["score"]]
+            how = HOYLE_HOW.format(name=MEASURE_LABELS[m], window=HOYLE_WINDOWS[m])
+            out["measurements"].append(_measurement(m, "hoyle2021", task, row,
+                                                    ceil.get((row["group"], row["statistic"])), how, "gensim"))
+        for c in (x for x in res["comparisons"] if x["group"] == "all"):
+            out["comparisons"].append({"study": "hoyle2021", "judgment": task, "group": c["group"],
+                                       "statistic": c["statistic"], "a": HOYLE_CARRY[c["a"]],
+                                       "b": HOYLE_CARRY[c["b"]], "difference": c["difference"], "low": c["low"],
+                                       "high": c["high"], "p": c["p"]})
+    t = r["tealeaves"]
+    for target, res in t["targets"].items():
+        ceil = {(c["group"], c["statistic"]): c for c in res["ceiling"]}
+        for row in (x for x in res["rows"] if x["group"] == "all"):
+            m, who = row["score"].split(" (")[0], "authors" if "(authors" in row["score"] else "tealeaves"
+            m = {"cv": "c_v"}.get(m, m)
+            how = PROXANN_HOW[who].format(name=MEASURE_LABELS[m], documents=t["reference_documents"])
+            out["measurements"].append(_measurement(m, "proxann2025:bills", target, row,
+                                                    ceil.get((row["group"], row["statistic"])), how,
+                                                    "tealeaves" if who == "tealeaves" else "authors"))
     return out
 
 
@@ -590,12 +677,56 @@ def markdown(r: dict) -> str:
               "With 24 topics every interval is wide: no coherence measure is distinguishable from another here, "
               "and none from zero on the document-based quality. Hoyle et al.'s 300 topics are the better guide "
               "for coherence against ratings and intrusion (above). Embedding coherence was not measured: the "
-              "offline MiniLM package needs torch, which this experiment does not install.", "",
-              "## Time", "", "Wall seconds on a 2-core machine shared with other jobs (upper bounds):", ""]
+              "offline MiniLM package needs torch, which this experiment does not install.", ""]
+    lines += carry_markdown(r)
+    lines += ["## Time", "", "Wall seconds on a 2-core machine shared with other jobs (upper bounds):", ""]
     lines += [f"- {k}: {v:.1f} s" for k, v in r["timing"].items()]
     lines += ["", f"Redrawing the authors' {h['iterations']} x 52 resampled correlations: "
               f"{h['resample_seconds']:.0f} s.", ""]
     return "\n".join(lines)
+
+
+def carry_markdown(r: dict) -> list[str]:
+    """The section on what `tealeaves evaluate --human hoyle2021` carries over."""
+    c = r["carry_over"]
+    tasks = {"rating": "ratings", "word-intrusion": "word intrusion"}
+    lines = ["## What carries over to your models", "",
+             "`tealeaves evaluate --human hoyle2021` puts each coherence measure's agreement with people beside "
+             "its column and lets the recommendation say which measure it trusts. Hoyle et al.'s people judged "
+             "their 300 topics, not yours: what carries over is how the measure behaves, computed as they "
+             "computed it (gensim's `CoherenceModel`, the top 10 words, each topic's own training corpus as the "
+             "reference), which is not tealeaves' default convention (exact window counts: see "
+             "[Why coherence numbers disagree](coherence_conventions.md)). Spearman with the people's mean per "
+             "topic, all 300 topics, 95% two-stage intervals (`src/tealeaves/data/human_agreement.json` is "
+             "written from these figures):", "",
+             "| measure | " + " | ".join(tasks.values()) + " |", "|---|" + "---|" * len(tasks)]
+    rows = {t: {x["score"]: x for x in c[t]["rows"] if x["group"] == "all" and x["statistic"] == "spearman"}
+            for t in tasks}
+    for col, m in HOYLE_CARRY.items():
+        cells = [f"{_f(rows[t][col]['estimate'])} [{_f(rows[t][col]['low'])}, {_f(rows[t][col]['high'])}]"
+                 for t in tasks]
+        lines.append(f"| {MEASURE_LABELS[m]} (`{col}`) | " + " | ".join(cells) + " |")
+    ceil = {t: next(x for x in c[t]["ceiling"] if x["group"] == "all" and x["statistic"] == "spearman")
+            for t in tasks}
+    lines += ["| ceiling (people) | " + " | ".join(f"{_f(ceil[t]['ceiling'])} [{_f(ceil[t]['low'])}, "
+                                                   f"{_f(ceil[t]['high'])}]" for t in tasks) + " |", ""]
+    for t, name in tasks.items():
+        best = max(rows[t].values(), key=lambda x: x["estimate"])["score"]
+        tied, below = [], []
+        for x in c[t]["comparisons"]:
+            if x["group"] != "all" or x["statistic"] != "spearman" or best not in (x["a"], x["b"]):
+                continue
+            sign = 1 if x["a"] == best else -1
+            other = x["b"] if sign == 1 else x["a"]
+            lo, hi = sorted((sign * x["low"], sign * x["high"]))
+            (below if lo > 0 else tied).append(f"{MEASURE_LABELS[HOYLE_CARRY[other]]} "
+                                               f"({_f(sign * x['difference'])} [{_f(lo)}, {_f(hi)}])")
+        lines.append(f"- {name}: {MEASURE_LABELS[HOYLE_CARRY[best]]} agrees best; not separated from it (the "
+                     f"paired difference's interval holds 0): {', '.join(tied) or 'none'}; below it: "
+                     f"{', '.join(below) or 'none'}.")
+    lines += ["", "On the ProxAnn topics (above) tealeaves' own measures, in its convention, are measured on "
+              "24 topics only: `--human proxann2025:bills` carries those over, with their wide intervals.", ""]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -603,18 +734,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--published-hoyle", default=None, help="the authors' correlation_results.csv")
     ap.add_argument("--iterations", type=int, default=500)
     ap.add_argument("--bootstrap", type=int, default=2000)
+    ap.add_argument("--only", default=None, choices=("carry-over", "full-data"),
+                    help="recompute this part alone into the existing JSON")
     args = ap.parse_args(argv)
     hoyle = tl_load("hoyle2021")
-    bills = tl_load("proxann2025:bills")
-    results = {"hoyle2021": hoyle_section(hoyle, args.published_hoyle, args.iterations, args.bootstrap),
-               "proxann2025": proxann_section(bills, args.bootstrap),
-               "tealeaves": tealeaves_section(bills, args.bootstrap),
-               "timing": timing()}
+    if args.only:
+        results = json.loads(OUT.read_text(encoding="utf-8"))
+        if args.only == "carry-over":
+            results["carry_over"] = carry_section(hoyle, args.bootstrap)
+        else:
+            results["hoyle2021"]["full_data"] = hoyle_full_data(hoyle, min(args.bootstrap, 1000), 0)
+    else:
+        bills = tl_load("proxann2025:bills")
+        results = {"hoyle2021": hoyle_section(hoyle, args.published_hoyle, args.iterations, args.bootstrap),
+                   "proxann2025": proxann_section(bills, args.bootstrap),
+                   "tealeaves": tealeaves_section(bills, args.bootstrap),
+                   "carry_over": carry_section(hoyle, args.bootstrap),
+                   "timing": timing()}
     from tealeaves.output.jsonout import json_safe
 
     OUT.write_text(json.dumps(json_safe(results), indent=1) + "\n", encoding="utf-8")
-    DOC.write_text(markdown(json.loads(OUT.read_text(encoding="utf-8"))), encoding="utf-8")
-    print(f"wrote {OUT} and {DOC}", file=sys.stderr)
+    saved = json.loads(OUT.read_text(encoding="utf-8"))
+    DOC.write_text(markdown(saved), encoding="utf-8")
+    FIGURES.write_text(json.dumps(figures(saved), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {OUT}, {DOC} and {FIGURES}", file=sys.stderr)
 
 
 if __name__ == "__main__":

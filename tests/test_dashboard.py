@@ -56,7 +56,11 @@ def evaluate_doc():
                   "models": NAMES[:2], "per_topic": {NAMES[0]: STAB, NAMES[1]: [0.9, 0.5, 0.4]},
                   "per_model": {NAMES[0]: 0.665, NAMES[1]: 0.6}, "score": 0.63,
                   "flagged": {NAMES[1]: "merged two topics of the others"}, "params": {}, "seconds": 0.1}]
-    return {"task": "evaluate", "rows": rows, "groups": [NAMES[:2], NAMES[2:]],
+    from tealeaves.evaluate.human import carried, trusted
+
+    human = carried("hoyle2021", ["coherence.npmi", "coherence.umass", "exclusivity", "diversity"])
+    human["trusted"] = trusted(human)  # each metric's agreement with people (evaluate --human)
+    return {"task": "evaluate", "rows": rows, "groups": [NAMES[:2], NAMES[2:]], "human": human,
             "comparisons": [{"a": NAMES[0], "b": NAMES[1], "method": "difference", "per_token": 0.0004,
                              "per_token_interval": [-0.0020, 0.0028], "verdict": "not separated"}],
             "params": {"coherence": ["npmi", "umass"]},
@@ -105,7 +109,27 @@ def other_docs():
             {"command": "bcubed", "precision": 0.5, "recall": 0.25, "f": 0.3, "f_of_means": 0.33, "items": 9,
              "per_class": [{"class": c, "precision": 0.5, "recall": 0.25, "f": 0.3}
                            for c in ("Democratic", "Democratic-Republican", "Whig")]},
-            {"task": "intrusion-tasks", "tasks": [{"kind": "topic", "text": TEXT, "options": ["a", "b"]}]}]
+            {"task": "intrusion-tasks", "tasks": [{"kind": "topic", "text": TEXT, "options": ["a", "b"]}]},
+            proxann_doc()]
+
+
+def proxann_doc():
+    """A `proxann score --json` result by hand: a hostile model name, long words, labels and
+    a topic whose tau is undefined."""
+    agreement = {"krippendorff_alpha_interval": 0.41, "krippendorff_alpha_ordinal": 0.4, "fleiss_kappa": 0.27,
+                 "items": 21, "answers": 84, "note": None}
+    summary = {NAMES[0]: {"topics": 3, "responses": 12, "tau_fit": 0.61234, "tau_fit_topics": 2,
+                          "tau_fit_ci": [0.4, 0.8], "tau_rank": 0.5, "tau_rank_topics": 3,
+                          "tau_rank_ci": [None, None],
+                          "annotator_tau_fit": 0.45, "human_tau_fit": 0.33, "distractor_rating": 1.25,
+                          "clarity": 3.5, "agreement": agreement}}
+    topics = [{"model": NAMES[0], "topic": t, "item": f"item{t}", "words": " ".join(WORDS[t]),
+               "annotators": 4, "tau_fit": [0.81, None, 0.41][t], "tau_rank": 0.5, "spearman_fit": 0.9,
+               "annotator_tau_fit": 0.4, "human_tau_fit": 0.3, "distractor_rating": 1.0, "clarity": 3.0,
+               "labels": [HOSTILE, LONG_WORD, "public finance and the national debt"]} for t in range(3)]
+    return {"command": "proxann score", "task": "proxann-score", "summary": summary, "topics": topics,
+            "documents": [], "responses": [{}] * 12, "excluded_annotators": [HOSTILE], "incomplete": 1,
+            "attention_failures": {HOSTILE: 2}, "params": {}}
 
 
 ALL = [evaluate_doc(), heldout_doc(), select_doc(), *other_docs()]
@@ -171,7 +195,9 @@ def test_every_label_whole_and_inside_its_box(tmp_path, width):
         assert not any("…" in t for t in c["texts"]), (c["name"], c["texts"])  # nothing cut
     shown = _squash(" ".join(t for c in m["charts"] for t in c["texts"]))
     for label in [*NAMES, "predictive rank (lower is better)", "held-out log-likelihood per token",
-                  "topic 0: " + " ".join(WORDS[0]), "topic 2: " + " ".join(WORDS[2])]:
+                  "topic 0: " + " ".join(WORDS[0]), "topic 2: " + " ".join(WORDS[2]),
+                  "Kendall tau of the mean fit with theta, per topic: " + NAMES[0],  # proxann score
+                  "2: " + " ".join(WORDS[2])]:
         assert _squash(label) in shown, label  # whole, wrapped at most
 
 
@@ -307,6 +333,9 @@ def test_recommendation_comes_first_with_its_reasons(tmp_path):
     assert "Could not be separated" in head  # the first group holds two models
     assert "Disagree: " in head and "favours lda-10 (known to favour many topics)" in head  # predictive rank
     assert "merged two topics of the others" in head  # the restart stability flags
+    # evaluate --human: the metric trusted for interpretability, its agreement with people in a table
+    assert "Trusted for interpretability: NPMI, the highest measured agreement with people" in head
+    assert html.index("Agreement with people (Hoyle et al. 2021)") > top
     s = render([select_doc()])
     head = s[s.index("Recommendation"):s.index("</div>", s.index("Recommendation"))]
     assert "Recommended: K = 15" in head and "Could not be separated from K = 10" in head

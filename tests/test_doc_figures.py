@@ -597,6 +597,14 @@ def _select() -> list[tuple[str, str]]:
                 f"{hits('rule: old', 'stuck')}")]
 
 
+def _peers() -> list[tuple[str, str]]:
+    """docs/performance.md's held-out table against tomotopy, gensim, scikit-learn and MALLET."""
+    bench = script("benchmarks/heldout_vs_peers.py")
+    data = results("benchmarks/results/heldout_vs_peers.json")
+    lines = [*bench.table(data).splitlines(), bench.cost_ratios(data)]
+    return [("docs/performance.md", line) for line in lines]
+
+
 def _judge() -> list[tuple[str, str]]:
     """experiments/qualify_proxann.py: ProxAnn's released LLM answers through the qualification
     path against the published Table 3 (docs/guide/judge.md)."""
@@ -611,7 +619,7 @@ def _judge() -> list[tuple[str, str]]:
                                     f"{r['largest_difference']:.3f}")]
 
 
-GROUPS = [_performance, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
+GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
           _linear, _conventions, _dask, _diagnostics, _index, _select, _judge]
 
 
@@ -641,6 +649,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
     ("docs/select_experiment.md", "experiments/select_synthetic.py",
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
+     lambda m, r: m.markdown(r)),
+    ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
      lambda m, r: m.markdown(r)),
     ("docs/chib_small_alpha.md", "experiments/chib_small_alpha.py",
      "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
@@ -675,6 +685,22 @@ def test_junk_flag_thresholds_are_the_measured_ones():
 def test_generated_page_equals_its_json(doc, path, data, build):
     assert build(script(path), results(data)) == (ROOT / doc).read_text(encoding="utf-8"), (
         f"{doc} differs from {data}: rerun {path} (or its part that writes the page)")
+
+
+def test_packaged_agreement_figures_equal_their_json():
+    """The figures `evaluate --human hoyle2021` carries over (src/tealeaves/data/human_agreement.json)
+    are built from experiments/results/human_agreement.json, not typed by hand; and the package reads
+    that file."""
+    from tealeaves.datasets import human_agreement_figures
+
+    made = script("experiments/human_agreement.py")
+    built = made.figures(results("experiments/results/human_agreement.json"))
+    shipped = results("src/tealeaves/data/human_agreement.json")
+    assert built == shipped, "rerun experiments/human_agreement.py (--only carry-over writes the figures)"
+    assert human_agreement_figures() == shipped
+    npmi = next(m for m in shipped["measurements"] if m["study"] == "hoyle2021" and m["metric"] == "npmi"
+                and m["judgment"] == "rating" and m["statistic"] == "spearman")
+    assert npmi["topics"] == 300 and npmi["convention"] == "gensim"
 
 
 def test_mallet_default_on_the_demo_is_computed():

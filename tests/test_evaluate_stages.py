@@ -65,7 +65,7 @@ def test_python_result_has_stages_and_progress_goes_to_stderr(files, capsys):
     res = tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", names=["good"], seed=SEED, progress=True,
                       **FEW)
     err = capsys.readouterr().err
-    assert "evaluate: stage 2/7 held-out: good (1/1)" in err
+    assert "evaluate: stage 2/8 held-out: good (1/1)" in err
     assert "stage" in res.timing() and set(res.stages) == {*ev.STAGES, "total"}
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=False, **FEW)
     assert "evaluate:" not in capsys.readouterr().err
@@ -77,7 +77,7 @@ def test_a_large_estimate_is_shown_before_the_work(files, capsys, monkeypatch):
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=None, **FEW)
     err = capsys.readouterr().err  # not a terminal: no stage lines, but the estimate
     assert err.startswith("evaluate: estimated ") and "before any work (held-out" in err
-    assert "stage 2/7" not in err
+    assert "stage 2/8" not in err
     tl.evaluate([d / "good.npz"], heldout=d / "heldout.txt", seed=SEED, progress=False, **FEW)
     assert capsys.readouterr().err == ""
 

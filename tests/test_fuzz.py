@@ -295,6 +295,39 @@ def test_scoring_fuzzed_proxann_answers():
         run()
 
 
+def test_app_study_from_fuzzed_exports():
+    """A study the meta-evaluation reads from the app's export and key (`metaeval --responses
+    --key`), either fuzzed, then the agreement of a score with it: a result or a one-line error."""
+    from tealeaves.metaeval import agreement, people_side
+    from tealeaves.metaeval.appstudy import app_study
+
+    def study_and_agreement(export: str, key: str) -> None:
+        study = app_study(export, key)
+        people, quality = people_side(study)
+        score = np.arange(people.n_topics, dtype=float)
+        agreement({"s": score}, people, quality=quality, bootstrap=10, splits=5)
+
+    with tempfile.TemporaryDirectory() as d:
+        px_key, px_export = os.path.join(d, "key.jsonl"), os.path.join(d, "answers.csv")
+        Path(px_key).write_bytes(SEEDS["px_key"])
+        Path(px_export).write_bytes(SEEDS["px_answers_csv"])
+        word_key = os.path.join(d, "k.jsonl")
+        Path(word_key).write_bytes(SEEDS["k.jsonl"])
+
+        @FUZZ
+        @given(data=variants(SEEDS["px_answers_csv"]), key=variants(SEEDS["px_key"]),
+               words=variants(SEEDS["responses"]), which=st.integers(0, 2))
+        def run(data, key, words, which):
+            if which == 0:
+                _reader_ok(data, ".csv", lambda p: study_and_agreement(p, px_key))
+            elif which == 1:
+                _reader_ok(key, ".jsonl", lambda p: study_and_agreement(px_export, p))
+            else:
+                _reader_ok(words, ".jsonl", lambda p: study_and_agreement(p, word_key))
+
+        run()
+
+
 def _cli_ok(argv: list[str]) -> None:
     out, err = io.StringIO(), io.StringIO()
     with time_limit(LIMIT_S), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

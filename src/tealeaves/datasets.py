@@ -262,6 +262,16 @@ def load_judgments(source: str | os.PathLike, exclude: str = "authors", corpus: 
     return study
 
 
+def human_agreement_figures() -> dict[str, Any]:
+    """How well each coherence measure agreed with people on the bundled studies' topics, as
+    experiments/human_agreement.py measured it (`data/human_agreement.json`; what `tealeaves
+    evaluate --human hoyle2021` carries over)."""
+    from .files.records import read_json
+
+    with resources.as_file(_path("human_agreement.json")) as p:
+        return read_json(p)
+
+
 def _proxann_folder(folder: str, corpus: str):
     """ProxAnn's `data/` folder: json_out/config_<corpus>_*.json, the Qualtrics export(s) whose
     name holds `corpus` (in the folder or human_annotations/), llm_out/mean/<corpus>, cohrs/."""

@@ -88,6 +88,13 @@ def _add_evaluate(sub: Any) -> None:
                         '"judge.sqlite"} (allow_remote: true to send topics off this machine); columns '
                         "judge MP, judge rating, with the judge's agreement with people as `tealeaves judge "
                         "qualify` measured it for the same settings (or that it was never measured)")
+    e.add_argument("--human", default=None, metavar="STUDY",
+                   help="each metric's agreement with people beside it, and the metric the recommendation "
+                        "trusts: hoyle2021 or proxann2025:bills (figures measured on those studies' topics, "
+                        "carried over), or your judgments of these models' topics (a study file as metaeval "
+                        "reads, topics named MODEL/K; or the annotation app's export with --human-key)")
+    e.add_argument("--human-key", default=None, metavar="KEY",
+                   help="the key of the task set whose export --human is (intrusion or ProxAnn)")
     e.set_defaults(func=_cmd_evaluate)
 
 
@@ -193,7 +200,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         absent=args.absent, embeddings=args.embeddings, embeddings_format=args.embeddings_format,
         diagnostics=args.diagnostics, stability=args.stability, seed=args.seed, workers=args.workers,
         tokenizer=args.tokenize, encoding=args.encoding, max_hours=args.max_hours, keep=args.keep,
-        judge=judge_from_file(args.judge, progress) if args.judge else None)
+        judge=judge_from_file(args.judge, progress) if args.judge else None, human=args.human,
+        human_key=args.human_key)
     res = evaluate(models, heldout=args.heldout, reference=args.reference, names=names, options=options,
                    progress=progress, stages=clock)
     if res.unreadable:

@@ -11,10 +11,12 @@ from typing import Any
 from ..errors import InputFileError, MethodError, shown
 from ..output.jsonout import write_json
 from ..util.limits import at_least, fraction
-from .options import sub_parser
+from .options import add_model_options, load_kind_arg, sub_parser
 
 EXAMPLES = {
-    "metaeval": "tealeaves metaeval hoyle2021 --metric c_npmi_10_full --metric c_v_full --json agree.json",
+    "metaeval": "tealeaves metaeval hoyle2021 --metric c_npmi_10_full --metric c_v_full --json agree.json   "
+                "(your app study: tealeaves metaeval --responses export.csv --key key.jsonl --model lda.npz "
+                "--reference train.txt)",
 }
 STATISTICS = ("spearman", "pearson", "kendall")  # metaeval.stats.STATISTICS (no numpy for --help)
 QUALITIES = ("mean", "theta", "assigned")
@@ -24,17 +26,40 @@ def _add_metaeval(sub: Any) -> None:
     p = sub_parser(EXAMPLES, sub, "metaeval",
                    "agreement of per-topic scores with human judgments: Spearman, Pearson and Kendall with "
                    "two-stage bootstrap intervals, the split-half ceiling, paired comparisons, per corpus "
-                   "and pooled; the alternative-annotator test for automated judges")
-    p.add_argument("judgments", metavar="JUDGMENTS",
+                   "and pooled; the alternative-annotator test for automated judges; a study collected with "
+                   "the annotation app read from its export and key")
+    p.add_argument("judgments", metavar="JUDGMENTS", nargs="?", default=None,
                    help="a bundled study (hoyle2021, proxann2025:bills), a study file (.json.gz), a CSV of "
-                        "answers (topic, annotator, task, value) or a folder of a study's own files")
+                        "answers (topic, annotator, task, value) or a folder of a study's own files; or give "
+                        "--responses and --key")
+    p.add_argument("--responses", default=None, metavar="EXPORT",
+                   help="a study collected with the annotation app: the export of `tealeaves annotate "
+                        "export` (word intrusion or ProxAnn), with --key")
+    p.add_argument("--key", default=None, help="the key of the task set the export answers")
+    p.add_argument("--judge-responses", action="append", default=None, metavar="NAME=EXPORT",
+                   help="an automated judge's answers to the same tasks, in the export's format (repeat); "
+                        "then --judge NAME (or all) compares it")
+    p.add_argument("--max-attention-failures", type=at_least(0), default=0,
+                   help="an app study: attention checks an annotator may fail and still be counted")
+    p.add_argument("--distractor-max", type=at_least(1, 4), default=2,
+                   help="an app ProxAnn study: a distractor rated above this fails the attention check")
     p.add_argument("--task", default=None,
-                   help="the task whose answers are the human side (default: rating, else fit)")
+                   help="the task whose answers are the human side (default: rating, else word-intrusion, "
+                        "else fit)")
     p.add_argument("--metric", action="append", default=None, metavar="NAME",
                    help="a per-topic metric the study carries (repeat; default: all of them)")
     p.add_argument("--scores", default=None, metavar="CSV",
-                   help="a CSV of your own scores: a topic column (the study's topic ids) and one column "
-                        "per score")
+                   help="a CSV of your own scores: a topic column (the study's topic ids; an app study's are "
+                        "MODEL/K) and one column per score")
+    p.add_argument("--model", action="append", default=None, metavar="[NAME=]FILE",
+                   help="a model whose topics the study judged (repeat; NAME as the study names it, default "
+                        "the file's model name): tealeaves computes its coherence (--measure over "
+                        "--reference) and exclusivity on those very topics")
+    p.add_argument("--reference", default=None,
+                   help="reference texts (or a .tlx index) for the coherence of --model's topics")
+    p.add_argument("--measure", default="npmi,umass",
+                   help="coherence measures for --model, comma-separated (default npmi,umass)")
+    p.add_argument("--topn", type=at_least(1), default=10, help="top words per topic for --model's coherence")
     p.add_argument("--judge", action="append", default=None, metavar="NAME",
                    help="an automated judge of the study (repeat; 'all' for every one): its answers as a "
                         "per-topic score, and the alternative-annotator test")
@@ -56,6 +81,7 @@ def _add_metaeval(sub: Any) -> None:
                    help="alternative-annotator test: combine one-topic annotators into pseudo-annotators "
                         "(auto: when every annotator answered a single topic)")
     p.add_argument("--json", default=None, help="write every value as JSON ('-': standard output)")
+    add_model_options(p)
     p.set_defaults(func=_cmd_metaeval)
 
 
@@ -87,32 +113,83 @@ def _scores_csv(path: str, topics: Any) -> dict[str, Any]:
     return out
 
 
+def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
+    """NAME=VALUE arguments (a VALUE alone is named by itself) as a mapping; a name given twice is
+    an error."""
+    out: dict[str, str] = {}
+    for v in values or []:
+        name, _, value = v.partition("=") if "=" in v else ("", "", v)
+        name = name or value
+        if not value or name in out:
+            why = "expected NAME=FILE" if not value else f"{name!r} given twice"
+            raise MethodError(f"{flag} {v!r}: {why}")
+        out[name] = value
+    return out
+
+
+def _study(args: argparse.Namespace) -> Any:
+    """The study: a bundled name or a file (JUDGMENTS), or the app's export with its key."""
+    from ..datasets import load_judgments
+
+    app = args.responses is not None or args.key is not None
+    if app and args.judgments is not None:
+        raise MethodError("give a study (JUDGMENTS) or the annotation app's export (--responses with --key), "
+                          "not both")
+    if app:
+        if args.responses is None or args.key is None:
+            raise MethodError("an app study needs both its export (--responses) and its task set's key "
+                              "(--key)")
+        from ..metaeval.appstudy import app_study
+
+        return app_study(args.responses, args.key, _pairs(args.judge_responses, "--judge-responses"),
+                         args.max_attention_failures, args.distractor_max)
+    if args.judgments is None:
+        raise MethodError("give a study (JUDGMENTS: hoyle2021, proxann2025:bills or a file) or the "
+                          "annotation app's export (--responses EXPORT --key KEY)")
+    if args.judge_responses:
+        raise MethodError("--judge-responses adds judges to an app study (--responses and --key)")
+    return load_judgments(args.judgments, exclude=args.exclude)
+
+
+def _model_scores(args: argparse.Namespace, study: Any) -> tuple[dict[str, Any], list[str]]:
+    """tealeaves' coherence and exclusivity of the study's topics from --model (over --reference)."""
+    from ..evaluate.rows import study_scores
+
+    models = _pairs(args.model, "--model")
+    if not models:
+        if args.reference is not None:
+            raise MethodError("--reference is for the coherence of --model's topics: give --model too")
+        return {}, []
+    loaded = {}
+    for name, path in models.items():
+        m = load_kind_arg(args, path)
+        loaded[m.name if name == path else name] = m
+    measures = [x.strip() for x in args.measure.split(",") if x.strip()] if args.reference is not None else []
+    return study_scores(loaded, study, args.reference, measures, args.topn, encoding="utf-8")
+
+
 def _cmd_metaeval(args: argparse.Namespace) -> int:
     import time
 
-    from ..datasets import load_judgments
-    from ..metaeval import agreement, alt_test, judge_scores
+    from ..metaeval import agreement, alt_test, document_agreement, judge_scores, leave_one_out, people_side
 
     started = time.perf_counter()
-    study = load_judgments(args.judgments, exclude=args.exclude)
-    numeric = [k for k, j in study.tasks.items() if j.scale.kind != "text"]
-    default = next((k for k in ("rating", "fit") if k in study.tasks), numeric[0] if numeric else None)
-    task = args.task or default
-    if task not in study.tasks:
-        raise MethodError(f"{study.name} has no task {task!r} (tasks: {', '.join(study.tasks)})")
-    if task is None:
-        raise MethodError(f"{args.judgments}: no answers with numbers to compare scores with")
-    people = study[task]
-    documents = people.documents is not None and bool((people.item >= 0).any())
-    quality = args.quality or ("theta" if documents else "mean")
+    study = _study(args)
+    people, quality = people_side(study, args.task, args.quality)
+    task = next(k for k, j in study.tasks.items() if j is people)
+    documents = quality in ("theta", "assigned")
     scores: dict[str, Any] = {}
-    for name in args.metric or ([] if args.scores or args.judge else list(study.metrics)):
+    given = args.scores or args.judge or args.model
+    for name in args.metric or ([] if given else list(study.metrics)):
         scores[name] = study.metric(name)
     if args.scores:
         for name, values in _scores_csv(args.scores, people.topics).items():
             if name in scores:
                 raise MethodError(f"score {name!r} is both a study metric and a column of {args.scores}")
             scores[name] = values
+    computed, model_notes = _model_scores(args, study)
+    for name, values in computed.items():
+        scores[f"{name} (tealeaves)" if name in scores else name] = values
     judges = list(study.judges) if args.judge == ["all"] else (args.judge or [])
     for name in judges:
         if name not in study.judges:
@@ -121,27 +198,93 @@ def _cmd_metaeval(args: argparse.Namespace) -> int:
         if task not in study.judges[name]:
             raise MethodError(f"judge {name!r} did not answer {task}")
         scores[f"judge:{name}"] = judge_scores(study.judges[name][task], quality)
-    if not scores:
-        raise MethodError(f"{study.name} carries no metrics: give --scores CSV or --judge NAME")
+    family = study.extra.get("family")
+    proxann = family == "proxann" or (documents and people.task in ("fit", "rank"))
+    if not scores and not proxann:
+        raise MethodError(f"{study.name} carries no metrics: give --scores CSV, --model FILE with "
+                          "--reference, or --judge NAME")
     statistics = tuple(dict.fromkeys(args.statistic)) if args.statistic else STATISTICS
     res = agreement(scores, people, quality=quality, statistics=statistics, bootstrap=args.bootstrap,
-                    seed=args.seed, level=args.level)
-    tests = {}
+                    seed=args.seed, level=args.level) if scores else None
+    tests, doc_agreement = {}, {}
     for name in judges:
         one_topic = _each_answered_one_topic(people)
         pseudo = {"auto": "dataset" if one_topic else None, "none": None}.get(args.pseudo, args.pseudo)
         tests[name] = alt_test(study.judges[name][task], people, epsilon=args.epsilon, pseudo=pseudo,
                                level="document" if documents else "topic", seed=args.seed)
-    print(format_agreement(res, study.name))
+        if documents:
+            doc_agreement[name] = document_agreement(study.judges[name][task], people,
+                                                     bootstrap=args.bootstrap, seed=args.seed,
+                                                     level=args.level)
+    block: dict[str, Any] = {}
+    scored = None
+    if proxann:  # ProxAnn's own statistics: the human baseline of the topic ranking, per topic and document
+        ranking = quality if quality != "mean" else "theta"
+        block["leave_one_out"] = {t: leave_one_out(study[t], ranking, seed=args.seed)
+                                  for t in ("fit", "rank") if t in study.tasks}
+        if family == "proxann":
+            from ..proxann import score_proxann
+
+            scored = score_proxann(args.key, args.responses, args.max_attention_failures, args.distractor_max,
+                                   args.bootstrap, args.seed)
+            block["proxann_score"] = scored.to_dict()
+    if res is not None:
+        print(format_agreement(res, study.name))
+    else:
+        print(f"{study.name}: no per-topic scores given (--scores, --model with --reference, --judge): "
+              "ProxAnn's own statistics only")
     for name, t in tests.items():
         print(format_alt_test(name, t))
+    for name, d in doc_agreement.items():
+        print(format_document_agreement(name, d))
+    for line in format_proxann(block, scored):
+        print(line)
+    for n in [*model_notes, *study.notes]:
+        print(f"note: {n}")
     seconds = time.perf_counter() - started
     print(f"\n{seconds:.1f} s")
     if args.json:
-        doc = {"command": "metaeval", "study": study.name, "judgments_path": os.fspath(args.judgments),
-               "study_notes": list(study.notes), **res.to_dict(), "alt_test": tests, "seconds": seconds}
+        body = res.to_dict() if res is not None else {
+            "task": "metaeval", "judgment_task": people.task, "quality": quality, "rows": [], "ceiling": [],
+            "comparisons": [], "notes": [], "params": {"bootstrap": args.bootstrap, "level": args.level}}
+        doc = {"command": "metaeval", "study": study.name,
+               "judgments_path": os.fspath(args.judgments or args.responses),
+               "study_notes": list(study.notes),
+               "model_notes": model_notes, **body, "alt_test": tests, "document_agreement": doc_agreement,
+               **block, "seconds": seconds}
         write_json(args.json, doc)
     return 0
+
+
+def format_document_agreement(name: str, d: dict[str, Any]) -> str:
+    from ..output.numbers import fixed
+
+    if d["mean"] is None:
+        return f"\ndocument agreement, {name}: {d['why'] or 'undefined'}"
+    ci = f" [{fixed(d['low'], 2)}, {fixed(d['high'], 2)}]" if d["low"] is not None else ""
+    return (f"\ndocument agreement, {name}: Kendall tau of its document fits with the people's mean, "
+            f"averaged over {d['topics']} topics: {fixed(d['mean'], 2)}{ci}; people with each other (each "
+            f"against the mean of the others): {fixed(d['human_baseline'], 2)}"
+            + (f"\nnote: {d['why']}" if d["why"] else ""))
+
+
+def format_proxann(block: dict[str, Any], scored: Any = None) -> list[str]:
+    """ProxAnn's own statistics: the human baseline of the topic ranking, and (an app study) the
+    per-model scores against theta (`scored`, a `ProxAnnScores`)."""
+    from ..output.numbers import fixed
+
+    out = []
+    for t, loo in (block.get("leave_one_out") or {}).items():
+        head = (f"\nhuman baseline of the topic ranking by {t} (one annotator against the rest, Kendall tau "
+                f"over {loo['topics']} topics, {loo['repeats']} draws)")
+        out.append(f"{head}: {fixed(loo['mean'], 2)} ± {fixed(loo['sd'], 2)}" if loo["mean"] is not None and
+                   loo["why"] is None else f"{head}: {loo['why'] or 'undefined'}")
+    if scored is not None:
+        from ..proxann import summary_lines
+
+        out.append("\nper topic and document against theta (as tealeaves proxann score):")
+        out += summary_lines(scored)
+    return out
 
 
 def _each_answered_one_topic(j: Any) -> bool:

@@ -33,8 +33,6 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..coherence import coherence as coherence_of
-from ..coherence import count, counting, topic_words
 from ..coherence.counts import read_once
 from ..corpus import Corpus
 from ..errors import Interrupted, MethodError, shown
@@ -42,6 +40,7 @@ from ..heldout import HeldoutResult
 from ..intrusion import predictive
 from ..model import TopicModel
 from ..topics import why_not
+from ..util.numbers import finite_float
 from ..util.stages import Stages
 from . import cost, pairs
 from .cost import estimate_cost, reference_tokens
@@ -61,6 +60,7 @@ from .rows import (
     open_kept,
     renamed,
     top_words_or_none,
+    topic_coherence,
     unique_names,
     unreadable_row,
     vectors_for,
@@ -68,7 +68,7 @@ from .rows import (
 )
 from .tokens import common_tokens
 
-STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "judge", "predictive")
+STAGES = ("loading", "held-out", "comparisons", "coherence", "intrusion", "judge", "predictive", "people")
 NO_REFERENCE = "not computed: no reference (reference=..., CLI --reference) to count words in"
 NO_PROPORTIONS = ("{name} gives no proportions for the held-out documents and is not an LDA to infer them "
                   "from (diagnostics are of the held-out documents)")
@@ -132,7 +132,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         corpora, scoring = common_tokens(loaded, docs, opts.tokenizer, opts.encoding) if loaded else (
             [], {"rule": "no model has a likelihood: no held-out documents scored"})
         reference = read_once(reference, opts.encoding)  # a pipe: read once for every measure and window
-    est = estimate_cost(loaded, corpora, reference, opts)
+    est = estimate_cost(loaded, corpora, reference, opts, every=every)
     worded = [m for m in every if "coherence" not in na[m.name]]
     est["seconds"]["judge"] = 0.0
     if opts.judge is not None:  # consent, the server, the model: before any work; its time in the estimate
@@ -157,7 +157,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                 comparisons, worse = pairs.comparisons(loaded, corpora, held, opts, progress, est, clock)
     except KeyboardInterrupt as exc:
         raise _interrupted(exc, opts, len(held), n) from None
-    counts, fingerprints = {}, {}
+    fingerprints: dict[str, Any] = {}
     coh: dict[str, dict[str, float]] = {m.name: {} for m in every}
     per_topic = {m.name: {"words": top_words_or_none(m, opts.topn), "coherence": {}} for m in worded}
     autos: dict[str, tuple[dict[str, Any] | None, str | None]] = {m.name: (None, None) for m in every}
@@ -167,20 +167,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     try:  # with keep: Ctrl-C in any stage says what is kept (the held-out estimates, theta)
         if reference is not None and opts.coherence and worded:
             with clock.stage("coherence", "counting the reference"):
-                groups = [t for m in worded for t in topic_words(m, opts.topn)]
-                targets = sorted({w for t in groups for w in t})
-                for win, rule in {counting(ms) for ms in opts.coherence}:  # the default convention's
-                    counts[win, rule] = count(reference, targets, window=win, workers=opts.workers,
-                                              encoding=opts.encoding, rule=rule, groups=groups)
+                means, values, fingerprints, flags = topic_coherence(
+                    worded, reference, opts.coherence, opts.topn, opts.absent, opts.workers, opts.encoding)
                 for m in worded:
-                    res = {ms: coherence_of(m, reference, measure=ms, topn=opts.topn, absent=opts.absent,
-                                            counts=counts[counting(ms)]) for ms in opts.coherence}
-                    coh[m.name] = {ms: r.mean for ms, r in res.items()}
-                    per_topic[m.name]["coherence"] = {ms: r.per_topic.tolist() for ms, r in res.items()}
-                    if "npmi" in res:  # the junk flags NPMI raises (incoherent, never-together, rare-words)
-                        from ..diagnostics.flags import coherence_flags
-                        per_topic[m.name]["flags"] = coherence_flags(res["npmi"])  # None: reference too small
-                    fingerprints = {ms: r.fingerprint for ms, r in res.items()}
+                    coh[m.name] = means[m.name]
+                    per_topic[m.name]["coherence"] = values[m.name]
+                    if m.name in flags:  # the junk flags NPMI raises (None: the reference is too small)
+                        per_topic[m.name]["flags"] = flags[m.name]
         if reference is not None:
             for k, m in enumerate(worded, 1):
                 with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):
@@ -234,6 +227,18 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         order = ", ".join(n for g in groups or [] for n in g)  # one group, by point estimate
         groups, groups_note = None, (f"not compared (compare_models='none', CLI --compare none), so no model "
                                      f"is shown better or tied; by point estimate alone: {order}")
+    human = None
+    if opts.human is not None:
+        from .human import people
+
+        shown_columns = [k for k in ("auto_model_precision", "diversity", "irbo", "we_irbo")
+                         if any(finite_float(r.get(k)) is not None for r in rows)]
+        try:  # with keep: Ctrl-C here says what is kept, as in the stages before
+            with clock.stage("people", "each metric's agreement with people"):
+                human = people(opts.human, every, per_topic, key=opts.human_key, columns=shown_columns,
+                               bootstrap=opts.human_bootstrap, seed=opts.seed)
+        except KeyboardInterrupt as exc:
+            raise _interrupted(exc, opts, len(held), n) from None
     params_out = {**opts.to_dict(),
                   "heldout_params": held[loaded[0].name].params if loaded else None,
                   "reference": describe(reference), "coherence_fingerprint": fingerprints,
@@ -249,7 +254,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
         for r in rows:
             r["stability"] = per.get(r["model"])
     return EvaluationResult(rows, comparisons, groups, scoring, params_out, timing["total"]["wall"],
-                            timing, estimate, held, diag, stab, per_topic, groups_note, agreed)
+                            timing, estimate, held, diag, stab, per_topic, groups_note, human, agreed)
 
 __all__ = ["evaluate", "EvaluateOptions", "EvaluationResult", "common_tokens", "rank_groups", "difference",
            "estimate_cost", "reference_tokens", "COMPARE_MODES", "DEFAULT_COHERENCE", "EMBEDDING_COLUMNS",

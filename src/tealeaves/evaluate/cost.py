@@ -31,6 +31,11 @@ TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per w
 # An index pass is priced as reading EVERY posting (one per token, its header's count), whatever
 # the window: a query reads only its target words' postings, so the estimate errs on the long side.
 INDEX_RATE = 1e7
+# Topic x score x bootstrap replicates the agreement with people handles per second (metaeval's
+# two-stage bootstrap with the ceiling): hoyle2021's 300 topics x (2 scores + the ceiling) x 3
+# statistics x 2000 replicates took 16 s on this machine shared (experiments/human_agreement.py's
+# timing), about 3e5 per second; taken at a third of that
+PEOPLE_RATE = 1e5
 
 
 def _default(fn: Any, name: str) -> Any:
@@ -72,12 +77,14 @@ def ratio_ais_updates(tokens: float) -> float:
 
 
 def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpus], reference: Any,
-                  options: EvaluateOptions) -> dict[str, Any]:
+                  options: EvaluateOptions,
+                  every: Sequence[TopicModel | Topics] | None = None) -> dict[str, Any]:
     """Estimated seconds per stage before any work: held-out by the estimator's own cost model,
     Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
     reference counting per distinct window (coherence) and per model (intrusion), predictive
-    sweeps. Every figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE (a reference
-    text) or INDEX_RATE (a reference index: its postings, not text)."""
+    sweeps; the agreement with people over the topics of `every` model (default `models`). Every
+    figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE (a reference text) or
+    INDEX_RATE (a reference index: its postings, not text)."""
     o = options
     method, runs, workers, params = o.method, o.runs, o.workers, dict(o.heldout_params)
     coherence, compare_models = o.coherence, o.compare_models
@@ -110,13 +117,28 @@ def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpu
                "comparisons": sum(ratio) if compare_models == "ratio-ais" else 0.0,
                "coherence": sum(counting(win) for win in windows),
                "intrusion": len(models) * counting(_default(auto, "window")) if ref else 0.0,
-               "predictive": pred}
+               "predictive": pred,
+               "people": _people_seconds(models if every is None else every, o)}
     return {"seconds": seconds, "total": sum(seconds.values()),
             "ratio_ais_pairs": len(pairs), "ratio_ais_each": ratio,
             "ratio_ais_up_to": sum(ratio) if compare_models == "auto" else 0.0,
             "how": f"held-out site updates by the {spec.name} cost model and Ratio-AIS at compare's "
                    f"defaults, at about {RATE:.0e} per second per worker; reference {ref_how} {read}; "
                    f"{w} worker(s)"}
+
+
+def _people_seconds(models: Sequence[TopicModel | Topics], o: EvaluateOptions) -> float:
+    """The agreement with people on the user's own study: at most every topic of the models, each
+    coherence measure, exclusivity and the ceiling, `human_bootstrap` replicates (nothing for a
+    bundled study's figures, which are read)."""
+    from ..errors import JUDGMENT_STUDIES
+
+    if o.human is None or (isinstance(o.human, str | os.PathLike) and o.human_key is None
+                           and os.fspath(o.human) in (*JUDGMENT_STUDIES, "proxann2025")
+                           and not os.path.exists(o.human)):
+        return 0.0
+    topics = sum(m.num_topics for m in models)
+    return topics * (len(o.coherence) + 2) * o.human_bootstrap / PEOPLE_RATE
 
 
 def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:

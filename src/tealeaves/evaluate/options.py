@@ -43,6 +43,11 @@ class EvaluateOptions:
       top words: its mean per model is a column, its per-topic scores go to the report;
     - `tokenizer` and `encoding` of text files; `workers` local processes; `max_hours` (default 24)
       the longest estimated run accepted before any work;
+    - `human`: each metric's agreement with people beside it (`evaluate.human`): a bundled study's
+      name ("hoyle2021", "proxann2025:bills": figures measured on their topics, carried over), a
+      study of these models' topics (a file `load_judgments` reads, the annotation app's export with
+      its key in `human_key`, or a `judgments.Study`: measured on those topics, `human_bootstrap`
+      replicates);
     - `keep`: a folder keeping each model's finished documents (held-out, Ratio-AIS, the predictive
       metrics' theta; `files.kept`), so that the same call or command with it resumes an interrupted
       run with the same numbers (the other stages, quick, are computed again)."""
@@ -67,6 +72,9 @@ class EvaluateOptions:
     keep: str | None = None
     judge: Any = None
     judge_tasks: tuple[str, ...] = JUDGE_TASKS
+    human: Any = None
+    human_key: str | os.PathLike | None = None
+    human_bootstrap: int = 2000
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -108,6 +116,15 @@ class EvaluateOptions:
             if t not in JUDGE_TASKS:
                 raise MethodError(f"unknown judge task {t!r} (known: {', '.join(JUDGE_TASKS)})")
         put("judge_tasks", tasks)
+        put("human_bootstrap", check_int("human_bootstrap", self.human_bootstrap, 0))
+        from ..judgments import Study
+
+        if self.human is not None and not isinstance(self.human, str | os.PathLike | Study):
+            raise MethodError(f"human must be a bundled study's name, a file of judgments or a Study, got "
+                              f"{type(self.human).__name__}")
+        if self.human_key is not None and (self.human is None or isinstance(self.human, Study)):
+            raise MethodError("human_key is the key of the annotation app's export given as human: give that "
+                              "export too")
         if self.keep is not None:
             if not isinstance(self.keep, str | os.PathLike):
                 raise MethodError(f"keep must be a folder's path, got {self.keep!r}")
@@ -134,4 +151,6 @@ class EvaluateOptions:
                 "compare_models": self.compare_models, "seed": self.seed, "absent": self.absent,
                 "max_hours": self.max_hours, "keep": self.keep,
                 "judge": None if self.judge is None else {**self.judge.settings(),
-                                                          "tasks": list(self.judge_tasks)}}
+                                                          "tasks": list(self.judge_tasks)},
+                **({"human": getattr(self.human, "name", None) or os.fspath(self.human)}
+                   if self.human is not None else {})}

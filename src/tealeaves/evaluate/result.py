@@ -43,6 +43,7 @@ class EvaluationResult:
     stability: list[Any] | None = field(default=None, repr=False)  # issue 26: groups of restarts, on request
     topics: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # per model: words, coherence
     groups_note: str | None = None  # why there is no ranking (groups None)
+    human: dict[str, Any] | None = field(default=None, repr=False)  # agreement with people (evaluate.human)
     judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)  # per judge column (judged.py)
 
     @property
@@ -90,10 +91,16 @@ class EvaluationResult:
                            for k in judged],
                          *([numbers.metric("stability", r.get("stability"))]
                            if self.stability is not None else [])])
+        if self.human:  # each column's agreement with people (evaluate.human), under the models
+            from .human import agreement_row
+
+            rows.append(agreement_row(self.human, head, measures))
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                            enumerate(zip(cells, widths, strict=True))) for cells in [head, *rows]]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        if self.human:
+            lines.insert(len(lines) - 1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
 
     def notes(self) -> list[str]:
@@ -164,6 +171,10 @@ class EvaluationResult:
             from ..coherence.fingerprint import line
 
             lines.append("coherence " + line(list(prints.values())))
+        if self.human:
+            from .human import lines as human_lines
+
+            lines += human_lines(self.human)
         return "\n".join(lines + self.notes())
 
     def timing(self) -> str:
@@ -188,7 +199,8 @@ class EvaluationResult:
                           **({"topic_judge": judged} if judged else {}),
                           **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}
-                             if self.stability is not None else {})})
+                             if self.stability is not None else {}),
+                          **({"human": self.human} if self.human is not None else {})})
 
     def to_frame(self):
         """The per-model table as a pandas DataFrame (one column per metric)."""

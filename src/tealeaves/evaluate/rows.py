@@ -6,11 +6,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..coherence import diversity, exclusivity, topic_words
+import numpy as np
+
+from ..coherence import coherence as coherence_of
+from ..coherence import count, counting, diversity, exclusivity, topic_words
 from ..corpus import Corpus
 from ..datasets import load_topics
 from ..errors import MethodError, TealeavesError
@@ -183,6 +186,55 @@ def model_row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: d
     if na:
         row["not_applicable"] = dict(na)
     return row
+
+
+def topic_coherence(models: Sequence[TopicModel | Topics], reference: Any, measures: Sequence[str],
+                    topn: int, absent: str | None, workers: int, encoding: str) -> tuple[
+                        dict[str, dict[str, float]], dict[str, dict[str, list[float]]], dict[str, Any],
+                        dict[str, Any]]:
+    """Each model's coherence by every measure over `reference` (the default convention), counted
+    once per window and counting rule for all the models' top words: the means, the per-topic
+    values, the fingerprints, and with NPMI each topic's coherence flags (`flags.coherence_flags`;
+    None: the reference is too small for them)."""
+    from ..diagnostics.flags import coherence_flags
+
+    groups = [t for m in models for t in topic_words(m, topn)]
+    targets = sorted({w for t in groups for w in t})
+    counts = {(win, rule): count(reference, targets, window=win, workers=workers, encoding=encoding,
+                                 rule=rule, groups=groups)
+              for win, rule in {counting(ms) for ms in measures}}
+    means, per_topic, fingerprints, flags = {}, {}, {}, {}
+    for m in models:
+        res = {ms: coherence_of(m, reference, measure=ms, topn=topn, absent=absent,
+                                counts=counts[counting(ms)]) for ms in measures}
+        means[m.name] = {ms: r.mean for ms, r in res.items()}
+        per_topic[m.name] = {ms: r.per_topic.tolist() for ms, r in res.items()}
+        fingerprints = {ms: r.fingerprint for ms, r in res.items()}
+        if "npmi" in res:
+            flags[m.name] = coherence_flags(res["npmi"])
+    return means, per_topic, fingerprints, flags
+
+
+def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures: Sequence[str],
+                 topn: int = 10, absent: str | None = None, workers: int = 1, encoding: str = "utf-8"
+                 ) -> tuple[dict[str, np.ndarray], list[str]]:
+    """tealeaves' coherence (each of `measures` over `reference`) and exclusivity of the very topics
+    a study judged, from the models that made them (name -> model; matched as `human.match_models`): one
+    value per study topic, and the notes of the matching."""
+    from .human import DEPTH, align, match_models
+
+    named = {n: renamed(m, n) for n, m in models.items()}
+    words = {n: topic_words(m, DEPTH) for n, m in named.items()}
+    matched, notes = match_models(study.topics, words)
+    used = [named[n] for n in dict.fromkeys(matched.values())]
+    out: dict[str, np.ndarray] = {}
+    if measures:
+        _, values, _, _ = topic_coherence(used, reference, measures, topn, absent, workers, encoding)
+        out = {ms: align({n: v[ms] for n, v in values.items()}, study.topics, matched) for ms in measures}
+    excl = {m.name: exclusivity(m).tolist() for m in used if why_not("exclusivity", m) is None}
+    if excl:
+        out["exclusivity"] = align(excl, study.topics, matched)
+    return out, notes
 
 
 def auto_intrusion(m: TopicModel | Topics, reference: Any, seed: int, workers: int,

@@ -25,7 +25,7 @@ from .adaptive import MIN_RUNS, adaptive_doc_task
 from .adaptive import summarise as adaptive_summary
 from .crosscheck import CHECK_TEMPERATURES, run_check
 from .exact import DEFAULT_MAX_STATES, check_size
-from .registry import get_method, method_names
+from .registry import for_document, get_method, method_names
 from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
 from .spec import MethodSpec
 
@@ -177,7 +177,7 @@ def _doc_task(shared: tuple, item: tuple) -> np.ndarray:
     out = np.zeros((2, runs))
     if words.size == n_obs:
         return out
-    spec = get_method(name, task)
+    spec, params = for_document(get_method(name, task), params, task, int(words.size), phi_wt.shape[1])
     doc = spec.document(phi_wt, alpha, words, n_obs, params)
     rng = np.random.default_rng(child(seq, 0))  # numpy draws (Dirichlet)
     state = new_state(child(seq, 1))  # the kernels' generator
@@ -194,7 +194,15 @@ def _warm_up(shared: tuple, items: list[tuple]) -> None:
         if words.size > n_obs:
             n = min(n_obs, 1)
             _doc_task((*shared[:-1], 1), (words[: n + 2], n, np.random.SeedSequence(0)))
-            return
+            break
+    phi_wt, alpha, name, task, params, _ = shared
+    spec = get_method(name, task)
+    others = {for_document(spec, params, task, int(w.size), phi_wt.shape[1])[0].name for w, _, _ in items}
+    for other in others - {name}:  # the fallback's kernels too
+        alt = get_method(other, task)
+        words, n_obs, _ = items[0]
+        _doc_task((phi_wt, alpha, other, task, alt.resolve({}, task), 1),
+                  (words[: min(n_obs, 1) + 2], min(n_obs, 1), np.random.SeedSequence(0)))
 
 
 def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params: dict[str, Any],
@@ -229,6 +237,11 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     if spec.name == "exact":
         for d, (words, _, _) in enumerate(items):
             check_size(words.size, model.num_topics, resolved["max_states"], f"document {d}: ")
+    per_doc = [for_document(spec, resolved, task, int(w.size), model.num_topics) for w, _, _ in items]
+    fell = [d for d, (s, _) in enumerate(per_doc) if s.name != spec.name]
+    fallback = {"method": per_doc[fell[0]][0].name, "from": spec.name, "documents": fell} if fell else None
+    if fell and len(fell) == len(items):  # every document: the result is the other method's
+        spec, resolved = per_doc[0]
     what = f"{task} by {spec.name}"
     runs = int(runs)
     fingerprint = {"task": task, "model": digest(model.phi_wt, model.alpha, model.vocab),
@@ -244,7 +257,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     with kept(keep, what, fingerprint, len(items), valid=valid) as k:
         done = k.done if k is not None else {}
         # also sizes the batches
-        costs = [spec.work(int(w.size), resolved, model.num_topics) * runs for w, _, _ in items]
+        costs = [s.work(int(w.size), p, model.num_topics) * runs
+                 for (w, _, _), (s, p) in zip(items, per_doc, strict=True)]
         planned = float(sum(costs))
         left = planned - sum(costs[d] for d in done)  # what a resumed run still has to do
         shares = {spec.name: left}
@@ -264,6 +278,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
         if k is not None:
             extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
+        if fallback:
+            extra["fallback"] = fallback
         one_worker = update_seconds(left, 1, model.num_topics)  # decides whether Dask is worth it
         remote = on_dask(one_worker)
         with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:

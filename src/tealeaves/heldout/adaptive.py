@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..sampling import child, new_state
-from .registry import get_method
+from .registry import for_document, get_method
 
 MIN_RUNS = 4
 MAX_DOUBLINGS = 12
@@ -29,9 +29,9 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, int, bool
     words, n_obs, seq = item
     t0 = time.perf_counter()
     scored = words.size - n_obs
+    spec, params = for_document(get_method(name, task), params, task, int(words.size), phi_wt.shape[1])
     if scored == 0:
-        return np.zeros(runs), int(params[get_method(name, task).budget]), True, 0.0, 0.0, np.zeros(runs)
-    spec = get_method(name, task)
+        return np.zeros(runs), int(params[spec.budget]), True, 0.0, 0.0, np.zeros(runs)
     doc = spec.document(phi_wt, alpha, words, n_obs, params)
     budget = int(params[spec.budget])
     previous: tuple[float, float] | None = None

@@ -156,13 +156,26 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def variance_estimate(self) -> dict[str, Any] | None:
-        """From the runs' Lee-Whiteley estimates V, when every document has one: the sd of the total
-        (sqrt of sum_d V_d, the delta method: Var(log P-hat) ~ V for small V), the expected Jensen
-        gap of the total (sum_d V_d / 2: by how much its log is low on average) and the documents
-        whose runs all ended with one lineage (V = 1 exactly: no information; too many tokens for
-        the particles)."""
+        """From the runs' single-run estimates V of each document's relative error, when every
+        document has one: the sd of the total (sqrt of sum_d V_d, the delta method: Var(log P-hat) ~ V
+        for small V). Lee-Whiteley's (left-to-right, multinomial resampling) also give the expected
+        Jensen gap of the total (sum_d V_d / 2: by how much an unbiased estimate's log is low on
+        average) and the documents whose runs all ended with one lineage (V = 1 exactly: no
+        information; too many tokens for the particles). The bridge's (a consistent estimate, no
+        Jensen gap to state) give a 95% interval of the total, total +- 1.96 sd, over the documents it
+        scored itself (`documents`; those that fell back to another method have none)."""
         v = self.doc_rel_var
-        if v.size == 0 or not np.isfinite(v).all() or self.run_rel_var is None:
+        if v.size == 0 or self.run_rel_var is None:
+            return None
+        if self.method == "bridge":
+            own = np.isfinite(v)
+            if not own.any():
+                return None
+            sd = math.sqrt(max(float(v[own].sum()), 0.0))
+            part = float(self.doc_log_prob[own].sum())
+            return {"kind": "bridge", "sd_total": sd, "documents": int(own.sum()),
+                    "ci95": [part - 1.96 * sd, part + 1.96 * sd] if own.all() else None}
+        if not np.isfinite(v).all():
             return None
         total = float(v.sum())
         return {"kind": "lee-whiteley", "sd_total": math.sqrt(max(total, 0.0)), "jensen_gap": total / 2,
@@ -197,9 +210,24 @@ class HeldoutResult(PerDocumentTotals, Display):
         """What kind of number this is (`note` without the caution)."""
         if self.method == "exact":
             return "exact"
+        fallback = self.extra.get("fallback")
+        fell = (f"; {len(fallback['documents'])} of {self.doc_tokens.size} documents were scored by "
+                f"{fallback['method']} instead of {fallback['from']} (outside what {fallback['from']} was "
+                "measured on; result.extra['fallback'])") if fallback else ""
+        if self.method == "bridge":
+            text = ("bridge sampling: consistent for log P(w) (its error shrinks as samples grow), not "
+                    "unbiased")
+            ve = self.variance_estimate
+            if ve is not None:
+                text += f"; its own error estimate gives the total an sd of {ve['sd_total']:.2f} nats"
+                if ve["ci95"] is not None:
+                    text += f", 95% interval [{ve['ci95'][0]:.2f}, {ve['ci95'][1]:.2f}]"
+                else:
+                    text += f" on the {ve['documents']} documents it scored"
+            return text + fell
         if not self.unbiased:
             return ("not unbiased for P(w): its error has no known sign; compare it with a "
-                    "reference (check=K)")
+                    "reference (check=K)") + fell
         sd = self.doc_sd
         text = ("unbiased for P(w), so its log is low on average by about half its variance "
                 "(Jensen)")
@@ -220,7 +248,7 @@ class HeldoutResult(PerDocumentTotals, Display):
                      "run (Lee-Whiteley), to see the size of that gap")
         else:
             text += "; run it with runs >= 2 to see the size of that gap"
-        return text
+        return text + fell
 
     @property
     def doc_log_prob(self) -> np.ndarray:
@@ -235,12 +263,12 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def label(self) -> str:
-        """method(parameters); `resampling`, `ess` and `order` only when not their defaults
-        (systematic, 1, peaked: so the labels of earlier results stay as they were; those made before
-        `order` existed took the tokens in the given order)."""
+        """method(parameters); `resampling`, `ess`, `order` and `topics_limit` only when not their
+        defaults (systematic, 1, peaked, 20: so the labels of earlier results stay as they were; those
+        made before `order` existed took the tokens in the given order)."""
         shown = {k: v for k, v in self.params.items()
                  if k != "max_states" and (k, v) not in (("resampling", "systematic"), ("ess", 1.0),
-                                                               ("order", "peaked"))}
+                                                               ("order", "peaked"), ("topics_limit", 20))}
         inner = ", ".join(f"{k}={v}" for k, v in shown.items())
         return f"{self.method}({inner})" if inner else self.method
 

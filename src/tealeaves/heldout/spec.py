@@ -89,6 +89,10 @@ class MethodSpec:
     # instead of `cost`, a cost that depends on the number of topics T too, topic_cost(N, T, p)
     # (exact: the count vectors it enumerates)
     topic_cost: Callable[[int, int, dict[str, Any]], float] | None = None
+    # documents outside what the method was measured on: fallback(N, T, params) names the method
+    # that scores a document of N tokens under T topics instead (with that method's defaults), or
+    # None; `registry.for_document` applies it, and the result lists those documents
+    fallback: Callable[[int, int, dict[str, Any]], str | None] | None = None
 
     def __post_init__(self) -> None:
         if (self.cost is None) == (self.topic_cost is None):

@@ -246,7 +246,7 @@ def _kind_agrees(row: dict[str, Any], where: str, other: str) -> None:
         raise BadValueError(f"{where}: option_topics {topics} names a topic twice")
 
 
-def _why_none(items: dict[str, dict[str, Any]], clean: list[tuple[str, str, int]],
+def _why_none(items: dict[str, dict[str, Any]], clean: list[tuple[str, str, int, str]],
               excluded: list[str]) -> str:
     """Why no response is left to score (for the one-line error)."""
     if not items:
@@ -255,7 +255,7 @@ def _why_none(items: dict[str, dict[str, Any]], clean: list[tuple[str, str, int]
         return "every item in the key is an attention check"
     if not clean:
         return "the responses file holds no response"
-    if all(items[i]["attention"] for _, i, _ in clean):
+    if all(items[i]["attention"] for _, i, _, _ in clean):
         return "every response answers an attention check"
     return (f"every annotator who answered a scored item was excluded by the attention checks "
             f"({len(excluded)} excluded; --max-attention-failures allows more failures)")
@@ -329,17 +329,28 @@ def _choice(r: dict[str, Any], k: dict[str, Any], where: str, typed: bool = True
     return choice
 
 
-def score(
+@dataclass
+class CleanResponses:
+    """Responses checked against the key (`clean_responses`): `items` the key (item -> row),
+    `answers` every response as (annotator, item, choice, place), `used` those scored (attention
+    items and excluded annotators left out), `failures` per annotator, `excluded` annotators."""
+
+    items: dict[str, dict[str, Any]]
+    answers: list[tuple[str, str, int, str]]
+    used: list[tuple[str, str, int]]
+    failures: dict[str, int]
+    excluded: list[str]
+
+
+def clean_responses(
     key: Sequence[dict[str, Any]] | str | os.PathLike,
     responses: Iterable[dict[str, Any]] | str | os.PathLike,
     max_attention_failures: int = 0,
-    bootstrap: int = 2000,
-    seed: int = 0,
-    permutations: int = PERMUTATIONS,
-) -> IntrusionScores:
-    """Model precision, topic log odds and their per-model aggregates from a key and responses;
-    agreement between annotators, each model against chance and every two models compared (exact
-    or permutation tests with `permutations` random splits where enumeration is too long)."""
+) -> CleanResponses:
+    """The key and responses read and checked (every response a one-line error naming its place:
+    an unknown item, a choice that is not an option, an annotator answering an item twice), the
+    attention checks counted and the annotators failing more than `max_attention_failures`
+    left out. What `score` scores and the meta-evaluation's study is made of."""
     if isinstance(key, str | os.PathLike):
         key = read_key(key)
     typed = not (isinstance(responses, str | os.PathLike) and os.fspath(responses).endswith(".csv"))
@@ -348,10 +359,6 @@ def score(
     else:
         placed = [(f"response {i}", r) for i, r in enumerate(responses)]
     items = check_key(key)
-    # per model, resamples x (topics or documents) index and value arrays: at most the key's items
-    bootstrap = check_int("bootstrap", bootstrap, 0)
-    permutations = check_int("permutations", permutations, 1, MAX_PERMUTATIONS)
-    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     seen: set[tuple[str, str]] = set()
     clean = []
     for where, r in placed:
@@ -366,16 +373,36 @@ def score(
         if (ann, item) in seen:
             raise MethodError(f"{where}: annotator {ann!r} answered item {item!r} twice")
         seen.add((ann, item))
-        clean.append((ann, item, choice))
+        clean.append((ann, item, choice, where))
     failures: dict[str, int] = defaultdict(int)
-    for ann, item, choice in clean:
+    for ann, item, choice, _ in clean:
         k = items[item]
         if k["attention"] and choice != k["intruder"]:
             failures[ann] += 1
     excluded = sorted(a for a, f in failures.items() if f > max_attention_failures)
-    used = [(a, i, c) for a, i, c in clean if a not in excluded and not items[i]["attention"]]
+    used = [(a, i, c) for a, i, c, _ in clean if a not in excluded and not items[i]["attention"]]
+    return CleanResponses(items, clean, used, dict(failures), excluded)
+
+
+def score(
+    key: Sequence[dict[str, Any]] | str | os.PathLike,
+    responses: Iterable[dict[str, Any]] | str | os.PathLike,
+    max_attention_failures: int = 0,
+    bootstrap: int = 2000,
+    seed: int = 0,
+    permutations: int = PERMUTATIONS,
+) -> IntrusionScores:
+    """Model precision, topic log odds and their per-model aggregates from a key and responses;
+    agreement between annotators, each model against chance and every two models compared (exact
+    or permutation tests with `permutations` random splits where enumeration is too long)."""
+    got = clean_responses(key, responses, max_attention_failures)
+    items, used, excluded = got.items, got.used, got.excluded
+    # per model, resamples x (topics or documents) index and value arrays: at most the key's items
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    permutations = check_int("permutations", permutations, 1, MAX_PERMUTATIONS)
+    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     if not used:
-        raise MethodError(f"no response to score: {_why_none(items, clean, excluded)}")
+        raise MethodError(f"no response to score: {_why_none(items, got.answers, excluded)}")
     mp: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     tlo: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     by_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))

@@ -13,9 +13,9 @@ person (Calderon et al. 2025).
 
 from __future__ import annotations
 
-from .agreement import AgreementResult, agreement
+from .agreement import AgreementResult, agreement, people_side
 from .alttest import alt_test, benjamini_yekutieli
 from .ranking import document_agreement, judge_scores, leave_one_out
 
-__all__ = ["AgreementResult", "agreement", "alt_test", "benjamini_yekutieli", "document_agreement",
-           "judge_scores", "leave_one_out"]
+__all__ = ["AgreementResult", "agreement", "people_side", "alt_test", "benjamini_yekutieli",
+           "document_agreement", "judge_scores", "leave_one_out"]

@@ -222,6 +222,20 @@ def agreement(
                            time.perf_counter() - started)
 
 
+def people_side(study: Any, task: str | None = None, quality: str | None = None) -> tuple[Any, str]:
+    """The people's judgments to compare scores with, and their per-topic score: the task asked
+    for, else ratings, word intrusion, then document fits; "mean" for answers about topics, "theta"
+    (ProxAnn's topic quality) for answers about documents."""
+    numeric = [k for k, j in study.tasks.items() if j.scale.kind != "text"]
+    pick = task or next((k for k in ("rating", "word-intrusion", "fit") if k in study.tasks),
+                        numeric[0] if numeric else None)
+    if pick is None:
+        raise MethodError(f"{study.name}: no answers with numbers to compare scores with")
+    people = study[pick]
+    documents = people.documents is not None and bool((people.item >= 0).any())
+    return people, quality or ("theta" if documents else "mean")
+
+
 def _groups(corpora: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """(name, columns) of each corpus (when there are several) and of all topics pooled."""
     parts = strata(corpora)

@@ -70,7 +70,7 @@ def _mean(values: Iterable[float | None]) -> float | None:
 
 @dataclass(repr=False)
 class ProxAnnScores(Display):
-    topics: list[dict[str, Any]]  # one per task: model, topic, item, annotators, taus, labels, ...
+    topics: list[dict[str, Any]]  # one per task: model, topic, item, top words, annotators, taus, labels, ...
     documents: list[dict[str, Any]]  # one per evaluation document of a task: theta, mean rating and rank
     responses: list[dict[str, Any]]  # one per complete response used: annotator, item, its taus
     summary: dict[str, dict[str, Any]]  # model -> means over topics with intervals, agreement
@@ -150,22 +150,44 @@ def _complete(resp: dict[str, Any], key: dict[str, Any], where: str) -> bool:
     return True
 
 
-def score_proxann(
+@dataclass
+class UsableResponses:
+    """ProxAnn answers checked against the key (`usable_responses`): `items` the key (item ->
+    row), `used` the complete responses of annotators the attention checks keep ((annotator,
+    item) -> response, with its first row's place in `where`), `complete` every complete one,
+    `failures` per annotator, `excluded` annotators, `incomplete` responses without a full
+    ranking (left out, counted)."""
+
+    items: dict[str, dict[str, Any]]
+    used: dict[tuple[str, str], dict[str, Any]]
+    complete: dict[tuple[str, str], dict[str, Any]]
+    failures: dict[str, int]
+    excluded: list[str]
+    incomplete: int
+
+    def why_none(self) -> str:
+        """Why no response is left (for the one-line error)."""
+        if not self.complete:
+            return "no response has a complete ranking"
+        return (f"every annotator was excluded by the attention checks ({len(self.excluded)}; "
+                "max_attention_failures allows more)")
+
+
+def usable_responses(
     key: Sequence[dict[str, Any]] | str | os.PathLike,
     responses: Iterable[dict[str, Any]] | str | os.PathLike,
     max_attention_failures: int = 0,
     distractor_max: int = DISTRACTOR_MAX,
-    bootstrap: int = 2000,
-    seed: int = 0,
-) -> ProxAnnScores:
-    """Per response, topic and model, the agreement of people's fit ratings and rankings with the
-    model's theta_dk (see the module notes). `key` is a key file or its rows; `responses` an
-    answers file (`responses.EXPORT_FIELDS`, CSV or JSON lines) or its rows."""
+) -> UsableResponses:
+    """The key and answers read and checked (each a one-line error naming its place: a rating off
+    the scale, a ranking that is not a permutation, a document answered twice, an item the key
+    lacks), the attention checks counted and the annotators failing more than
+    `max_attention_failures` left out. What `score_proxann` scores and the meta-evaluation's
+    study is made of."""
     max_attention_failures = check_int("max_attention_failures", max_attention_failures, 0)
     distractor_max = check_int("distractor_max", distractor_max, 1, SCALE - 1)
-    bootstrap = check_int("bootstrap", bootstrap, 0)
-    items = check_key(read_key(key) if isinstance(key, str | os.PathLike) else key)
-    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
+    items = (check_key(read_key(key), source=os.fspath(key)) if isinstance(key, str | os.PathLike)
+             else check_key(key))
     answers = read_responses(responses) if isinstance(responses, str | os.PathLike) else grouped(responses)
     complete: dict[tuple[str, str], dict[str, Any]] = {}
     failures: dict[str, int] = defaultdict(int)
@@ -180,11 +202,28 @@ def score_proxann(
             incomplete += 1
     excluded = sorted(a for a, f in failures.items() if f > max_attention_failures)
     used = {k: r for k, r in complete.items() if k[0] not in excluded}
+    return UsableResponses(items, used, complete, {a: f for a, f in sorted(failures.items()) if f}, excluded,
+                           incomplete)
+
+
+def score_proxann(
+    key: Sequence[dict[str, Any]] | str | os.PathLike,
+    responses: Iterable[dict[str, Any]] | str | os.PathLike,
+    max_attention_failures: int = 0,
+    distractor_max: int = DISTRACTOR_MAX,
+    bootstrap: int = 2000,
+    seed: int = 0,
+) -> ProxAnnScores:
+    """Per response, topic and model, the agreement of people's fit ratings and rankings with the
+    model's theta_dk (see the module notes). `key` is a key file or its rows; `responses` an
+    answers file (`responses.EXPORT_FIELDS`, CSV or JSON lines) or its rows."""
+    bootstrap = check_int("bootstrap", bootstrap, 0)
+    got = usable_responses(key, responses, max_attention_failures, distractor_max)
+    items, used, excluded, failures, incomplete = (got.items, got.used, got.excluded, got.failures,
+                                                   got.incomplete)
+    check_bootstrap(bootstrap, float(len(items)), 2 * 8.0 * len(items) * bootstrap)
     if not used:
-        why = ("no response has a complete ranking" if not complete else
-               f"every annotator was excluded by the attention checks ({len(excluded)}; "
-               "max_attention_failures allows more)")
-        raise MethodError(f"no ProxAnn response to score: {why}")
+        raise MethodError(f"no ProxAnn response to score: {got.why_none()}")
     per_item: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for (ann, item), r in used.items():
         per_item[item][ann] = r
@@ -213,7 +252,8 @@ def score_proxann(
         distractor = next(d["id"] for d in key["documents"] if d["role"] == "distractor")
         n_ranked = sum(d["rank"] for d in key["documents"])
         topics.append({
-            "model": key["model"], "topic": key["topic"], "item": item, "annotators": len(people),
+            "model": key["model"], "topic": key["topic"], "item": item, "words": " ".join(key["words"][:10]),
+            "annotators": len(people),
             "tau_fit": kendall(list(mean_rating), theta), "tau_rank": kendall(list(-mean_rank), theta),
             "spearman_fit": spearman(list(mean_rating), theta),
             "spearman_rank": spearman(list(-mean_rank), theta),
@@ -247,10 +287,9 @@ def score_proxann(
         s["agreement"] = rating_agreement({u: v for u, v in units.items()
                                            if u.split("/")[0] in {t["item"] for t in mine}}, SCALE)
         summary[m] = s
-    params = {"max_attention_failures": max_attention_failures, "distractor_max": distractor_max,
+    params = {"max_attention_failures": int(max_attention_failures), "distractor_max": int(distractor_max),
               "bootstrap": bootstrap, "seed": seed}
-    return ProxAnnScores(topics, documents, resp_rows, summary, excluded,
-                         {a: f for a, f in sorted(failures.items()) if f}, incomplete, params)
+    return ProxAnnScores(topics, documents, resp_rows, summary, excluded, failures, incomplete, params)
 
 
 def summary_lines(res: ProxAnnScores) -> list[str]:

@@ -5,7 +5,8 @@ each with its recommendation and reasons first, then the details: held-out likel
 completion (estimates with ±1 sd and the expected Jensen gap, per-document scatter), comparisons
 and training curves, coherence per topic with its top words, diversity, exclusivity, B-Cubed, CSL,
 predictive metrics, intrusion scores, per-topic tables (top words, coherence, diagnostics,
-stability, flags; sortable) and stability across restarts. A file may also hold `{"sections":
+stability, flags; sortable), stability across restarts, agreement with people (`metaeval`, each
+metric's beside an evaluation: `people.py`) and a ProxAnn study's scores. A file may also hold `{"sections":
 [...]}` (what `tealeaves demo` writes).
 
 Sections are lists of HTML strings, `svg.Chart`s and `tables.Table`s; `render` lays consecutive
@@ -30,7 +31,7 @@ from ..output import numbers
 from ..util.numbers import finite_float
 from ..util.stages import estimated_stages
 from ..util.text import excerpt
-from . import pertopic, recommend, svg, tables
+from . import people, pertopic, recommend, svg, tables
 from .pertopic import MEASURE_NAMES
 from .schema import check_result, decode
 from .svg import Chart
@@ -504,6 +505,7 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
     out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
+    out.extend(people.evaluation(doc))  # each metric's agreement with people (evaluate --human)
     for key, label, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
         if interval == "per_token_sd":
@@ -601,6 +603,8 @@ def _metaeval(doc: dict[str, Any]) -> list[Part]:
     scores x groups with intervals and the human ceiling; the paired comparisons with the best
     score; the alternative-annotator tests; every note."""
     rows = doc["rows"]
+    if not rows:  # an app ProxAnn study without scores: its own statistics only
+        return [f"<h2>Agreement with people: {escape(str(doc.get('study', '')))}</h2>", *people.metaeval_extra(doc)]
     groups = list(dict.fromkeys(r["group"] for r in rows))
     scores = list(dict.fromkeys(r["score"] for r in rows))
     p = doc.get("params") or {}
@@ -650,7 +654,7 @@ def _metaeval(doc: dict[str, Any]) -> list[Part]:
                         caption="Alternative-annotator test (Calderon et al. 2025): may the judge replace a person?"))
     notes = sorted({r["why"] for r in rows if r.get("why")}) + list(doc.get("notes") or [])
     out += [f'<p class="note">{escape(n)}</p>' for n in notes]
-    return out
+    return out + people.metaeval_extra(doc)
 
 
 def _select(doc: dict[str, Any]) -> list[Part]:
@@ -731,7 +735,8 @@ def section(doc: dict[str, Any]) -> list[Part]:
     handlers = {"compare": _compare, "curve": _curve, "intrusion-score": _intrusion, "intrusion-auto": _auto,
                 "predictive": _predictive, "intrusion-tasks": _intrusion_tasks, "diversity": _diversity,
                 "bcubed": _bcubed, "csl": _csl, "evaluate": _evaluate, "select": _select,
-                "diagnostics": _diagnostics, "stability": _stability, "metaeval": _metaeval}
+                "diagnostics": _diagnostics, "stability": _stability, "metaeval": _metaeval,
+                "proxann-score": people.proxann_score}
     if kind in ("heldout", "completion", "demo") and "results" in doc:
         return _heldout(doc)
     if kind == "coherence" and "results" in doc:

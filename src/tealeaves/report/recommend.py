@@ -103,8 +103,40 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
             why = f" ({_bias(name)})" if _bias(name) and len(ks) > 1 else ""
             disagree.append(f"{label} favours {', '.join(top)}{why}")
     reasons += _agreement(agree, disagree)
+    reasons += _people(doc, by, best)
     reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
     return head, reasons
+
+
+NONE_MEASURED = ("no interpretability metric's agreement with people was measured here, so the coherence, "
+                 "exclusivity and intrusion columns are proxies of unknown agreement (tealeaves evaluate "
+                 "--human hoyle2021 carries published figures over; --human FILE measures it on your own "
+                 "judgments of these topics)")
+
+
+def _value(row: dict[str, Any], key: str) -> Any:
+    """A row's value of an evaluate column key ("coherence.npmi", "exclusivity", ...)."""
+    if key.startswith("coherence."):
+        return (row.get("coherence") or {}).get(key.split(".", 1)[1])
+    return row.get(key)
+
+
+def _people(doc: dict[str, Any], by: dict[str, dict[str, Any]], best: list[str]) -> list[str]:
+    """Which interpretability metric the recommendation trusts, citing its measured agreement
+    with people (`evaluate.human`), and which model it favours; or that none was measured."""
+    human = doc.get("human")
+    t = human.get("trusted") if isinstance(human, dict) else None
+    if not isinstance(t, dict) or not isinstance(t.get("metric"), str):
+        where = f" ({human.get('study')})" if isinstance(human, dict) and human.get("study") else ""
+        return [f"Interpretability: {NONE_MEASURED.replace(' here', where + ' here', 1)}."]
+    key = t["metric"]
+    top = _best({n: _value(r, key) for n, r in by.items()}, True)  # every such metric: higher is better
+    line = f"Trusted for interpretability: {t.get('label', key)}, {t.get('why', '')}."
+    if top:
+        line += (f" By it, {', '.join(top)} scores best"
+                 + (" (the held-out choice too)." if set(top) & set(best) else
+                    " (not the held-out choice: weigh what the model is for)."))
+    return [line]
 
 
 def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:

@@ -149,6 +149,22 @@ DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
                    "rank_1_docs", "exclusivity", "kl_background")}}]}
 
+# each metric's agreement with people beside an evaluation (evaluate.human)
+HUMAN = {"kind": STR, "study?": ANY, "statistic?": STR, "notes?": [STR], "trusted?": ANY,
+         "metrics": Map({"label?": STR, "estimate?": NUM, "low?": NUM, "high?": NUM, "topics?": COUNT,
+                         "ceiling?": NUM, "text?": STR, "why?": STR, "how?": STR, "people?": STR}),
+         "comparisons?": [{"a": STR, "b": STR, "difference": NUM, "low": NUM, "high": NUM, "p": NUM}]}
+# a ProxAnn study's scores (proxann score --json; inside metaeval of an app study)
+PROXANN_SCORE = {"summary": Map({"topics": COUNT, "responses": COUNT, "tau_fit": NUM, "tau_rank": NUM,
+                                 "tau_fit_ci?": PAIR_OR_NULL, "tau_rank_ci?": PAIR_OR_NULL,
+                                 "annotator_tau_fit?": NUM, "human_tau_fit?": NUM, "distractor_rating?": NUM,
+                                 "clarity?": NUM, "agreement?": Map(ANY)}),
+                 "topics": [{"model": STR, "topic": COUNT, "annotators": COUNT, "tau_fit": NUM, "tau_rank": NUM,
+                             "words?": STR, "labels?": [STR], **{f"{k}?": NUM for k in (
+                                 "spearman_fit", "annotator_tau_fit", "human_tau_fit", "distractor_rating",
+                                 "clarity")}}],
+                 "responses?": [ANY], "excluded_annotators?": [STR], "incomplete?": COUNT,
+                 "attention_failures?": Map(COUNT)}
 # one task of a judge's qualification (metaeval.qualify.task_agreement)
 QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "topics": COUNT, "scored": COUNT,
              "correlation": Map({"estimate": NUM, "low": NUM, "high": NUM, "topics": COUNT, "why?": ANY}),
@@ -161,6 +177,7 @@ QUALIFIED = {"task": STR, "judge_task": STR, "people": STR, "statistic": STR, "t
 # a judge column's measured agreement with people (evaluate.judged.agreement)
 AGREEMENT = {"qualified": ANY, "text": STR, "estimate?": NUM, "low?": NUM, "high?": NUM,
              "human_baseline?": NUM, "ceiling?": NUM, "trusted?": ANY}
+
 SPECS: dict[str, dict[str, Any]] = {
     "heldout": {"results": [HELDOUT_RESULT], "model?": ANY, "docs?": ANY},
     "compare": {"total": NUM, "per_token_interval?": Pair(NUM), "sd_chains?": NUM, "sd_documents?": NUM,
@@ -208,7 +225,8 @@ SPECS: dict[str, dict[str, Any]] = {
                                    "per_token_interval_scope?": STR, "per_token_interval_about?": STR,
                                    "warning?": ANY, "method_reason?": STR}],
                  "groups?": [[STR]], "groups_note?": STR, "stages?": Map({"wall": NONNEG, "cpu": NONNEG}),
-                 "estimate?": {"stages?": Map(NUM), "total?": NUM, "ratio_ais_up_to?": NUM, "how?": STR}},
+                 "estimate?": {"stages?": Map(NUM), "total?": NUM, "ratio_ais_up_to?": NUM, "how?": STR},
+                 "human?": HUMAN},
     "select": {"topics": [REAL], "per_k": Map({"mean": [NUM], "sd": [NUM]}), "params?": Map(ANY),
                "restarts?": ANY, "choice?": Map({"k?": ANY, "runner_up?": ANY, "significant?": ANY,
                                                  "why?": STR, "bias?": STR, "bias_why?": STR}),
@@ -221,6 +239,7 @@ SPECS: dict[str, dict[str, Any]] = {
     "stability": STABILITY,
     "diagnostics": DIAGNOSTICS,
     "text": {"title": STR, "text": STR},
+    "proxann-score": PROXANN_SCORE,
     "metaeval": {"judgment_task": STR, "quality": STR, "study?": ANY,
                  "rows": [{"score": STR, "group": STR, "statistic": STR, "estimate": NUM, "low": NUM,
                            "high": NUM, "topics": COUNT, "why?": ANY}],
@@ -230,7 +249,11 @@ SPECS: dict[str, dict[str, Any]] = {
                                    "low": NUM, "high": NUM, "p": NUM, "why?": ANY}],
                  "notes?": [STR], "params?": Map(ANY),
                  "alt_test?": Map({"winning_rate": NUM, "advantage_probability": NUM, "passes": ANY,
-                                   "annotators": COUNT, "why?": ANY})},
+                                   "annotators": COUNT, "why?": ANY}),
+                 "document_agreement?": Map({"mean": NUM, "low": NUM, "high": NUM, "topics": COUNT,
+                                             "human_baseline": NUM, "why?": ANY}),
+                 "leave_one_out?": Map({"mean": NUM, "sd": NUM, "topics": COUNT, "repeats": COUNT, "why?": ANY}),
+                 "proxann_score?": PROXANN_SCORE, "model_notes?": [STR], "study_notes?": [STR]},
     "judge-qualify": {"judge": STR, "settings": Map(ANY), "notes?": [STR], "accounting?": Map(ANY),
                       "estimate?": ANY, "seconds?": NONNEG,
                       "studies": Map({"topics": COUNT, "of": COUNT, "notes?": [STR], "tasks": [QUALIFIED]})},

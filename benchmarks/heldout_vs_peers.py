@@ -1,0 +1,436 @@
+"""tealeaves' default held-out estimate against the numbers users print instead, side by side in one
+run (issue 36, point 3): tokens per CPU-second and error per token of `tl.heldout(model, docs)`,
+of `method="bridge"` (its defaults, with topics_limit = T so that the bridge itself is measured),
+tomotopy's `LDAModel.infer(docs, iterations=100, workers=1)`, gensim's `LdaModel.log_perplexity`,
+scikit-learn's `LatentDirichletAllocation.perplexity` and MALLET's `evaluate-topics` (its defaults:
+10 particles, no resampling), on short documents (300 random held-out State of the Union
+paragraphs) and whole ones (12 held-out addresses), at T = 20, 50, 200 and 1,000 topics.
+
+Models: for each T, a tomotopy LDA trained on the bundled training paragraphs (fixed seed; cached
+in --cache), scored by tealeaves, tomotopy and MALLET (MALLET's evaluator takes the model as integer
+topic-word counts, rebuilt from tomotopy's final assignments: tomotopy's phi is (n_tw + eta) /
+(n_t + V eta), MALLET's the same, so both score one model); gensim and scikit-learn score their
+own LDA models trained on the same paragraphs (online variational Bayes), as their users do.
+
+Error per token: the number each tool prints, as log-likelihood per token (gensim's bound as is;
+scikit-learn's -log perplexity; tomotopy's summed `infer` log-likelihood, MALLET's summed document
+log-likelihood, tealeaves' total, each divided by the tokens), less the reference log P(w | Phi,
+alpha) per token of the same model and documents. References (cached in
+benchmarks/results/heldout_vs_peers_references.json; --recompute-references): left-to-right
+`smc-full` with 1,000 particles, 2 runs, on the paragraphs; `smc` with 500 particles and K = 256,
+2 runs, on the whole addresses (tomotopy's model; 300 particles and K = 128 past T = 20;
+gensim's and scikit-learn's models, whose numbers are off by nats per token, get `smc` with 300
+particles and K = 128, 1 run, at T = 20, and past it `smc-full` with 100 particles on the
+paragraphs and `smc` with 100 particles, K = 32 on the addresses, 1 run). --skip-long-references
+leaves out a missing reference of tomotopy's model on the addresses (its rows then have no error).
+For tealeaves' rows the JSON and the table also give the largest error of one document.
+
+Timing: CPU seconds of this process (`time.process_time`; numpy's BLAS held to one thread, tomotopy
+with one worker) for every tool but MALLET, whose evaluator runs in a JVM child (the CPU time of
+its thread, after an untimed pass for the JIT compiler); every tool takes its turn once per round
+(`--rounds`), each document set in turn, so a busy spell on the shared machine hits them all. The
+table gives the median over rounds (the spread is in the JSON).
+
+    python benchmarks/heldout_vs_peers.py --mallet-src Mallet [--topics 20 50 200 1000] [--rounds 3]
+        [--keep] [--skip-long-references] [--references-only]
+
+MALLET is compiled from a source checkout as in `benchmarks/mallet_speed.py` (nothing of MALLET is
+committed; a build is reused from --cache). Writes benchmarks/results/heldout_vs_peers.json
+(--keep keeps its rows of other T); `table()` and `cost_ratios()` are in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import glob  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import pickle  # noqa: E402
+import platform  # noqa: E402
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import tealeaves as tl  # noqa: E402
+from tealeaves import datasets  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results", "heldout_vs_peers.json")
+REFERENCES = os.path.join(HERE, "results", "heldout_vs_peers_references.json")
+TOPICS = (20, 50, 200, 1000)
+PARAGRAPHS, PARAGRAPH_SEED = 300, 0
+ADDRESSES, ADDRESS_SEED = 12, 2
+TP_ITERATIONS = {20: 500, 50: 500, 200: 500, 1000: 300}
+TP_SEED = 20261122
+INFER_ITERATIONS = 100
+MALLET_PARTICLES = 10  # evaluate-topics' default (no resampling)
+# and "tealeaves before" with --previous
+TOOLS = ("tealeaves", "bridge", "tomotopy", "gensim", "scikit-learn", "MALLET")
+SETS = ("paragraphs", "addresses")
+
+
+def default_cache() -> str:
+    return os.path.join(tempfile.gettempdir(), "tealeaves-peers")
+
+
+def documents() -> dict[str, tl.Corpus]:
+    """300 random held-out paragraphs (with at least one token) and 12 random held-out addresses
+    (their paragraphs joined)."""
+    s = datasets.sotu()
+    held, addr = s.heldout, s.address["heldout"]
+    nonempty = np.flatnonzero([len(held[i]) > 0 for i in range(len(held))])
+    pick = np.sort(np.random.default_rng(PARAGRAPH_SEED).choice(nonempty, PARAGRAPHS, replace=False))
+    names = np.unique(addr)
+    chosen = np.sort(np.random.default_rng(ADDRESS_SEED).choice(names, ADDRESSES, replace=False))
+    whole = [np.concatenate([held[i] for i in np.flatnonzero(addr == a)]) for a in chosen]
+    return {"paragraphs": held.subset(pick),
+            "addresses": tl.Corpus.from_word_ids(whole, vocab=held.vocab, source="sotu:heldout addresses")}
+
+
+def training_texts() -> list[list[str]]:
+    train = datasets.sotu().train
+    vocab = train.vocab
+    return [[vocab[i] for i in d] for d in train if len(d)]
+
+
+def tomotopy_model(T: int, cache: str):
+    import tomotopy as tp
+
+    path = os.path.join(cache, f"tomotopy-{T}.bin")
+    if os.path.exists(path):
+        return tp.LDAModel.load(path)
+    mdl = tp.LDAModel(k=T, alpha=0.1, eta=0.01, seed=TP_SEED)
+    mdl.optim_interval = 10
+    mdl.burn_in = 100
+    for d in training_texts():
+        mdl.add_doc(d)
+    mdl.train(TP_ITERATIONS[T], workers=1)
+    mdl.save(path)
+    return mdl
+
+
+def as_topic_model(mdl, vocab: tuple[str, ...]) -> tuple[tl.TopicModel, np.ndarray]:
+    """tomotopy's model as a TopicModel in the bundled vocabulary's order, and its topic-word counts
+    n_tw (T x V, the same order) from the final assignments: phi = (n_tw + eta) / (n_t + V eta)."""
+    model = tl.load_model(mdl)
+    pos = {w: i for i, w in enumerate(model.vocab)}
+    order = [pos[w] for w in vocab]
+    index = {w: i for i, w in enumerate(vocab)}
+    ids = np.array([index.get(w, -1) for w in mdl.vocabs])
+    counts = np.zeros((mdl.k, len(vocab)), np.int64)
+    for d in mdl.docs:
+        np.add.at(counts, (np.asarray(d.topics), ids[np.asarray(d.words)]), 1)
+    out = tl.TopicModel(model.phi[:, order], model.alpha, vocab=list(vocab), beta=model.beta,
+                        name=f"tomotopy-{mdl.k}")
+    return out, counts
+
+
+def gensim_model(T: int, cache: str):
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
+    path = os.path.join(cache, f"gensim-{T}")
+    if os.path.exists(path):
+        return LdaModel.load(path)
+    texts = training_texts()
+    dictionary = Dictionary(texts)
+    lda = LdaModel([dictionary.doc2bow(d) for d in texts], id2word=dictionary, num_topics=T, passes=5,
+                   random_state=1)
+    lda.save(path)
+    return lda
+
+
+def _tokens(doc: list[str]) -> list[str]:
+    return doc
+
+
+def sklearn_model(T: int, cache: str):
+    """scikit-learn's LDA (online variational Bayes) and its vectorizer (refitted on the same
+    paragraphs each time: only the model is cached)."""
+    from sklearn.decomposition import LatentDirichletAllocation
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = training_texts()
+    vec = CountVectorizer(analyzer=_tokens)
+    X = vec.fit_transform(texts)
+    path = os.path.join(cache, f"sklearn-{T}.pickle")
+    if os.path.exists(path):
+        with open(path, "rb") as fh:
+            return pickle.load(fh), vec
+    lda = LatentDirichletAllocation(n_components=T, learning_method="online", max_iter=10, random_state=1)
+    lda.fit(X)
+    with open(path, "wb") as fh:
+        pickle.dump(lda, fh)
+    return lda, vec
+
+
+def write_workload(path: str, model: tl.TopicModel, counts: np.ndarray, beta: float,
+                   corpus: tl.Corpus) -> None:
+    """The LtrBench / EvalBench format (benchmarks/mallet/): T, V; alpha, beta; each word's (topic,
+    count) pairs; the documents."""
+    T, V = counts.shape
+    with open(path, "wb") as fh:
+        fh.write(struct.pack(">ii", T, V))
+        fh.write(np.asarray(model.alpha, ">f8").tobytes() + struct.pack(">d", beta))
+        for w in range(V):
+            topics = np.flatnonzero(counts[:, w])
+            pairs = np.column_stack([topics, counts[topics, w]]).astype(">i4")
+            fh.write(struct.pack(">i", topics.size) + pairs.tobytes())
+        fh.write(struct.pack(">i", len(corpus)))
+        for d in range(len(corpus)):
+            words = np.asarray(corpus[d], ">i4")
+            fh.write(struct.pack(">i", words.size) + words.tobytes())
+
+
+def mallet_run(cp: str, workload: str, seed: int) -> tuple[float, float]:
+    """One timed evaluate-topics pass (after the JIT's): (CPU seconds, summed log-likelihood)."""
+    cmd = ["java", "-XX:+UseSerialGC", "-cp", cp, "EvalBench", workload, str(MALLET_PARTICLES), "false",
+           str(seed), "1"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split("\n")
+    return float(out[0].split()[0]), float(sum(float(x) for x in out[1:] if x.strip()))
+
+
+def reference_params(lib: str, name: str, T: int) -> dict:
+    """left-to-right's settings for the reference of `lib`'s model on document set `name` (module
+    doc). gensim's and scikit-learn's numbers are tenths of a nat per token off, so their references
+    past T = 20 are cheaper (their own error is below a hundredth)."""
+    if lib != "tomotopy" and T > 20:
+        if name == "paragraphs":
+            return {"variant": "smc-full", "particles": 100, "runs": 1}
+        return {"variant": "smc", "particles": 100, "rejuvenate": 32, "runs": 1}
+    if name == "paragraphs":
+        return {"variant": "smc-full", "particles": 1000, "runs": 2}
+    if lib == "tomotopy":
+        if T > 20:
+            return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 2}
+        return {"variant": "smc", "particles": 500, "rejuvenate": 256, "runs": 2}
+    return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 1}
+
+
+def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, recompute: bool,
+               skip_long: bool = False) -> dict:
+    """Reference log P(w) per document for each library's model and document set (module doc)."""
+    out = cached.setdefault(str(T), {})
+    for lib, model in models.items():
+        for name, corpus in docs.items():
+            key = f"{lib}/{name}"
+            if key in out and not recompute:
+                continue
+            if skip_long and lib == "tomotopy" and name == "addresses":
+                print(f"  reference T={T} {key}: not computed (--skip-long-references)", flush=True)
+                continue
+            params = reference_params(lib, name, T)
+            t0 = time.time()
+            res = tl.heldout(model, corpus, method="left-to-right", seed=999, workers=2, bootstrap=0,
+                             max_hours=1000, **params)
+            out[key] = {"method": res.label, "runs": res.runs, "doc_log_prob": res.doc_log_prob.tolist(),
+                        "tokens": int(res.tokens), "seconds": time.time() - t0}
+            print(f"  reference T={T} {key}: {res.per_token:.5f} per token ({time.time() - t0:.0f} s)",
+                  flush=True)
+            with open(REFERENCES, "w") as fh:
+                json.dump(cached, fh, indent=1)
+    return out
+
+
+def cpu(fn, *args) -> tuple[float, float]:
+    t0 = time.process_time()
+    value = fn(*args)
+    return time.process_time() - t0, value
+
+
+def prepare(T: int, args: argparse.Namespace, docs: dict[str, tl.Corpus], cached: dict) -> tuple:
+    """The three libraries' models at T topics (trained or from the cache) and the references."""
+    vocab = docs["paragraphs"].vocab
+    texts = {k: [[vocab[i] for i in d] for d in c] for k, c in docs.items()}
+    mdl = tomotopy_model(T, args.cache)
+    model, counts = as_topic_model(mdl, vocab)
+    glda = gensim_model(T, args.cache)
+    sk, vec = sklearn_model(T, args.cache)
+    libs = {"tomotopy": model, "gensim": tl.load_model(glda), "scikit-learn": tl.load_model(sk, vocab=vec)}
+    refs = {lib: references({lib: m}, {k: tl.Corpus.from_tokens(t, m.vocab) for k, t in texts.items()}, T,
+                            cached, args.recompute_references, args.skip_long_references)
+            for lib, m in libs.items()}
+    return texts, mdl, model, counts, glda, sk, vec, refs
+
+
+def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str, tl.Corpus],
+            cached: dict) -> tuple[list[dict], str]:
+    """Every tool on both document sets at T topics, `args.rounds` turns each: the table's rows and
+    the default's label."""
+    texts, mdl, model, counts, glda, sk, vec, refs = prepare(T, args, docs, cached)
+    tp_docs = {k: [mdl.make_doc(d) for d in t] for k, t in texts.items()}
+    bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()}
+    X = {k: vec.transform(t) for k, t in texts.items()}
+    workloads = {k: os.path.join(tmp, f"T{T}-{k}.bin") for k in docs}
+    for k, c in docs.items():
+        write_workload(workloads[k], model, counts, float(mdl.eta), c)
+
+    labels: dict[str, str] = {}
+    worst: dict[tuple[str, str], list[float]] = {}
+
+    def ours(k: str, r: int, tool: str = "tealeaves", **params) -> float:
+        res = tl.heldout(model, docs[k], seed=r, workers=1, bootstrap=0, max_hours=1000, **params)
+        ref = refs["tomotopy"].get(f"tomotopy/{k}")
+        if ref is not None:
+            gap = np.abs(res.doc_log_prob - np.asarray(ref["doc_log_prob"]))
+            worst.setdefault((tool, k), []).append(float(np.max(gap)))
+        labels[tool] = res.label
+        return res.total
+
+    calls = {
+        "tealeaves": ours,
+        # the bridge itself at every T (its default topics_limit would hand T > 20 to left-to-right)
+        "bridge": lambda k, r: ours(k, r, "bridge", method="bridge", topics_limit=T),
+        "tomotopy": lambda k, r: float(np.sum(mdl.infer(tp_docs[k], iterations=INFER_ITERATIONS,
+                                                        workers=1)[1])),
+        "gensim": lambda k, r: float(glda.log_perplexity(bow[k])) * docs[k].num_tokens,
+        "scikit-learn": lambda k, r: -math.log(sk.perplexity(X[k])) * docs[k].num_tokens,
+        "MALLET": None,
+    }
+    if args.previous:
+        calls["tealeaves before"] = lambda k, r: ours(k, r, "tealeaves before", method="left-to-right")
+    label = tl.heldout(model, docs["paragraphs"].subset([0, 1]), workers=1, bootstrap=0).label  # compile/load
+    times = {(tool, k): [] for tool in calls for k in SETS}
+    values = {(tool, k): [] for tool in calls for k in SETS}
+    for r in range(args.rounds):
+        for k in SETS:
+            for tool, call in calls.items():
+                sec, value = mallet_run(cp, workloads[k], r + 1) if call is None else cpu(call, k, r)
+                times[(tool, k)].append(sec)
+                values[(tool, k)].append(value)
+                print(f"T={T} round {r} {k:<10} {tool:<16} {sec:8.3f} CPU s  "
+                      f"{value / docs[k].num_tokens:+.4f} per token", flush=True)
+    rows = []
+    for k in SETS:
+        tokens = int(docs[k].num_tokens)
+        for tool in calls:
+            lib = tool if tool in ("gensim", "scikit-learn") else "tomotopy"
+            ref = refs[lib].get(f"{lib}/{k}")
+            total = float(np.sum(ref["doc_log_prob"])) if ref else math.nan
+            secs = times[(tool, k)]
+            rows.append({"T": T, "documents": k, "tool": tool, "tokens": tokens, "cpu_seconds": secs,
+                         "tokens_per_cpu_second": tokens / float(np.median(secs)),
+                         "error_per_token": ([(v - total) / tokens for v in values[(tool, k)]]
+                                             if ref else None),
+                         "per_token": [v / tokens for v in values[(tool, k)]],
+                         "reference_per_token": total / tokens if ref else None,
+                         "reference": ref["method"] if ref else None,
+                         "label": labels.get(tool, tool), "worst_document_error": worst.get((tool, k))})
+    return rows, label
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mallet-src", required=True, help="a MALLET source checkout (src/main/java, lib/)")
+    ap.add_argument("--topics", type=int, nargs="+", default=list(TOPICS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--previous", action="store_true",
+                    help="also time left-to-right, the default before issue 36 (slow on whole documents)")
+    ap.add_argument("--cache", default=default_cache(),
+                    help="trained models are kept here between runs")
+    ap.add_argument("--recompute-references", action="store_true")
+    ap.add_argument("--skip-long-references", action="store_true",
+                    help="leave out a missing reference of tomotopy's model on the whole addresses "
+                         "(the costly one): those rows get no error")
+    ap.add_argument("--references-only", action="store_true", help="train the models and compute the "
+                    "missing references, then stop")
+    ap.add_argument("--out", default=RESULTS)
+    ap.add_argument("--keep", action="store_true", help="keep the rows of other T already in --out")
+    args = ap.parse_args()
+    from mallet_speed import build
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    os.makedirs(args.cache, exist_ok=True)
+    docs = documents()
+    cached = {}
+    if os.path.exists(REFERENCES):
+        with open(REFERENCES) as fh:
+            cached = json.load(fh)
+    result = {"tools": list(TOOLS) + (["tealeaves before"] if args.previous else []), "rounds": args.rounds,
+              "machine": platform.processor() or platform.machine(), "load_average": [],
+              "documents": {k: {"count": len(c), "tokens": int(c.num_tokens)} for k, c in docs.items()},
+              "rows": []}
+    if args.references_only:
+        for T in args.topics:
+            prepare(T, args, docs, cached)
+        return
+    if args.keep and os.path.exists(args.out):
+        with open(args.out) as fh:
+            result["rows"] = [r for r in json.load(fh)["rows"] if r["T"] not in args.topics]
+    with tempfile.TemporaryDirectory() as tmp:
+        built = os.path.join(args.cache, "mallet-build")
+        if os.path.exists(os.path.join(built, "classes", "EvalBench.class")):  # compiled by an earlier run
+            jars = [j for j in glob.glob(os.path.join(args.mallet_src, "lib", "*.jar"))
+                    if os.path.getsize(j) > 1000]
+            cp = os.pathsep.join([os.path.join(built, "classes"), *jars])
+        else:
+            cp = build(args.mallet_src, built, ("EvalBench.java",))
+        java = subprocess.run(["java", "-version"], capture_output=True, text=True)
+        result["java"] = java.stderr.splitlines()[0]
+        for T in args.topics:
+            result["load_average"].append(os.getloadavg()[0])
+            rows, result["default"] = measure(T, args, cp, tmp, docs, cached)
+            result["rows"] += rows
+            save(result, args.out)
+    print(table(result))
+
+
+def save(result: dict, path: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(result, fh, indent=1)
+
+
+def _row(result: dict, T: int, k: str, tool: str) -> dict | None:
+    rows = (r for r in result["rows"] if r["T"] == T and r["documents"] == k and r["tool"] == tool)
+    return next(rows, None)
+
+
+def table(result: dict) -> str:
+    """docs/performance.md's table: tokens per CPU-second (median over rounds), the mean error per
+    token over rounds and (tealeaves) the largest error of one document over rounds, in nats, each
+    tool, document set and number of topics."""
+    lines = ["| documents | T | " + " | ".join(result["tools"]) + " |",
+             "|---|---|" + "---|" * len(result["tools"])]
+    for k in SETS:
+        for T in sorted({r["T"] for r in result["rows"]}):
+            cells = []
+            for tool in result["tools"]:
+                r = _row(result, T, k, tool)
+                if r is None:
+                    cells.append("–")
+                    continue
+                errs = r["error_per_token"]
+                err = "no reference" if errs is None else f"{np.mean(errs):+.4f}"
+                cell = f"{r['tokens_per_cpu_second']:,.0f} tok/s, {err}"
+                if r.get("worst_document_error"):
+                    cell += f", worst {max(r['worst_document_error']):.2f}"
+                cells.append(cell)
+            lines.append(f"| {k} | {T:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cost_ratios(result: dict) -> str:
+    """docs/performance.md's sentence: CPU time of tealeaves' default and of the bridge over
+    tomotopy's `infer` (ratios of the tokens per CPU-second in the table)."""
+    parts = []
+    for T in sorted({r["T"] for r in result["rows"]}):
+        for k in SETS:
+            infer = _row(result, T, k, "tomotopy")
+            cells = [f"{tool} {infer['tokens_per_cpu_second'] / r['tokens_per_cpu_second']:.1f}×"
+                     for tool in ("tealeaves", "bridge") if (r := _row(result, T, k, tool)) and infer]
+            parts.append(f"{k} at T = {T}: " + ", ".join(cells))
+    return "CPU time over tomotopy's infer: " + "; ".join(parts)
+
+
+if __name__ == "__main__":
+    main()
