@@ -194,7 +194,8 @@ def test_every_label_whole_and_inside_its_box(tmp_path, width):
         assert not c["outside"], (c["name"], c["outside"])
         assert not any("…" in t for t in c["texts"]), (c["name"], c["texts"])  # nothing cut
     shown = _squash(" ".join(t for c in m["charts"] for t in c["texts"]))
-    for label in [*NAMES, "predictive rank (lower is better)", "held-out log-likelihood per token",
+    for label in [*NAMES, "predictive rank (lower is better)", "difference (nats per token)",
+                  f"Held-out log-likelihood per token minus {NAMES[0]}'s (the best)",
                   "topic 0: " + " ".join(WORDS[0]), "topic 2: " + " ".join(WORDS[2]),
                   "Kendall tau of the mean fit with theta, per topic: " + NAMES[0],  # proxann score
                   "2: " + " ".join(WORDS[2])]:

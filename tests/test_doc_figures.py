@@ -597,6 +597,33 @@ def _select() -> list[tuple[str, str]]:
                 f"{hits('rule: old', 'stuck')}")]
 
 
+ESTIMATE_STAGES = [  # benchmarks/estimates.py's summary key -> as docs/guide/model_selection.md names it
+    ("evaluate held-out", "held-out"), ("evaluate coherence", "coherence"),
+    ("evaluate intrusion", "intrusion"),
+    ("evaluate predictive", "predictive"), ("ratio-ais", "Ratio-AIS"), ("select", "`select`'s whole plan"),
+    ("train tomotopy", "tomotopy training"), ("train gensim", "gensim training"),
+    ("train sklearn", "scikit-learn training")]
+
+
+def estimates_phrase() -> str:
+    """benchmarks/estimates.py: measured / estimated CPU seconds per stage, lowest to highest."""
+    r = results("benchmarks/results/estimates.json")["summary"]
+    return "; ".join(f"{name} {r[key]['min']:.2f} to {r[key]['max']:.2f} ({r[key]['n']} workloads)"
+                     for key, name in ESTIMATE_STAGES)
+
+
+def demo_cpu(args: list[str]) -> float:
+    """benchmarks/estimates.py: the CPU seconds of `tealeaves demo` (with `args`)."""
+    return next(d["cpu"] for d in results("benchmarks/results/estimates.json")["demo"] if d["args"] == args)
+
+
+def _estimates() -> list[tuple[str, str]]:
+    p = "docs/guide/model_selection.md"
+    return [(p, estimates_phrase()),
+            ("docs/guide/demo.md", f"`--quick` takes {demo_cpu(['--quick']):.0f} CPU-seconds on this 2-core "
+                                   "machine, measured by `benchmarks/estimates.py`")]
+
+
 def _peers() -> list[tuple[str, str]]:
     """docs/performance.md's held-out table against tomotopy, gensim, scikit-learn and MALLET."""
     bench = script("benchmarks/heldout_vs_peers.py")
@@ -619,8 +646,25 @@ def _judge() -> list[tuple[str, str]]:
                                     f"{r['largest_difference']:.3f}")]
 
 
-GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load, _startup,
-          _linear, _conventions, _dask, _diagnostics, _index, _select, _judge]
+GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load,
+          _startup, _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates, _judge]
+
+
+def test_estimate_constants_are_the_benchmarks_fit():
+    """The rates every estimate uses are those benchmarks/estimates.py fitted (its "fit"), and the
+    demo's help states the demo's measured CPU seconds."""
+    from tealeaves.cli.tools import DEMO_CPU_SECONDS
+    from tealeaves.evaluate import cost
+    from tealeaves.select import TRAIN_SECONDS
+    from tealeaves.util.limits import SITE_SECONDS
+
+    r = results("benchmarks/results/estimates.json")
+    fit = r["fit"]
+    assert {k: list(v) for k, v in SITE_SECONDS.items()} == fit["SITE_SECONDS"]
+    assert {k: list(v) for k, v in TRAIN_SECONDS.items()} == fit["TRAIN_SECONDS"]
+    fitted = {k: v for k, v in fit["rates"].items() if v is not None}  # None: not separable in the run
+    assert {k: getattr(cost, k) for k in fitted} == fitted
+    assert DEMO_CPU_SECONDS == {"quick": round(demo_cpu(["--quick"]))}
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.__name__.strip("_"))

@@ -91,6 +91,13 @@ def _short_doc_log_prob(out: Path) -> None:
     path.write_text(json.dumps(doc))
 
 
+def _short_topic_coherence(out: Path) -> None:
+    path = out / "evals" / "K2-r0.json"
+    doc = json.loads(path.read_text())
+    doc["topic_coherence"] = {m: v[:1] for m, v in doc["topic_coherence"].items()}
+    path.write_text(json.dumps(doc))
+
+
 def _k3_in_k2_slot(out: Path) -> None:
     shutil.copy(out / "evals" / "K3-r0.json", out / "evals" / "K2-r0.json")
 
@@ -103,6 +110,7 @@ SAVED = {
     "huge-integer": _edit("row.per_token", 10**350),
     "total-not-their-sum": _edit("row.total", 10**300),
     "topic-words-of-one-topic": _edit("topic_words", [["nation"]]),
+    "topic-coherence-of-one-topic": _short_topic_coherence,
     "restart-of-another-slot": _edit("restart", 1),
     "classic-a-list": _edit("row.classic.arun_2010", [1, 2]),
     "tokens-not-their-sum": _edit("row.tokens", 1),

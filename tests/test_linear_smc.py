@@ -124,13 +124,20 @@ def test_cost_counts_the_site_updates(N):
 def test_budget_check_uses_the_linear_cost():
     """A 20,000-token document at R = 100: the full pass is 100 * 20,000 * 19,999 / 2 = 2e10 site
     updates; K = 128 is 100 * (128 * 129 / 2 + 19,871 * 128) = 2.55e8. Each refused before work
-    when over max_hours, with its own estimate."""
+    when over max_hours, with its own estimate: the site updates at the sparse kernel's measured
+    seconds per update at 5 topics, a + 5 b (util.limits.SITE_SECONDS)."""
+    from tealeaves.util.limits import SITE_SECONDS
+
+    a, b = SITE_SECONDS["sparse"]
+    per = a + 5 * b
     model = tl.synthetic.random_model(5, 50, seed=1)
     doc = tl.Corpus.from_word_ids([np.zeros(20_000, np.int32)], vocab=model.vocab)
-    with pytest.raises(MethodError, match=r"would take about 0.6 hours \(2e\+10 Gibbs site updates"):
-        tl.heldout(model, doc, variant="smc-full", particles=100, max_hours=0.1)
-    with pytest.raises(MethodError, match=r"would take about 26 seconds \(2.55e\+08 Gibbs site updates"):
-        tl.heldout(model, doc, particles=100, rejuvenate=128, max_hours=0.001)
+    full = f"{100 * 20_000 * 19_999 / 2 * per / 3600:.1f} hours"
+    with pytest.raises(MethodError, match=rf"would take about {full} \(2e\+10 Gibbs site updates"):
+        tl.heldout(model, doc, variant="smc-full", particles=100, max_hours=0.01)
+    short = f"{100 * (128 * 129 / 2 + 19_872 * 128) * per:.1f} seconds"
+    with pytest.raises(MethodError, match=rf"would take about {short} \(2.55e\+08 Gibbs site updates"):
+        tl.heldout(model, doc, particles=100, rejuvenate=128, max_hours=0.0001)
 
 
 def test_rejuvenate_must_be_a_count():

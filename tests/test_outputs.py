@@ -365,6 +365,9 @@ class _FakeEvaluation:
     def timing(self) -> str:
         return "timing"
 
+    def legend(self) -> str:
+        return "legend"
+
     def to_dict(self) -> dict:
         return {"rows": self.rows}
 

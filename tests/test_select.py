@@ -58,7 +58,8 @@ def test_select_trains_evaluates_resumes_and_plots(tmp_path):
             for p in (out / f).iterdir() if not p.name.startswith(".")}
     os.utime(out / "split.json", ns=(1, 1))  # an old timestamp: rewriting it would show
     r = subprocess.run(_select_cmd(corpus, out, "--json", tmp_path / "sel.json", "--report",
-                                   tmp_path / "sel.html", "--figures", tmp_path / "figs"),
+                                   tmp_path / "sel.html", "--figures", tmp_path / "figs", "--latex",
+                                   tmp_path / "sel.tex", "--markdown", tmp_path / "sel.md"),
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     for p, (mtime, data) in kept.items():
@@ -89,6 +90,22 @@ def test_select_trains_evaluates_resumes_and_plots(tmp_path):
     assert any(f.endswith(".png") for f in figs) and any(f.endswith(".svg") for f in figs)
     assert any("select-log-lik-token" in f for f in figs)
     assert_clean_layout(tmp_path / "sel.html")
+    # the chosen model's topics: terminal, JSON, report, and every table as LaTeX and Markdown (issue 33)
+    chosen = sel["chosen"]
+    assert chosen["k"] == sel["decision"]["k"] and chosen["model"] == f"K{chosen['k']}-r{chosen['restart']}"
+    assert len(chosen["words"]) == chosen["k"] and chosen["diagnostics"]["task"] == "diagnostics"
+    assert f"topics of {chosen['model']}" in r.stdout and " ".join(chosen["words"][0]) in r.stdout
+    html = (tmp_path / "sel.html").read_text()
+    assert f"Topics of the chosen model, {chosen['model']}" in html
+    tex, md = (tmp_path / "sel.tex").read_text(), (tmp_path / "sel.md").read_text()
+    assert r"\toprule" in tex and f"Per topic, {chosen['model']}" in tex
+    assert f"**Per topic, {chosen['model']}" in md and "| K |" in md
+    assert "LaTeX tables ->" in r.stdout and "Markdown tables ->" in r.stdout
+    if sel["decision"]["k"] in (2, 4):  # at an edge of the grid 2, 3, 4: said, with what to try
+        assert sel["edge"]["side"] == ("lower" if sel["decision"]["k"] == 2 else "upper")
+        assert "EDGE OF THE GRID" in r.stdout and "Edge of the grid" in html
+    else:
+        assert "edge" not in sel
 
 
 def test_select_refuses_an_out_directory_of_another_run(tmp_path):

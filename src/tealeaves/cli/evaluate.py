@@ -118,6 +118,13 @@ def _add_select(sub: Any) -> None:
     s.add_argument("--rule", default="best-train", choices=RULES,
                    help="how each K's restarts stand for it in the decision: the restart best by training "
                         "likelihood (default), best by held-out likelihood, or the mean over restarts")
+    s.add_argument("--extend", type=at_least(0), default=0, metavar="N",
+                   help="when the chosen K is at the edge of the grid and the held-out likelihood still "
+                        "rises there, add up to N further Ks, one at a time (the grid's spacing continued), "
+                        "while the whole run's estimate stays within --max-hours (default 0: only say so)")
+    s.add_argument("--max-hours", type=above(0), default=None, metavar="HOURS",
+                   help="refuse, before any work, a plan estimated to take longer, and add no K by --extend "
+                        "past it (default 24)")
     s.add_argument("--tokenize", default="whitespace", choices=("whitespace", "default"))
     s.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the corpus file")
@@ -140,6 +147,10 @@ def _outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", default=None, help="write an HTML report")
     p.add_argument("--figures", default=None, metavar="DIR",
                    help="write every chart of the report as SVG (and PNG with the plot extra)")
+    p.add_argument("--latex", default=None, metavar="FILE",
+                   help="write every table of the report as booktabs LaTeX (as tealeaves report --latex)")
+    p.add_argument("--markdown", default=None, metavar="FILE",
+                   help="write every table of the report as GitHub Markdown (as tealeaves report --markdown)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -215,6 +226,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         print(sc["rule"])
     print(res.table())
+    print(res.legend())
     print(res.summary())
     print(res.timing())
     for name, d in res.diagnostics.items():  # --diagnostics (issue 26)
@@ -255,7 +267,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
                      out=args.out, trainer=args.trainer, iterations=args.iterations,
                      coherence=_measures(args.measure), seed=args.seed, workers=args.workers,
                      progress=False if args.quiet else None, tokenizer=args.tokenize,
-                     encoding=args.encoding, rule=args.rule,
+                     encoding=args.encoding, rule=args.rule, extend=args.extend, max_hours=args.max_hours,
                      judge=judge_from_file(args.judge, False) if args.judge else None, **params)
     p = res.params
     for note in p["redone"]:  # saved work refused when resuming (`select.saved`), done again
@@ -274,6 +286,9 @@ def _cmd_select(args: argparse.Namespace) -> int:
     warn(dropped_warning(h, "the held-out documents", "the training documents'"))
     print(res.table())
     print(res.summary())
+    if res.chosen.get("words"):
+        print()
+        print("\n".join(res.topic_lines()))
     _write(args, {"command": "select", "corpus": args.corpus, **res.to_dict()}, "tealeaves select")
     return 0
 
@@ -281,9 +296,9 @@ def _cmd_select(args: argparse.Namespace) -> int:
 def _write(args: argparse.Namespace, doc: dict[str, Any], title: str) -> None:
     if args.json:
         write_json(args.json, doc)
-    if args.report or args.figures:
+    if args.report or args.figures or args.latex or args.markdown:
         from ..files.atomic import write_text
-        from ..report import render, write_figures
+        from ..report import render, tables_text, write_figures
 
         if args.report:
             write_text(args.report, render([doc], title))
@@ -291,3 +306,7 @@ def _write(args: argparse.Namespace, doc: dict[str, Any], title: str) -> None:
         if args.figures:
             written = write_figures([doc], args.figures)
             print(f"{len(written)} figures -> {args.figures}")
+        for path, kind, what in ((args.latex, "latex", "LaTeX"), (args.markdown, "markdown", "Markdown")):
+            if path:
+                write_text(path, tables_text([doc], kind))
+                print(f"{what} tables -> {path}")

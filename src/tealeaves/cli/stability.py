@@ -1,5 +1,6 @@
 """`tealeaves stability`: do the topics of restarts of the same K recur (Hungarian-matched topics,
-per-topic and per-restart stability, restarts that disagree with the rest flagged)."""
+per-topic and per-restart stability, the group's finding: stable, a restart stuck apart from the
+rest, or unstable as a whole; the topics matched across restarts, aligned)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ def _add_stability(sub: Any) -> None:
     p.add_argument("--floor", type=fraction(open_high=False), default=None,
                    help="the similarity, in [0, 1], below which a matched topic has no counterpart "
                         "(default: the floor measured for the distance; the JSON's \"floor\")")
+    p.add_argument("--tolerance", type=fraction(), default=None,
+                   help="the share, in [0, 1), of two restarts' matched topics that may fall below the floor "
+                        "while they still agree (default: the one measured for the distance; the JSON's "
+                        "\"tolerance\")")
     add_model_options(p)
     p.add_argument("--json", default=None, help="write every value as JSON ('-': standard output)")
     p.add_argument("--csv", default=None, help="write one row per topic of every restart as CSV")
@@ -59,13 +64,13 @@ def _cmd_stability(args: argparse.Namespace) -> int:
     models = [load_kind_arg(args, path) for path in args.models]
     names = args.name or [os.path.basename(path) for path in args.models]
     result = stability(models, distance=args.distance, topn=args.topn, names=names, p=args.p,
-                       floor=args.floor)
+                       floor=args.floor, tolerance=args.tolerance)
     print(result.table())
     print(result.summary())
-    for m in result.models:
-        if m in result.flagged or result.unmatched[m]:
-            print(f"\ntopics of {m} (stability, top words):")
-            print("\n".join(result.topic_lines(m)))
+    print(f"\ntopics matched across restarts (each row: a topic of {result.reference}, the restart most "
+          "similar to the others, and its match in each other restart: topic, similarity, top words; "
+          "most stable first):")
+    print(result.aligned_table())
     if args.json:
         write_json(args.json, {"command": "stability", "model_paths": args.models, **result.to_dict()})
     if args.csv:

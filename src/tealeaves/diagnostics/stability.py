@@ -19,13 +19,15 @@ instead of one reference); the group's score is the mean over restarts. stm's `m
 Stewart & Tingley 2016) does the same with a reference run: Hungarian matching on inner products,
 then the L1 distance and shared top-10 words of each matched pair.
 
-Flags (`flag_restarts`; the floors `MATCH_FLOOR` and the rule `RULE` measured by
-`experiments/stability_restarts.py`, docs/stability_restarts.md): a matched pair of topics less
-similar than the floor has no counterpart; a topic with no counterpart in more than half of the
-other restarts is `unmatched`. Two restarts agree when every matched pair reaches the floor; the
-restarts outside any largest set of restarts that all agree with each other disagree with the
-rest and are flagged (a restart that merged two topics and split another). When no two restarts
-agree, all are flagged; with two restarts that disagree, both (which one is stuck cannot be told).
+Findings (`assess`; the floors `MATCH_FLOOR`, tolerances `TOLERANCE` and margins `MARGIN` per
+distance, and the distance `auto` picks, measured by `experiments/stability_restarts.py` on
+synthetic and real restarts, docs/stability_restarts.md): a matched pair of topics less similar
+than the floor has no counterpart; two restarts agree when at most a tolerance share of their
+matched pairs lack one. The group is *stable* (all agree), has restarts *stuck* apart from a
+consensus (more than half of the restarts all agree and these do not), or is *unstable* as a whole
+(no such majority: the model has several solutions at this K and no restart is singled out). With
+a margin, a restart farther from every other than any two others are from each other (by more
+than margin x K topics) is stuck too, whatever the finding (a restart stopped early).
 """
 
 from __future__ import annotations
@@ -49,13 +51,22 @@ from ..topics import NotApplicableError, Topics, as_topics
 from ..util.limits import check_cost, check_int
 from ..util.numbers import finite_float
 
-__all__ = ["stability", "stability_groups", "restart_kind", "flag_restarts", "js_distances",
-           "average_jaccard", "StabilityResult", "DISTANCES", "MATCH_FLOOR"]
+__all__ = ["stability", "stability_groups", "restart_kind", "flag_restarts", "assess", "js_distances",
+           "average_jaccard", "StabilityResult", "DISTANCES", "DEFAULT_DISTANCE", "MATCH_FLOOR", "TOLERANCE",
+           "MARGIN"]
 
 DISTANCES = ("jensen-shannon", "average-jaccard", "rbo")
+# what distance="auto" compares by, where it applies (jensen-shannon needs distributions, the others
+# top words): the distance that told stuck restarts best in experiments/stability_restarts.py
+DEFAULT_DISTANCE = "jensen-shannon"
 # similarity (1 - distance) below which a matched pair of topics has no counterpart, per distance:
 # measured by experiments/stability_restarts.py (docs/stability_restarts.md)
-MATCH_FLOOR = {"jensen-shannon": 0.45, "average-jaccard": 0.45, "rbo": 0.6}
+MATCH_FLOOR = {"jensen-shannon": 0.35, "average-jaccard": 0.8, "rbo": 0.85}
+# the share of two restarts' matched topics that may lack a counterpart while they still agree
+TOLERANCE = {"jensen-shannon": 0.1, "average-jaccard": 0.3, "rbo": 0.3}
+# a restart farther from every other than any two others (by more than this share of K) is stuck
+# (`assess`; None: not used)
+MARGIN: dict[str, float | None] = {"jensen-shannon": 0.0, "average-jaccard": 0.05, "rbo": 0.0}
 WORDS_SHOWN = 6
 RULES = ("consensus", "majority")
 RULE = "consensus"
@@ -80,6 +91,11 @@ class StabilityResult(Display):
     words: dict[str, list[list[str]] | None] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    finding: str = ""  # "stable", "stuck" (restarts in `flagged` apart from the rest) or "unstable"
+    finding_text: str = ""
+    reference: str = ""  # the restart most similar to the others: the aligned table's first column
+    recurring: list[int] = field(default_factory=list)  # its topics matched in every other restart
+    tolerance: float = 0.0
 
     _name = "StabilityResult"
 
@@ -118,23 +134,56 @@ class StabilityResult(Display):
                                    for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
                          for cells in [head, *rows])
 
-    def topic_lines(self, model: str) -> list[str]:
-        """Each topic of `model`: its stability and top words."""
-        words = self.words.get(model)
-        return [f"  {k:>3}  {s:.3f}  " + (" ".join(words[k][:WORDS_SHOWN]) if words else "")
-                for k, s in enumerate(self.per_topic[model])]
-
     def summary(self) -> str:
-        """The score, the distance and the flags, in words."""
+        """The score, the distance and the finding (stable, a stuck restart, or unstable), in words."""
         n = len(self.models)
         how = self.distance + (f" over the top {self.topn} words" if self.topn else " between topic-word "
                                "distributions")
         lines = [f"{n} restarts of K = {self.num_topics}: stability {self.score:.3f} (mean similarity of "
                  f"Hungarian-matched topics, 1 - {how}); no counterpart below similarity {self.floor:g}"]
-        lines += [f"FLAGGED {m}: {why}" for m, why in self.flagged.items()]
-        if not self.flagged:
-            lines.append("no restart disagrees with the rest")
+        if self.finding_text:
+            lines.append(self.finding_text)
+        lines += [f"STUCK {m}: {why}" for m, why in self.flagged.items()]
         return "\n".join(lines)
+
+    def aligned(self) -> list[dict[str, Any]]:
+        """The topics matched across restarts: one row per topic of the reference restart (the one
+        most similar to the others), most stable first, with its match in every other restart
+        (topic and similarity, `matches[name] = [topic, similarity]`)."""
+        ref = self.reference or self.models[0]
+        match: dict[str, list[tuple[int, float]]] = {}
+        for pr in self.pairs:
+            sim = pr["similarity"]
+            if pr["a"] == ref:
+                match[pr["b"]] = [(int(j), sim[k]) for k, j in enumerate(pr["matching"])]
+            elif pr["b"] == ref:
+                back: list[tuple[int, float]] = [(0, 0.0)] * len(pr["matching"])
+                for k, j in enumerate(pr["matching"]):
+                    back[j] = (k, sim[k])
+                match[pr["a"]] = back
+        stab = self.per_topic[ref]
+        order = sorted(range(len(stab)), key=lambda k: (-stab[k], k))
+        return [{"topic": k, "stability": json_float(float(stab[k])),
+                 "matches": {m: [match[m][k][0], match[m][k][1]] for m in self.models if m != ref}}
+                for k in order]
+
+    def aligned_table(self, words: int = 5) -> str:
+        """`aligned` as text: the reference restart's topic and top words, then each other restart's
+        matched topic, its similarity and top words."""
+        ref = self.reference or self.models[0]
+        others = [m for m in self.models if m != ref]
+
+        def top(model: str, k: int) -> str:
+            w = self.words.get(model)
+            return " ".join(w[k][:words]) if w else ""
+
+        head = [f"{ref} (reference)", *others]
+        rows = [[f"{r['topic']:>3} {top(ref, r['topic'])}",
+                 *(f"{r['matches'][m][0]:>3} {_sim(r['matches'][m][1])} {top(m, r['matches'][m][0])}"
+                   for m in others)] for r in self.aligned()]
+        widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+                         for cells in [head, *rows])
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per topic of every restart (the CSV)."""
@@ -151,21 +200,30 @@ class StabilityResult(Display):
                 "score": json_float(self.score), "flagged": dict(self.flagged),
                 "unmatched": {m: list(v) for m, v in self.unmatched.items()}, "floor": self.floor,
                 "words": {m: [list(w[:WORDS_SHOWN]) for w in v] for m, v in self.words.items() if v},
-                "pairs": self.pairs, "params": self.params, "seconds": self.seconds}
+                "pairs": self.pairs, "params": self.params, "seconds": self.seconds,
+                "finding": self.finding, "finding_text": self.finding_text, "tolerance": self.tolerance,
+                "reference": self.reference, "recurring": list(self.recurring), "aligned": self.aligned()}
+
+
+def _sim(v: Any) -> str:
+    x = finite_float(v)
+    return "   -" if x is None else f"{x:.2f}"
 
 
 def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, distance: str = "auto",
               topn: int | None = None, names: Sequence[str] | None = None, p: float | None = None,
-              floor: float | None = None) -> StabilityResult:
+              floor: float | None = None, tolerance: float | None = None) -> StabilityResult:
     """Stability of two or more restarts of the same K (models of one kind, any kind, or model
     files; `restart_kind`): see the module notes. `distance`: "auto" (Jensen-Shannon when every
     restart has topic-word distributions, else average Jaccard over the top `topn` words), or one
     of `DISTANCES`. `names`
     label the restarts (default: their names; a repeated name gets " #2", " #3", said in
     `params["renamed"]`). `floor`: the similarity below which a match has no counterpart (default
-    `MATCH_FLOOR[distance]`). Vocabularies are aligned by word strings; restarts whose words differ
-    are an error. `topn` (default 10) applies to the top-word distances only and `p` (default 0.9)
-    to rbo only: given with another distance, they are refused."""
+    `MATCH_FLOOR[distance]`); `tolerance`: the share of two restarts' matched topics that may fall
+    below it while they still agree (default `TOLERANCE[distance]`). Vocabularies are aligned by
+    word strings; restarts whose words differ are an error. `topn` (default 10) applies to the
+    top-word distances only and `p` (default 0.9) to rbo only: given with another distance, they
+    are refused."""
     start = time.perf_counter()
     topics, renamed = _inputs(models, names)
     _same_kind(topics)
@@ -181,6 +239,12 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
         raise MethodError(f"floor must be a similarity in 0..1, got {floor!r}", options=("floor",))
     else:
         floor = x
+    if tolerance is None:
+        tolerance = TOLERANCE[distance]
+    elif (x := finite_float(tolerance)) is None or not 0 <= x < 1:
+        raise MethodError(f"tolerance must be a share in [0, 1), got {tolerance!r}", options=("tolerance",))
+    else:
+        tolerance = x
     n = len(topics)
     if distance == "jensen-shannon":
         V = len(_columns(topics))
@@ -209,65 +273,140 @@ def stability(models: Sequence[TopicModel | Topics | str | os.PathLike], *, dist
                           "similarity": [json_float(float(x)) for x in sim]})
     names_out = [t.name for t in topics]
     per_topic = {names_out[a]: np.mean([sims[a, b] for b in range(n) if b != a], axis=0) for a in range(n)}
-    unmatched, flagged = flag_restarts(names_out, sims, float(floor), RULE)
+    found = assess(names_out, sims, float(floor), tolerance, MARGIN[distance])
     words = {t.name: _shown_words(t) for t in topics}
     params = {"p": p} if distance == "rbo" else {}
     if renamed:
         params["renamed"] = renamed
     return StabilityResult(distance, topn if distance != "jensen-shannon" else None, names_out, per_topic,
-                           pairs, float(floor), unmatched, flagged, words, params,
-                           time.perf_counter() - start)
+                           pairs, float(floor), found["unmatched"], found["stuck"], words, params,
+                           time.perf_counter() - start, finding=found["finding"],
+                           finding_text=finding_text(found, K, n, float(floor), tolerance),
+                           reference=found["reference"], recurring=found["recurring"], tolerance=tolerance)
 
 
 def flag_restarts(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor: float,
-                  rule: str = "consensus") -> tuple[dict[str, list[int]], dict[str, str]]:
+                  rule: str = "consensus", tolerance: float = 0.0
+                  ) -> tuple[dict[str, list[int]], dict[str, str]]:
     """The topics without a counterpart in more than half of the other restarts, and the restarts
-    flagged as disagreeing with the rest, with the reason. `sims[a, b][k]`: the similarity of topic k
-    of restart a to its match in restart b. Two restarts agree when every matched pair is at least
-    `floor` similar. `rule`: "consensus" flags the restarts outside every largest set of restarts
-    that all agree with each other (all of them when no two agree); "majority" flags a restart that
-    disagrees with more than half of the others. `RULE` is the one measured best."""
+    flagged as stuck apart from the rest, with the reason. `sims[a, b][k]`: the similarity of topic
+    k of restart a to its match in restart b. Two restarts agree when at most a `tolerance` share of
+    their matched pairs is less similar than `floor`. `rule`: "consensus" (`assess`): the restarts
+    outside every largest set of restarts that all agree, when that set holds more than half of
+    them (when none does, the restarts are unstable as a whole and none is flagged); "majority":
+    a restart that disagrees with more than half of the others. `RULE` is the one measured best."""
     if rule not in RULES:
         raise MethodError(f"unknown rule {rule!r} (known: {', '.join(RULES)})")
+    found = assess(names, sims, floor, tolerance)
+    if rule == "consensus":
+        return found["unmatched"], found["stuck"]
+    n, against = len(names), found["against"]
+    return found["unmatched"], {names[a]: _why(names, a, found, floor) for a in range(n)
+                                if len(against[a]) > (n - 1) / 2}
+
+
+def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor: float,
+           tolerance: float = 0.0, margin: float | None = None) -> dict[str, Any]:
+    """What a group of restarts says (see the module notes): per restart its topics without a
+    counterpart in more than half of the others (`unmatched`), the restarts each disagrees with
+    (`against`: more than a `tolerance` share of their matched topics below `floor`), the `finding`
+    ("stable": all agree; "stuck": more than half of them all agree, and the others, `stuck`, are
+    apart from them; "unstable": no set of more than half of them all agrees, so no restart can be
+    told stuck by agreement: the model is unstable at this K as a whole), and `recurring`: the
+    topics of the `reference` restart (the one most similar to the others) with a counterpart at
+    least `floor` similar in every other restart. With `margin` (a share of K; three or more
+    restarts), a restart is also stuck, whatever the finding, when it has more topics without a
+    counterpart against every other restart than any two others have between them, by more than
+    `margin` x K (`apart`: a restart far from all the others, such as one stopped early)."""
     n = len(names)
-    others = n - 1
+    K = len(sims[0, 1])
     low = {(a, b): np.flatnonzero(sims[a, b] < floor) for a in range(n) for b in range(n) if a != b}
     unmatched = {}
     for a, name in enumerate(names):
-        counts = np.zeros(len(sims[a, (a + 1) % n]), dtype=int)
+        counts = np.zeros(K, dtype=int)
         for b in range(n):
             if b != a:
                 counts[low[a, b]] += 1
-        unmatched[name] = [int(k) for k in np.flatnonzero(counts > others / 2)]
-    against = {a: [b for b in range(n) if b != a and low[a, b].size] for a in range(n)}
-    if rule == "majority":
-        out = [a for a in range(n) if len(against[a]) > others / 2]
+        unmatched[name] = [int(k) for k in np.flatnonzero(counts > (n - 1) / 2)]
+    allowed = math.floor(tolerance * K + 1e-9)
+    against = {a: [b for b in range(n) if b != a and low[a, b].size > allowed] for a in range(n)}
+    largest, core = _consensus(n, against)
+    mean = [float(np.mean([sims[a, b].mean() for b in range(n) if b != a])) for a in range(n)]
+    ref = int(np.argmax(mean))
+    out: dict[str, Any] = {
+        "unmatched": unmatched, "against": against, "largest": largest, "reference": names[ref],
+        "recurring": [k for k in range(K) if all(sims[ref, b][k] >= floor for b in range(n) if b != ref)],
+        "worst": {a: max((int(low[a, b].size) for b in against[a]), default=0) for a in range(n)},
+        "stuck": {}}
+    apart = []
+    if margin is not None and n >= 3:
+        for a in range(n):
+            rest = max(low[b, c].size for b in range(n) for c in range(n) if a not in (b, c) and b != c)
+            if min(low[a, b].size for b in range(n) if b != a) > rest + margin * K:
+                apart.append(a)
+    out["apart"] = [names[a] for a in apart]
+    if largest == n:
+        out["finding"] = "stable"
+    elif largest > n / 2:
+        out["finding"] = "stuck"
+        out["stuck"] = {names[a]: _why(names, a, out, floor) for a in range(n) if a not in core}
     else:
-        out = [a for a in range(n) if a not in _consensus(n, against)]
-    flagged = {}
-    for a in out:
-        worst = max((int(low[a, b].size) for b in against[a]), default=0)
-        where = ", ".join(map(str, unmatched[names[a]])) or "none in most restarts"
-        flagged[names[a]] = (f"disagrees with {len(against[a])} of the {others} other restart(s): up to "
-                             f"{worst} topic(s) without a counterpart (similarity < {floor:g}); unmatched "
-                             f"topics: {where}"
-                             + ("; with 2 restarts which one is stuck cannot be told" if n == 2 else ""))
-    return unmatched, flagged
+        out["finding"] = "unstable"
+    for a in apart:
+        out["stuck"].setdefault(names[a], _why(names, a, out, floor) + "; farther from every other restart "
+                                "than any two others are from each other")
+    if apart and out["finding"] == "stable":
+        out["finding"] = "stuck"
+    return out
 
 
-def _consensus(n: int, against: dict[int, list[int]]) -> set[int]:
-    """The restarts in every largest set of restarts that all agree with each other (empty when no
-    two agree, or when no restart is in all of them). Exhaustive up to MAX_CONSENSUS restarts; beyond,
-    the restarts that agree with more than half of the others."""
+def _why(names: Sequence[str], a: int, found: dict[str, Any], floor: float) -> str:
+    where = ", ".join(map(str, found["unmatched"][names[a]])) or "none in most restarts"
+    return (f"apart from the others: disagrees with {len(found['against'][a])} of the {len(names) - 1} "
+            f"other restart(s), up to {found['worst'][a]} topic(s) without a counterpart (similarity < "
+            f"{floor:g}); unmatched topics: {where}")
+
+
+def finding_text(found: dict[str, Any], K: int, n: int, floor: float, tolerance: float) -> str:
+    """The group's finding in one sentence (said once for the group, not per restart)."""
+    agree = ("two restarts agree when " + (f"at least {1 - tolerance:.0%} of their matched topics are"
+                                           if tolerance > 0 else "every matched topic is")
+             + f" at least {floor:g} similar")
+    share = f"{len(found['recurring'])} of {K} topics of {found['reference']} recur in every other restart"
+    if found["finding"] == "stable":
+        return f"stable at K = {K}: the {n} restarts all agree ({agree}); {share}"
+    if found["finding"] == "stuck":
+        apart = found.get("apart") or []
+        by_agreement = [m for m in found["stuck"] if m not in apart]
+        parts = ([f"{', '.join(by_agreement)} apart from the {found['largest']} of the {n} restarts that "
+                  f"agree ({agree})"] if by_agreement else [])
+        parts += ([f"{', '.join(apart)} farther from every other restart than any two others are from each "
+                   "other"] if apart else [])
+        return f"stuck restart(s) at K = {K}: {'; '.join(parts)}; {share}"
+    told = "with 2 restarts that disagree, which one is stuck cannot be told; " if n == 2 else ""
+    most = (f"no two of the {n} restarts agree" if found["largest"] < 2 else
+            f"at most {found['largest']} of the {n} restarts agree with each other")
+    apart = found.get("apart") or []
+    single = (f"so none is singled out by agreement; {', '.join(apart)} is stuck apart, farther from every "
+              "other restart than any two others are from each other" if apart else
+              "so none is singled out as stuck")
+    return (f"unstable at K = {K}: {most} ({agree}), {single}; {told}{share}; its topics are one of several "
+            "solutions: train more restarts, or read only the topics that recur")
+
+
+def _consensus(n: int, against: dict[int, list[int]]) -> tuple[int, set[int]]:
+    """The size of the largest sets of restarts that all agree with each other, and the restarts
+    in every such set (1 and none when no two agree). Exhaustive up to MAX_CONSENSUS restarts;
+    beyond, the restarts that agree with more than half of the others, and their number."""
     if n > MAX_CONSENSUS:
-        return {a for a in range(n) if len(against[a]) < (n - 1) / 2}
-    best: list[set[int]] = []
+        core = {a for a in range(n) if len(against[a]) < (n - 1) / 2}
+        return len(core), core
     for size in range(n, 1, -1):
         best = [set(c) for c in itertools.combinations(range(n), size)
                 if all(b not in against[a] for a, b in itertools.combinations(c, 2))]
         if best:
-            break
-    return set.intersection(*best) if best else set()
+            return size, set.intersection(*best)
+    return 1, set()
 
 
 def restart_kind(model: TopicModel | Topics) -> tuple:
@@ -458,8 +597,11 @@ def _distance(distance: str, topics: list[Topics]) -> str:
         raise MethodError(f"unknown distance {distance!r} (known: auto, {', '.join(DISTANCES)})",
                           options=("distance",))
     lacking = [t for t in topics if t.weights_kind != "distributions"]
-    if distance == "auto":
-        return "average-jaccard" if lacking else "jensen-shannon"
+    if distance == "auto":  # the measured default where it applies
+        if DEFAULT_DISTANCE == "jensen-shannon":
+            return "average-jaccard" if lacking else "jensen-shannon"
+        worded = all(t.top_words is not None or t.vocab is not None for t in topics)
+        return DEFAULT_DISTANCE if worded or lacking else "jensen-shannon"
     if distance == "jensen-shannon" and lacking:
         t = lacking[0]
         what = "top words only" if t.weights is None else (t.weights_note or f"{t.weights_kind} weights")

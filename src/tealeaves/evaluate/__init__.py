@@ -223,6 +223,7 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     groups: list[list[str]] | None = rank_groups([r["model"] for r in rows if r["model"] in held],
                                                  [r["per_token"] for r in rows if r["model"] in held], worse)
     groups_note = None
+    pairs.versus_best(rows, comparisons, groups if opts.compare_models != "none" else None)
     if opts.compare_models == "none" and n > 1:
         order = ", ".join(n for g in groups or [] for n in g)  # one group, by point estimate
         groups, groups_note = None, (f"not compared (compare_models='none', CLI --compare none), so no model "

@@ -4,6 +4,7 @@ run estimated past `max_hours` (`check_estimate`)."""
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -15,15 +16,25 @@ from ..compare import RATIO_AIS, compare
 from ..corpus import Corpus
 from ..heldout import get_method
 from ..intrusion import auto, predictive
+from ..intrusion.tasks import word_tasks, word_tasks_work
 from ..model import TopicModel
 from ..topics import Topics
-from ..util.limits import OPS_RATE, RATE, check_cost, update_seconds
+from ..util.limits import OPS_RATE, check_cost, update_seconds
 from ..util.stages import Stages
 from .options import EvaluateOptions
 
 LARGE_SECONDS = 60.0  # an estimate at least this long is shown before the work starts
 BYTES_PER_TOKEN = 5.0  # a reference file's tokens, estimated from its size (errs towards more tokens)
-TEXT_RATE = 1e6  # reference tokens read, tokenised and counted per second per worker (Python)
+# The rates below are CPU seconds of one process on this project's 2-core machine, fitted by
+# benchmarks/estimates.py (benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps
+# them equal): reference tokens read and split from a text file (Python), tokens x window positions
+# counted (numba), entries of the targets x targets pair matrix made and finished per window, and
+# Python steps of `word_tasks` (its topics x other topics' top words candidates). COUNT_RATE was not
+# separable in the committed (--quick) run (its fit: null): the earlier value is kept.
+TEXT_RATE = 1.6e6
+COUNT_RATE = 2e8
+PAIR_RATE = 2.2e7
+TASK_RATE = 6.2e5
 # Postings (occurrences of the words asked for) a reference index (.tlx) answers per second, one
 # process: 2.8e7-3.4e7 per CPU second measured on this machine (2 shared cores) for 50 topics x 10
 # words at windows None, 10 and 110 from a 2e6-token index (a one-off script, session 4), and 3.2e7
@@ -76,6 +87,49 @@ def ratio_ais_updates(tokens: float) -> float:
     return float(tokens) * RATIO_AIS_PER_TOKEN
 
 
+def reference_kind(reference: Any) -> str:
+    """How a reference is read: "index" (a .tlx), "memory" (a Corpus: counted from its arrays) or
+    "text" (a file, or token lists: every token passes through Python)."""
+    if reference is not None and is_index(reference):
+        return "index"
+    return "memory" if isinstance(reference, Corpus) else "text"
+
+
+def heldout_seconds(spec: Any, resolved: dict[str, Any], lengths: Sequence[int], runs: int, topics: int,
+                    workers: int) -> float:
+    """Held-out estimation of documents of `lengths` tokens: the estimator's own cost model (site
+    updates) on its kind of kernel."""
+    work = runs * sum(spec.work(int(n), resolved, topics) for n in lengths)
+    return update_seconds(work, workers, topics, spec.kernel)
+
+
+def predictive_seconds(tokens: float, documents: int, topics: int, words: int, workers: int) -> float:
+    """`predictive`: theta's Gibbs sweeps (a dense kernel), then per document theta_d phi over
+    every word and the ranks of the words (vectorised)."""
+    sweeps = update_seconds(tokens * PREDICTIVE_SWEEPS, workers, topics, "dense")
+    return sweeps + documents * (topics * words + words * math.log2(max(words, 2))) / OPS_RATE
+
+
+def counting_seconds(tokens: float, window: int | None, targets: int, kind: str, workers: int) -> float:
+    """Counting `targets` words in a reference of `tokens` tokens at `window` (None: whole
+    documents): an index's postings (one process, whatever the window); else the text read (a file
+    or token lists, not a Corpus), every window position counted, and the pair matrix made."""
+    if kind == "index":
+        return tokens / INDEX_RATE
+    w = max(int(workers), 1)
+    read = tokens / (TEXT_RATE * w) if kind == "text" else 0.0
+    return read + tokens * (window or 1) / (COUNT_RATE * w) + float(targets) ** 2 / PAIR_RATE
+
+
+def intrusion_seconds(topics: int, words: int, tokens: float, kind: str, workers: int) -> float:
+    """Automated word intrusion of one model: its word tasks (`word_tasks_work`, and the Python
+    steps over each topic's candidate intruders: topics x other topics' top words), then counting
+    the options (6 words per topic) at the proxy's window."""
+    high = _default(word_tasks, "high_top")
+    tasks = word_tasks_work(topics, words, high) / OPS_RATE + float(topics) ** 2 * high / TASK_RATE
+    return tasks + counting_seconds(tokens, _default(auto, "window"), 6 * topics, kind, workers)
+
+
 def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpus], reference: Any,
                   options: EvaluateOptions,
                   every: Sequence[TopicModel | Topics] | None = None) -> dict[str, Any]:
@@ -83,48 +137,46 @@ def estimate_cost(models: Sequence[TopicModel | Topics], corpora: Sequence[Corpu
     Ratio-AIS per pair that will (`"ratio-ais"`) or may (`"auto"`: `ratio_ais_up_to`) run it,
     reference counting per distinct window (coherence) and per model (intrusion), predictive
     sweeps; the agreement with people over the topics of `every` model (default `models`). Every
-    figure assumes the rates in `tealeaves.util.limits` and TEXT_RATE (a reference text) or
-    INDEX_RATE (a reference index: its postings, not text)."""
+    figure assumes the rates above and in `tealeaves.util.limits` (SITE_SECONDS) and TEXT_RATE (a
+    reference text) or INDEX_RATE (a reference index: its postings, not text)."""
     o = options
     method, runs, workers, params = o.method, o.runs, o.workers, dict(o.heldout_params)
     coherence, compare_models = o.coherence, o.compare_models
     spec = get_method(method, "heldout")
     resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params}, "heldout")
-    held = sum(update_seconds(runs * sum(spec.work(int(n), resolved, m.num_topics) for n in c.lengths),
-                              workers,
-                              m.num_topics) if isinstance(m, TopicModel) else
+    held = sum(heldout_seconds(spec, resolved, c.lengths, runs, m.num_topics, workers)
+               if isinstance(m, TopicModel) else
                update_seconds(_logistic_normal_updates(m, c, runs, params), 1)
                for m, c in zip(models, corpora, strict=True))
-    pred = sum(update_seconds(c.num_tokens * PREDICTIVE_SWEEPS, workers, m.num_topics)
+    pred = sum(predictive_seconds(c.num_tokens, len(c), m.num_topics, m.num_words, workers)
                for m, c in zip(models, corpora, strict=True) if isinstance(m, TopicModel))
     ref, ref_how = reference_tokens(reference) if reference is not None else (0.0, "no reference")
-    indexed = reference is not None and is_index(reference)
+    kind = reference_kind(reference)
     w = max(int(workers), 1)
-    read = (f"(its postings read at {INDEX_RATE:.0e} per second, one process)" if indexed else
-            f"read at {TEXT_RATE:.0e} tokens per second per worker")
-
-    def counting(window: int | None) -> float:
-        if indexed:  # one pass over (at most) every posting, one process; the window costs nothing
-            return ref / INDEX_RATE
-        return ref / (TEXT_RATE * w) + ref * (window or 1) / (OPS_RATE * w)
-
+    read = {"index": f"(its postings read at {INDEX_RATE:.0e} per second, one process)",
+            "text": f"read at {TEXT_RATE:.0e} tokens per second per worker",
+            "memory": "(a Corpus: counted from its arrays)"}[kind]
     windows = {DEFAULT_WINDOWS[m] for m in coherence} if reference is not None else set()
+    worded = [m for m in models if m.vocab is not None]
+    targets = sum(m.num_topics for m in worded) * o.topn
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))
              if same_words(models[i], models[j])]
-    ratio = [update_seconds(ratio_ais_updates(corpora[i].num_tokens), workers, models[i].num_topics)
+    ratio = [update_seconds(ratio_ais_updates(corpora[i].num_tokens), workers, models[i].num_topics, "dense")
              for i, _ in pairs]
-    seconds = {"loading": 0.0, "held-out": held,
+    seconds = {"held-out": held,  # loading is done before the estimate: not estimated
                "comparisons": sum(ratio) if compare_models == "ratio-ais" else 0.0,
-               "coherence": sum(counting(win) for win in windows),
-               "intrusion": len(models) * counting(_default(auto, "window")) if ref else 0.0,
+               "coherence": sum(counting_seconds(ref, win, targets, kind, workers) for win in windows),
+               "intrusion": sum(intrusion_seconds(m.num_topics, m.num_words if isinstance(m, TopicModel)
+                                                  else len(m.vocab or ()), ref, kind, workers)
+                                for m in worded) if ref else 0.0,
                "predictive": pred,
                "people": _people_seconds(models if every is None else every, o)}
     return {"seconds": seconds, "total": sum(seconds.values()),
             "ratio_ais_pairs": len(pairs), "ratio_ais_each": ratio,
             "ratio_ais_up_to": sum(ratio) if compare_models == "auto" else 0.0,
             "how": f"held-out site updates by the {spec.name} cost model and Ratio-AIS at compare's "
-                   f"defaults, at about {RATE:.0e} per second per worker; reference {ref_how} {read}; "
-                   f"{w} worker(s)"}
+                   f"defaults at this machine's measured rates (util.limits.SITE_SECONDS); reference "
+                   f"{ref_how} {read}; {w} worker(s)"}
 
 
 def _people_seconds(models: Sequence[TopicModel | Topics], o: EvaluateOptions) -> float:

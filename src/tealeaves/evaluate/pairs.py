@@ -46,6 +46,26 @@ def difference(a: HeldoutResult, b: HeldoutResult, name_a: str, name_b: str, see
                          run_log_prob_b=b.run_log_prob)
 
 
+def versus_best(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]],
+                groups: list[list[str]] | None) -> None:
+    """Each row's `vs_best`: its held-out log-likelihood per token minus the best model's (the
+    ranking's first, `groups[0][0]`) with the pair's 95% interval (documents sampled + estimator
+    noise, or what the comparison's interval is about): the uncertainty that decides the ranking.
+    None for the best model itself, and for every row when nothing was compared."""
+    best = groups[0][0] if groups else None
+    for r in rows:
+        r["vs_best"] = None
+        if best is None or r["model"] == best:
+            continue
+        c = next((c for c in comparisons if {c["a"], c["b"]} == {r["model"], best}), None)
+        if c is None:
+            continue
+        sign = 1.0 if c["b"] == best else -1.0  # the comparison is a - b; we want this - best
+        lo, hi = (sign * x for x in c["per_token_interval"])
+        r["vs_best"] = {"model": best, "difference": sign * c["per_token"], "interval": sorted([lo, hi]),
+                        "method": c["method"], "about": c.get("per_token_interval_about")}
+
+
 def rank_groups(names: list[str], per_token: list[float],
                 worse: dict[tuple[str, str], bool]) -> list[list[str]]:
     """Best first; a group is the best remaining model and every remaining model that is not

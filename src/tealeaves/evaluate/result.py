@@ -16,6 +16,7 @@ from ..util.stages import estimated_stages, stage_lines
 EMBEDDING_COLUMNS = {"irbo": "IRBO", "we_pairwise": "WE pair", "we_centroid": "WE centroid",
                      "we_irbo": "WE-IRBO"}
 DASH = "—"
+VS_BEST = "vs best [95%]"  # a model's held-out difference from the best, with the interval that ranks them
 # row key -> the metric of `topics.NEEDS` it needs
 ROW_METRICS = {"per_token": "heldout", "coherence": "coherence", "diversity": "diversity",
                "exclusivity": "exclusivity", "predictive_rank": "predictive",
@@ -64,10 +65,12 @@ class EvaluationResult:
         """The terminal table: one row per model."""
         measures = self.params["coherence"]
         extra = [k for k in EMBEDDING_COLUMNS if any(k in r for r in self.rows)]
+        best = self.best[0] if self.best and len(self.heldout) > 1 else None  # one likelihood: no "best"
         judged = [k for k in JUDGE_COLUMNS if any(k in r for r in self.rows)]
-        head = ["model", "K", "log-lik/token", "± sd", "perplexity", *measures, "diversity",
+        head = ["model", "K", "log-lik/token", VS_BEST, "perplexity", *measures, "diversity",
                 "exclusivity", "pred. rank", *[EMBEDDING_COLUMNS[k] for k in extra], "auto MP",
-                *[JUDGE_COLUMNS[k] for k in judged], *(["stability"] if self.stability is not None else [])]
+                *[JUDGE_COLUMNS[k] for k in judged], *(["stability"] if self.stability is not None else []),
+                "estimator sd"]
         rows = []
         for r in self.rows:
             na = {**r.get("not_applicable", {}), **r.get("not_computed", {})}
@@ -77,9 +80,10 @@ class EvaluationResult:
                     return DASH
                 return numbers.metric(shown or key, value)
 
+            vs = "(best)" if r["model"] == best else numbers.versus(r.get("vs_best"), DASH)
             rows.append([r["model"], DASH if r["topics"] is None else str(r["topics"]),
                          cell("per_token", r["per_token"]),
-                         cell("per_token", r["per_token_sd"], "per_token_sd"),
+                         DASH if ROW_METRICS["per_token"] in na else vs,
                          cell("per_token", r["perplexity"], "perplexity"),
                          *[cell("coherence", r["coherence"].get(m)) for m in measures],
                          cell("diversity", r["diversity"]), cell("exclusivity", r["exclusivity"]),
@@ -90,7 +94,8 @@ class EvaluationResult:
                          *[numbers.metric(k, r[k]) if k in r and JUDGE_COLUMNS[k] not in na else DASH
                            for k in judged],
                          *([numbers.metric("stability", r.get("stability"))]
-                           if self.stability is not None else [])])
+                           if self.stability is not None else []),
+                         cell("per_token", r["per_token_sd"], "per_token_sd")])
         if self.human:  # each column's agreement with people (evaluate.human), under the models
             from .human import agreement_row
 
@@ -102,6 +107,16 @@ class EvaluationResult:
         if self.human:
             lines.insert(len(lines) - 1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
+
+    def legend(self) -> str:
+        """What the table's held-out columns are (printed under it)."""
+        best = self.best[0] if self.best else None
+        if best is None or len(self.heldout) < 2:
+            return ("estimator sd: the held-out estimator's run-to-run sd per token (its own noise, "
+                    "not the uncertainty of a comparison)")
+        return (f"{VS_BEST}: log-lik/token minus {best}'s, with its 95% interval over the documents sampled "
+                "(and the estimator's noise): the uncertainty that decides the ranking; estimator sd: "
+                "the held-out estimator's run-to-run sd per token (its own noise only)")
 
     def notes(self) -> list[str]:
         """Every fallback a row took, one line each (marked * in the table), then every metric that

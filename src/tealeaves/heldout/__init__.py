@@ -272,7 +272,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                 shares[f"the cross-check's 2 more runs of {spec.name}"] = 2 * planned * share
         check_budget(sum(shares.values()), int(workers), max_hours,
                      what + (f" with its cross-check (check={check})" if check else ""), model.num_topics,
-                     shares if check else None)
+                     shares if check else None, kernel=spec.kernel)
         shared = (model.phi_wt, np.array(model.alpha), spec.name, task, resolved, runs)
         bar = Progress(len(items), f"{task} {spec.name}", enabled=progress)
         extra: dict[str, Any] = {"observed": observed, "split": split} if task == "completion" else {}
@@ -280,7 +280,7 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
             extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
         if fallback:
             extra["fallback"] = fallback
-        one_worker = update_seconds(left, 1, model.num_topics)  # decides whether Dask is worth it
+        one_worker = update_seconds(left, 1, model.num_topics, spec.kernel)  # whether Dask is worth it
         remote = on_dask(one_worker)
         with compiling(f"{task} {spec.name}", notice=progress is not False) as compiled:
             if not remote:  # Dask workers load their own kernels (at start with --preload)

@@ -156,6 +156,7 @@ register(MethodSpec(
     tasks=("heldout", "completion"),
     variance=True,
     relabel=False,  # 4-7% faster on 50-token documents at T = 1000 (docs/performance.md)
+    kernel="sparse",
     # completion: a ratio of two unbiased estimates, consistent but not unbiased
     unbiased=lambda p: p["variant"] in ("smc", "smc-full")
     or (p["variant"] == "extend-only" and p["particles"] == 1),

@@ -83,6 +83,8 @@ class MethodSpec:
     # topics relabelled per document by expected mass (`prepare_doc`): it shortens the dense
     # kernels' scans; the sparse left-to-right kernels gain nothing from it and skip its cost
     relabel: bool = True
+    # the kind of Gibbs kernel its site updates run on, for the time estimate (`util.limits.SITE_SECONDS`)
+    kernel: str = "dense"
     # a step on the prepared document, once per document before its runs (left-to-right: the
     # order of its tokens): (doc, n_obs, resolved params) -> doc
     prepare: Callable[[Any, int, dict[str, Any]], Any] | None = None

@@ -45,7 +45,7 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,15 +203,17 @@ def _check_showable(word: str, where: str) -> None:
 
 
 def _distinct_top(ranked: np.ndarray, vocab: Sequence[str], n_words: int,
-                  k: int) -> tuple[list[int], list[int]]:
+                  k: int, look_of: Callable[[int], str] | None = None) -> tuple[list[int], list[int]]:
     """The topic's first `n_words` words (in `ranked` order) that look different from each other
-    (the app's rule, `util.text.shown_as`: NFKC, invisible characters, spacing), and the words
-    passed over because they look blank or like one already taken."""
+    (the app's rule, `util.text.shown_as`: NFKC, invisible characters, spacing; `look_of(w)`, a
+    cached `shown_as(vocab[w])`), and the words passed over because they look blank or like one
+    already taken."""
+    look_of = look_of or (lambda w: shown_as(vocab[w]))
     top, passed, looks = [], [], set()
     for w in ranked:
         if len(top) == n_words:
             break
-        look = shown_as(vocab[int(w)])
+        look = look_of(int(w))
         if not look or look in looks:
             passed.append(int(w))
             continue
@@ -239,7 +241,8 @@ def _balanced_intruders(
         k = int(k)
         target = shown[tops[k][int(rng.integers(len(tops[k])))]]
         gap = [abs(shown.get(w, 0) + 1 - target) for w in pools[k]]
-        best = [w for w, g in zip(pools[k], gap, strict=True) if g == min(gap)]
+        least = min(gap)  # once: inside the comprehension it was recomputed per word (quadratic)
+        best = [w for w, g in zip(pools[k], gap, strict=True) if g == least]
         w = int(best[int(rng.integers(len(best)))])
         chosen[k] = w
         shown[w] = shown.get(w, 0) + 1
@@ -286,17 +289,24 @@ def word_tasks(
     order = np.argsort(-phi, axis=1, kind="stable")
     ks = list(range(T)) if topics is None else [int(k) for k in topics]
     tops, pools, relaxed, passed = {}, {}, set(), {}
+    seen: dict[int, str] = {}
+
+    def look_of(w: int) -> str:  # shown_as of each word once, not once per topic (T x T x high_top calls)
+        if w not in seen:
+            seen[w] = shown_as(vocab[w])
+        return seen[w]
+
     for k in ks:
         if not 0 <= k < T:
             raise MethodError(f"topic {k} does not exist (the model has {T})")
-        top, passed[k] = _distinct_top(order[k], vocab, n_words, k)
-        looks = {shown_as(vocab[w]) for w in top}
+        top, passed[k] = _distinct_top(order[k], vocab, n_words, k, look_of)
+        looks = {look_of(w) for w in top}
         # an intruder must be strictly less probable than every shown top word, or it is not one,
         # and must not look like one of them (or blank)
         lowest_shown = phi[k, top].min()
         others = [int(w) for w in np.unique(order[np.arange(T) != k, :high_top])
-                  if w not in top and phi[k, w] < lowest_shown and shown_as(vocab[int(w)])
-                  and shown_as(vocab[int(w)]) not in looks]
+                  if w not in top and phi[k, w] < lowest_shown and look_of(int(w))
+                  and look_of(int(w)) not in looks]
         if not others:
             raise MethodError(_no_intruder(phi[k], k, n_words, high_top))
         low = low_words(phi[k], low_fraction)

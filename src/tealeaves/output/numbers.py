@@ -58,6 +58,18 @@ def metric(key: str, v: Any, missing: str = MISSING) -> str:
     return fixed(v, digits(key), missing)
 
 
+def versus(v: Any, missing: str = MISSING) -> str:
+    """A model's held-out difference from the best model with its 95% interval (evaluate's
+    `vs_best`): "-0.1716 [-0.1910, -0.1522]" (the interval `missing` when unavailable)."""
+    if not isinstance(v, dict) or _missing(v.get("difference")):
+        return missing
+    d = digits("per_token")
+    lo, hi = v.get("interval") or (None, None)
+    if _missing(lo) or _missing(hi):
+        return f"{v['difference']:+.{d}f} [{missing}]"
+    return f"{v['difference']:+.{d}f} [{lo:+.{d}f}, {hi:+.{d}f}]"
+
+
 def score(v: Any, missing: str = "nan") -> str:
     """A per-topic diagnostic: whole numbers (and magnitudes from 1000) without decimals, 3
     significant digits below 0.01, else two decimals; "nan", "inf" or "-inf" for a non-finite

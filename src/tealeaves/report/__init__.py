@@ -433,17 +433,35 @@ def _not_applicable(rows: Sequence[dict[str, Any]]) -> list[Part]:
             f"<ul>{''.join(items)}</ul>"] if items else []
 
 
+def _versus_best(doc: dict[str, Any]) -> tuple[str | None, list[dict[str, Any] | None]]:
+    """The best model of an `evaluate` result and each row's difference from it with the pair's 95%
+    interval (`vs_best`; for a result saved before it was kept, from its comparisons)."""
+    from ..evaluate.pairs import versus_best
+
+    groups = doc.get("groups")
+    ranked = sum(len(g) for g in groups) if isinstance(groups, list) else 0
+    best = groups[0][0] if ranked > 1 and groups[0] else None  # one model with a likelihood: no "best"
+    rows = [dict(r) for r in doc["rows"]]
+    if best is not None and not all("vs_best" in r for r in rows):
+        versus_best(rows, doc.get("comparisons") or [], groups)
+    return best, [r.get("vs_best") for r in rows]
+
+
 def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
     """The models side by side, every number as the terminal's `evaluate` table shows it."""
+    from ..evaluate.result import VS_BEST
+
     rows = doc["rows"]
+    best, versus = _versus_best(doc)
     stab = any("stability" in r for r in rows)
     extra = [k for k in EVAL_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
     judged = [k for k in JUDGE_EXTRA if any(isinstance(r, dict) and k in r for r in rows)]
-    head = ["model", "K", "log-lik / token", "± sd", "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
+    head = ["model", "K", "log-lik / token", VS_BEST, "perplexity", *[MEASURE_NAMES.get(m, m) for m in measures],
             "diversity", "exclusivity", "pred. rank", *[EVAL_EXTRA[k] for k in extra], "auto MP",
-            *[JUDGE_EXTRA[k][0] for k in judged], *(["stability"] if stab else [])]
+            *[JUDGE_EXTRA[k][0] for k in judged], *(["stability"] if stab else []), "estimator sd"]
     body = [[r["model"], _text(r["topics"]),
-             *_na(r, "heldout", _m("per_token", r["per_token"]), _m("per_token_sd", r["per_token_sd"]),
+             *_na(r, "heldout", _m("per_token", r["per_token"]),
+                  "(best)" if r["model"] == best else numbers.versus(v, "—"),  # the terminal's dash
                   _m("perplexity", r["perplexity"])),
              *[_na(r, "coherence", _m("coherence", r["coherence"].get(m)))[0] for m in measures],
              *_na(r, "diversity", _m("diversity", r["diversity"])),
@@ -453,9 +471,14 @@ def _evaluate_table(doc: dict[str, Any], measures: list[str]) -> Table:
              *_na(r, "auto MP", _m("auto_model_precision", r["auto_model_precision"])
                   + ("*" if r.get("auto_note") else "")),
              *[_m(k, r.get(k)) if k in r else "—" for k in judged],
-             *([_m("stability", r.get("stability"))] if stab else [])]
-            for r in rows]
-    return Table(head, body, "Models side by side", sortable=True)
+             *([_m("stability", r.get("stability"))] if stab else []),
+             *_na(r, "heldout", _m("per_token_sd", r["per_token_sd"]))]
+            for r, v in zip(rows, versus, strict=True)]
+    caption = "Models side by side"
+    if best is not None and len(rows) > 1:
+        caption += (f" ({VS_BEST}: log-lik / token minus {best}'s, 95% interval over the documents sampled and "
+                    "the estimator's noise; estimator sd: the estimator's own run-to-run sd)")
+    return Table(head, body, caption, sortable=True)
 
 
 def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
@@ -490,6 +513,8 @@ def per_topic_note() -> str:
 
 
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
+    from ..evaluate.result import VS_BEST
+
     rows = doc["rows"]
     names = [r["model"] for r in rows]
     measures = list(rows[0]["coherence"]) if rows else []
@@ -502,14 +527,29 @@ def _evaluate(doc: dict[str, Any]) -> list[Part]:
         if isinstance(sc.get("warning"), str):
             out.append(f'<p class="warn">Warning: {escape(sc["warning"])}.</p>')
     out.append(_evaluate_table(doc, measures))
+    best, _ = _versus_best(doc)
+    if best is not None and len(rows) > 1:
+        out.append(f'<p class="note">{escape(VS_BEST)}: the interval that decides the ranking (a model whose '
+                   f"interval reaches 0 cannot be told from {escape(best)}); the estimator sd is the held-out "
+                   "estimator's own noise, far smaller, and says nothing about which model is better.</p>")
     out.extend(_judge_agreement(doc.get("judge_agreement")))
     out.extend(_notes(rows))
     out.extend(_not_applicable(rows))
     out.extend(people.evaluation(doc))  # each metric's agreement with people (evaluate --human)
+    best, versus = _versus_best(doc)
+    if best is not None and len(rows) > 1:  # the uncertainty that decides the ranking
+        diffs = [0.0 if r["model"] == best else (v or {}).get("difference") for r, v in zip(rows, versus, strict=True)]
+        ci = [(v or {}).get("interval") or [None, None] for v in versus]
+        out.append(Chart("points", f"Held-out log-likelihood per token minus {best}'s (the best), with 95% "
+                         "intervals over the documents sampled and the estimator's noise",
+                         "model", "difference (nats per token)", name="evaluate-vs-best", labels=names, y=diffs,
+                         lo=[c[0] for c in ci], hi=[c[1] for c in ci]))
     for key, label, interval in EVAL_METRICS:
         vals = [r.get(key) for r in rows]
+        if key == "per_token" and best is not None and len(rows) > 1:
+            continue  # drawn above as the difference from the best, with the interval that ranks
         if interval == "per_token_sd":
-            lo, hi = _sd_interval(vals, [r.get(interval) for r in rows])
+            lo, hi = [None] * len(vals), [None] * len(vals)  # the estimator's own sd: in the table, by name
         elif interval:
             cis = [r.get(interval) or [None, None] for r in rows]
             lo, hi = [c[0] for c in cis], [c[1] for c in cis]
@@ -559,17 +599,48 @@ def _stages(doc: dict[str, Any]) -> list[Part]:
 
 
 def _stability_groups(groups: Any) -> list[Part]:
-    """Each group of restarts: its stability, each restart's, and the restarts flagged."""
+    """Each group of restarts: its finding (stable, a stuck restart, unstable as a whole), each
+    restart's stability and whether it is stuck, and its topics matched across the restarts."""
     out: list[Part] = []
     for g in groups if isinstance(groups, list) else []:
         if not isinstance(g, dict) or not isinstance(g.get("per_model"), dict):
             continue
         flagged = g.get("flagged") or {}
-        out.append(_tab(["restart", "stability", "flagged"],
-                        [[n, _m("stability", v), str(flagged.get(n, ""))] for n, v in g["per_model"].items()],
+        found = isinstance(g.get("finding_text"), str) and bool(g["finding_text"])
+        if found:
+            cls = "note" if g.get("finding") == "stable" else "warn"
+            text = g["finding_text"]
+            out.append(f'<p class="{cls}">{escape(text[0].upper() + text[1:])}.</p>')
+        head = "stuck apart from the rest" if found else "flagged"
+        out.append(_tab(["restart", "stability", head],
+                        [[n, _m("stability", v), str(flagged.get(n, "no" if found else ""))]
+                         for n, v in g["per_model"].items()],
                         caption=f"Stability of {g.get('topics', '?')}-topic restarts ({g.get('distance', '')} "
                                 f"distance): {_m('stability', g.get('score'))}", sortable=True))
+        out.extend(_aligned(g))
     return (["<h3>Stability across restarts</h3>"] + out) if out else []
+
+
+def _aligned(g: dict[str, Any]) -> list[Part]:
+    """A stability group's topics matched across its restarts: one row per topic of the reference
+    restart, most stable first; each other restart's matched topic, similarity and top words."""
+    rows, ref = g.get("aligned"), g.get("reference")
+    if not isinstance(rows, list) or not rows or not isinstance(ref, str):
+        return []
+    words = g.get("words") or {}
+
+    def top(model: str, k: Any) -> str:
+        w = words.get(model)
+        return " ".join(w[k]) if isinstance(w, list) and isinstance(k, int) and 0 <= k < len(w) else ""
+
+    others = [m for m in g.get("models", []) if m != ref]
+    body = [[f"{r['topic']}: {top(ref, r['topic'])}",
+             *(f"{r['matches'][m][0]} ({_m('stability', r['matches'][m][1])}): {top(m, r['matches'][m][0])}"
+               for m in others)] for r in rows if isinstance(r, dict)]
+    return [_tab([f"{ref} (reference)", *others], body,
+                 caption=f"Topics matched across the {g.get('topics', '?')}-topic restarts: each topic of {ref} "
+                         "(the restart most similar to the others), most stable first, and its match in each "
+                         "other restart (topic, similarity, top words)")]
 
 
 def _stability(doc: dict[str, Any]) -> list[Part]:
@@ -665,6 +736,7 @@ def _select(doc: dict[str, Any]) -> list[Part]:
                f"training, {_num(p.get('heldout_documents'))} held out; {_num(doc.get('restarts'))} restarts per K "
                f"({escape(str(p.get('trainer')))}, {_num(p.get('iterations'))} iterations). Points are the "
                "mean over restarts, bars ±1 sd over restarts.</p>")
+    out.extend(_edge(doc))
     metrics = list(doc["per_k"])
     rows = []
     for i, k in enumerate(ks):
@@ -687,8 +759,43 @@ def _select(doc: dict[str, Any]) -> list[Part]:
         out.append(Chart("lines", f"{m} against the number of topics", "number of topics K", m,
                          name=f"select-{m}", logx=logx,
                          series=[{"name": m, "x": ks, "y": mean, "lo": lo, "hi": hi}]))
+    out.extend(_chosen_topics(doc.get("chosen")))
     out.extend(_stability_groups(doc.get("stability")))
     return out
+
+
+def _edge(doc: dict[str, Any]) -> list[Part]:
+    """Where select's chosen K lies in its grid, and the Ks `--extend` added."""
+    out: list[Part] = []
+    e, g = doc.get("edge"), doc.get("grid")
+    if isinstance(e, dict) and isinstance(e.get("message"), str):
+        cls = "warn" if e.get("status") == "rising" else "note"
+        out.append(f'<p class="{cls}">Edge of the grid: {escape(e["message"])}.</p>')
+    if isinstance(g, dict) and g.get("extend"):
+        added = ", ".join(map(str, g.get("added") or [])) or "none"
+        out.append(f'<p class="note">Grid asked for: K = {escape(", ".join(map(str, g.get("asked") or [])))}; '
+                   f"extended (up to {_num(g.get('extend'))} more): K added: {escape(added)}; stopped: "
+                   f"{escape(str(g.get('stopped')))}.</p>")
+    return out
+
+
+def _chosen_topics(c: Any) -> list[Part]:
+    """The model that stands for select's chosen K: its per-topic table (top words, coherence,
+    stability among the restarts of its K, diagnostics and flags)."""
+    if not isinstance(c, dict) or not c.get("model"):
+        return []
+    name = str(c["model"])
+    t = pertopic.table(name, c.get("words"), c.get("coherence") or None, c.get("diagnostics"),
+                       c.get("stability"))
+    if t is None:
+        return []
+    out: list[Part] = [f"<h3>Topics of the chosen model, {escape(name)}</h3>",
+                       f'<p class="note">{escape(str(c.get("why", "")))}. Click a column heading to sort by '
+                       "it; stability: 1 = the topic recurs exactly in the other restarts of its K; "
+                       "diagnostics on the held-out documents.</p>"]
+    if c.get("diagnostics_note"):
+        out.append(f'<p class="note">{escape(str(c["diagnostics_note"]))}.</p>')
+    return out + [t]
 
 
 def summary(docs: Sequence[dict[str, Any]]) -> str:

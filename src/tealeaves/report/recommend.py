@@ -1,7 +1,8 @@
 """The recommendation the report states first: the model (`evaluate`) or number of topics
 (`select`) to use, with its reasons: the held-out evidence, which other metrics agree and which
-disagree (and which are known to favour few or many topics), what the evidence cannot separate,
-and restarts that disagree with the rest (stability). Plain sentences; `render` escapes them."""
+disagree (and which are known to favour few or many topics, when they lean that way), what the
+evidence cannot separate, and what stability says (a K unstable as a whole, a restart stuck
+apart). Plain sentences; `render` escapes them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from ..output import numbers
 from ..select.classic import BIAS
-from ..select.rule import interval_text
+from ..select.rule import interval_text, leans
 from ..util.numbers import finite_float
 from .pertopic import MEASURE_NAMES
 
@@ -42,13 +43,20 @@ def _best(values: dict[str, Any], higher: bool) -> list[str]:
     return [k for k, v in ok.items() if v == top]
 
 
-def _flagged(stability: Any) -> list[str]:
-    """"name: reason" of every restart a stability result flags."""
+def _stability(stability: Any) -> list[str]:
+    """What each group of restarts says, once per group: unstable as a whole, or which restart is
+    stuck apart from the rest (nothing when the restarts agree); a result saved before the finding
+    was kept: every restart it flagged."""
     out = []
     for g in stability if isinstance(stability, list) else []:
-        flagged = g.get("flagged") if isinstance(g, dict) else None
-        if isinstance(flagged, dict):
-            out += [f"{name}: {why}" for name, why in flagged.items()]
+        if not isinstance(g, dict):
+            continue
+        finding, flagged = g.get("finding"), g.get("flagged")
+        if finding in ("unstable", "stuck") and isinstance(g.get("finding_text"), str):
+            text = g["finding_text"]
+            out.append(f"Stability: {text[0].upper()}{text[1:]}.")
+        elif finding is None and isinstance(flagged, dict):
+            out += [f"Restart flagged by stability: {name}: {why}." for name, why in flagged.items()]
     return out
 
 
@@ -74,7 +82,6 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
     best = list(groups[0])
     pick = best[0]
     by = {r["model"]: r for r in rows}
-    ks = {r.get("topics") for r in rows}
     r = by.get(pick, {})
     scored = sum(len(g) for g in groups)
     what = "the best held-out likelihood" if scored > 1 else "the only model with a held-out likelihood"
@@ -100,11 +107,13 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
         if set(top) & set(best):
             agree.append(label)
         else:
-            why = f" ({_bias(name)})" if _bias(name) and len(ks) > 1 else ""
+            side = BIAS.get(name, ("neither",))[0]
+            topics = [by[n].get("topics") for n in top]  # the bias is named only when the result leans its way
+            why = f" ({_bias(name)})" if topics and all(leans(side, t, r.get("topics")) for t in topics) else ""
             disagree.append(f"{label} favours {', '.join(top)}{why}")
     reasons += _agreement(agree, disagree)
     reasons += _people(doc, by, best)
-    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    reasons += _stability(doc.get("stability"))
     return head, reasons
 
 
@@ -147,7 +156,12 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
     if isinstance(d, dict) and d.get("k") is not None:  # select's stated decision rule
         k = d["k"]
         head = f"Recommended: K = {k}, by the {d.get('rule', '')} rule"
+        e = doc.get("edge")
+        if isinstance(e, dict) and e.get("status") == "rising":
+            head += f", at the edge of the grid (the best K may lie beyond K = {k})"
         reasons = [f"{d.get('why', '')}."] if d.get("why") else []
+        if isinstance(e, dict) and isinstance(e.get("message"), str):
+            reasons.insert(0, f"Edge of the grid: {e['message']}.")
         for cmp in d.get("comparisons") or []:
             verdict = "worse" if cmp.get("separated") else "not separated"
             reasons.append(f"K = {cmp['k']}: {verdict}, {-cmp['difference']:+.5f} nats per token against "
@@ -170,9 +184,11 @@ def select(doc: dict[str, Any]) -> tuple[str, list[str]] | None:
         if other["k"] == k:
             agree.append(m)
         else:
-            bias = (f"known to favour {other['bias']} topics" if other.get("bias") in ("few", "many")
-                    else _bias(m))  # a result saved before select recorded each metric's bias
+            side = other.get("bias") or BIAS.get(m, ("neither",))[0]  # older results lack "bias"
+            bias = f"known to favour {side} topics" if leans(side, other["k"], k) else ""
             disagree.append(f"{m} favours K = {other['k']}" + (f" ({bias})" if bias else ""))
     reasons += _agreement(agree, disagree)
-    reasons += [f"Restart flagged by stability: {f}." for f in _flagged(doc.get("stability"))]
+    stab = doc.get("stability")  # the chosen K's restarts (every K's are in the section below)
+    reasons += _stability([g for g in stab if isinstance(g, dict) and g.get("topics") == k]
+                          if isinstance(stab, list) else stab)
     return head, reasons

@@ -6,7 +6,7 @@ traceback from deep inside the drawing code.
 A spec is `NUM` (a number or null), `REAL` (a number), a `Num` range (`FRACTION`, a proportion
 in 0..1 or null; `COUNT`, a whole number >= 0 or null; `SIZE`, a whole number >= 1; `NONNEG`, a
 number >= 0 or null), `STR`, `ANY`, `[spec]` (a list of those), `Map(spec)` (an object with any
-keys), `Pair(spec)` (a list of exactly two), `PAIR_OR_NULL` or a dict of field specs (a name ending
+keys), `Pair(spec)` (a list of exactly two), `OrNull(spec)`, `PAIR_OR_NULL` or a dict of field specs (a name ending
 in "?" is optional). Every number must be finite: tealeaves writes an unavailable value as null
 and an infinity as the string "Infinity" or "-Infinity" (`output.jsonout`), which a numeric field
 without an upper bound (`NUM`, `NONNEG`) accepts for the sign its range allows; the check turns
@@ -58,6 +58,13 @@ class Pair:
     value: Any
 
 
+@dataclass(frozen=True)
+class OrNull:
+    """`value`'s shape, or null."""
+
+    value: Any
+
+
 def _kind(v: Any) -> str:
     if isinstance(v, float) and not math.isfinite(v):
         return f"{v} (not a finite number)"
@@ -94,8 +101,10 @@ def _in_range(v: Any, spec: Num) -> bool:
 def _checked(v: Any, spec: Any, where: str) -> Any:
     """Raise a one-line InputFileError (naming the field `where`) unless `v` has the shape `spec`;
     `v`, with every infinity a numeric field holds turned into a float (lists and objects in place)."""
-    if spec is ANY:
+    if spec is ANY or (isinstance(spec, OrNull) and v is None):
         return v
+    if isinstance(spec, OrNull):
+        spec = spec.value
     if (inf := _infinity(v, spec)) is not None:
         return inf
     if isinstance(spec, Num):
@@ -143,7 +152,10 @@ HELDOUT_RESULT = {"task?": STR, "model?": ANY, "label": STR, "method": STR, "tot
 # a stability result (CONTRACT3) and one model's per-topic diagnostics, as the report reads them
 STABILITY = {"models": [STR], "per_topic": Map([Num(0, 1)]), "per_model?": Map(Num(0, 1)), "score?": Num(0, 1),
              "flagged?": Map(STR), "topics?": COUNT, "distance?": STR, "task?": STR,
-             "topn?": Num(1, whole=True), "floor?": Num(0, 1), "words?": Map([[STR]])}
+             "topn?": Num(1, whole=True), "floor?": Num(0, 1), "words?": Map([[STR]]),
+             "finding?": STR, "finding_text?": STR, "reference?": STR, "tolerance?": Num(0, 1),
+             "recurring?": [COUNT],
+             "aligned?": [{"topic": COUNT, "stability?": NUM, "matches": Map(Pair(NUM))}]}
 DIAGNOSTICS = {"model?": ANY, "counts?": STR, "flagged?": [COUNT],
                "topics": [{"words?": STR, "flags?": STR, **{f"{k}?": NUM for k in (
                    "tokens", "document_entropy", "coherence", "uniform_dist", "corpus_dist", "eff_num_words",
@@ -212,6 +224,8 @@ SPECS: dict[str, dict[str, Any]] = {
                            "perplexity": NONNEG, "coherence": Map(NUM), "diversity": FRACTION,
                            "exclusivity": NONNEG, "predictive_rank": NUM, "auto_model_precision": FRACTION,
                            "auto_model_precision_ci?": PAIR_OR_NULL, "stability?": FRACTION,
+                           "vs_best?": OrNull({"model": STR, "difference": NUM, "interval": Pair(NUM),
+                                               "method?": STR, "about?": ANY}),
                            "unreadable?": STR, "judge_model_precision?": FRACTION, "judge_rating?": Num(1, 3)}],
                  "topic_judge?": Map(Map([NUM])),
                  "judge_agreement?": Map(AGREEMENT),
@@ -235,7 +249,13 @@ SPECS: dict[str, dict[str, Any]] = {
                              "comparisons?": [{"k": REAL, "difference": NUM, "interval": Pair(NUM),
                                                "separated": ANY, "note?": STR}]},
                "disagreements?": [{"metric": STR, "k": REAL, "known_bias?": STR, "why?": STR}],
-               "stability?": [STABILITY]},
+               "stability?": [STABILITY],
+               "edge?": {"side?": STR, "k?": NUM, "neighbour?": NUM, "status?": STR, "suggest?": [REAL],
+                         "message?": STR, "separated?": ANY},
+               "grid?": {"asked?": [REAL], "extend?": COUNT, "added?": [REAL], "stopped?": ANY},
+               "chosen?": {"model?": STR, "k?": NUM, "restart?": NUM, "why?": STR, "words?": [[STR]],
+                           "coherence?": Map([NUM]), "stability?": [NUM], "diagnostics?": DIAGNOSTICS,
+                           "diagnostics_note?": STR}},
     "stability": STABILITY,
     "diagnostics": DIAGNOSTICS,
     "text": {"title": STR, "text": STR},

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from html import escape
 
 NUMERIC = re.compile(r"^\s*[-+−]?((\d[\d\u2009,]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?|inf)\s*\*?\s*$")
+# a number with its interval, "-0.1716 [-0.1910, -0.1522]": right-aligned, kept on one line, sorted by the number
+WITH_INTERVAL = re.compile(r"^\s*(?P<v>[-+−]?\d+(\.\d+)?) \[[-+−]?\d+(\.\d+)?, [-+−]?\d+(\.\d+)?\]\s*$")
 MISSING = ("–", "—", "-", "")
 
 
@@ -35,12 +37,15 @@ class Table:
 
 
 def is_number(text: str) -> bool:
-    """A cell that reads as a number (or a missing value): right-aligned, sorted numerically."""
-    return text.strip() in MISSING or bool(NUMERIC.match(text))
+    """A cell that reads as a number (or a missing value, or a number with its interval):
+    right-aligned, sorted numerically."""
+    return text.strip() in MISSING or bool(NUMERIC.match(text)) or bool(WITH_INTERVAL.match(text))
 
 
 def _key(text: str) -> str:
     """The sort key of a numeric cell, for the page's script (missing values sort last)."""
+    if m := WITH_INTERVAL.match(text):
+        text = m.group("v")
     t = text.strip().rstrip("*").strip().replace("−", "-").replace("\u2009", "").replace(",", "")
     return "" if t in MISSING else t.replace("inf", "Infinity")  # as the page's parseFloat reads it
 

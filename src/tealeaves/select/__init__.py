@@ -31,16 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from ..coherence import topic_words
+from ..coherence import DEFAULT_WINDOWS, topic_words
 from ..corpus import Corpus
-from ..datasets import read_corpus
+from ..datasets import load_model, read_corpus
 from ..diagnostics.stability import stability
 from ..errors import InputFileError, MethodError, shorten
 from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
 from ..files import runfolder
 from ..files.atomic import write_text
 from ..heldout import get_method
-from ..intrusion.tasks import word_tasks_work
 from ..io import save_model
 from ..io.common import require
 from ..model import TopicModel
@@ -48,7 +47,7 @@ from ..output import numbers
 from ..output.display import Display
 from ..output.jsonout import json_safe
 from ..topics import as_topics
-from ..util.limits import OPS_RATE, RATE, RATE_TOPICS, check_budget, check_cost, check_int, update_seconds
+from ..util.limits import MAX_HOURS, OPS_RATE, check_cost, check_float, check_int
 from ..util.parallel import Progress, run_tasks
 from .classic import (
     BIAS,
@@ -60,7 +59,7 @@ from .classic import (
     griffiths_2004,
     log_p_w_given_z,
 )
-from .rule import RULES, decide, disagreements, interval_text
+from .rule import RULES, decide, disagreements, edge, interval_text, leans, represent
 from .saved import read_evaluation, read_model
 
 TRAINERS = ("tomotopy", "gensim", "sklearn")
@@ -68,6 +67,7 @@ SPLIT, RUN_FOLDERS = "split.json", ("models", "evals")  # a run folder's manifes
 TEMPORARY = r"\.K\d+-r\d+\.(npz|json)\.\w+\.(npz|tmp)"  # files.atomic's temporary names of its work
 COHERENCE_TOPN, DIVERSITY_TOPN = 10, 25  # the top words every model's coherence and diversity score
 STABILITY_TOPN = 10  # the top words each restart keeps for the stability of its K
+MODEL_KEY = "_model"  # a trained model handed back by a task when no --out folder keeps it
 BETA = 0.01  # the topic-word prior every trainer uses (and Griffiths 2004's p(w | z) with it)
 METRICS = {  # name in the table -> (row key, higher is better)
     "log-lik/token": ("per_token", True),
@@ -162,15 +162,70 @@ def _gibbs_schedule(iterations: int) -> tuple[int, int, int]:
     return samples, iterations - samples * thin, thin
 
 
+# CPU seconds of each trainer's training, c + (a + b K) per token and pass (`train_seconds`: a call,
+# then per token and pass, and per token, pass and topic), fitted by benchmarks/estimates.py
+# (benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps them equal) on this
+# project's 2-core machine
+TRAIN_SECONDS = {"gensim": (0.0, 2.8e-05, 0.0), "sklearn": (0.0, 5e-06, 0.0),
+                 "tomotopy": (0.0, 1e-07, 1.4e-09)}
+FOLD_IN_ITERATIONS = 50  # fit_scores' EM iterations over the training documents (classic.fold_in)
+
+
+def _passes(trainer: str, iterations: int) -> int:
+    """Passes over the training tokens `train` makes: tomotopy's Gibbs sweeps, gensim's passes,
+    scikit-learn's batch iterations."""
+    return {"tomotopy": iterations, "gensim": max(1, iterations // 50),
+            "sklearn": max(10, iterations // 10)}[trainer]
+
+
+def train_seconds(texts: Sequence[Sequence[str]], topics: int, trainer: str, iterations: int) -> float:
+    """Estimated CPU seconds of `train` (TRAIN_SECONDS per token, pass and topic)."""
+    c, a, b = TRAIN_SECONDS[trainer]
+    return c + _passes(trainer, iterations) * float(sum(map(len, texts))) * (a + b * topics)
+
+
+def _plan_seconds(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
+                  iterations: int, trainer: str, heldout_params: dict[str, Any],
+                  coherence: Sequence[str] = DEFAULT_COHERENCE) -> float:
+    """Estimated CPU seconds (one worker) of training and evaluating `restarts` models of every K in
+    `ks`: training (`train_seconds`), the training likelihood and classic metrics (`fit_scores`:
+    FOLD_IN_ITERATIONS over the training documents), then evaluate's stages as `evaluate.cost`
+    prices them: held-out (by default left-to-right, 2 runs), coherence over the training
+    documents, automated intrusion and the predictive metrics; once, the chosen model's per-topic
+    diagnostics (theta's sweeps, as the predictive metrics', at the largest K)."""
+    from ..evaluate.cost import counting_seconds, heldout_seconds, intrusion_seconds, predictive_seconds
+
+    tokens = float(sum(map(len, train)))
+    V = len({w for t in train for w in t})
+    held_tokens = float(sum(map(len, test)))
+    params = dict(heldout_params)
+    spec = get_method(params.pop("method", "left-to-right"))
+    runs = check_int("runs", params.pop("runs", 2), 1)
+    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
+    lengths = [len(t) for t in test]
+    windows = {DEFAULT_WINDOWS.get(m) for m in coherence}
+
+    def one(k: int) -> float:
+        return (train_seconds(train, k, trainer, iterations)
+                + FOLD_IN_ITERATIONS * tokens * k / OPS_RATE
+                + heldout_seconds(spec, resolved, lengths, runs, k, 1)
+                + sum(counting_seconds(tokens, w, k * COHERENCE_TOPN, "text", 1) for w in windows)
+                + intrusion_seconds(k, V, tokens, "text", 1)
+                + predictive_seconds(held_tokens, len(test), k, V, 1))
+
+    chosen = predictive_seconds(held_tokens, len(test), max(ks), V, 1)  # the chosen model's diagnostics
+    return restarts * sum(one(k) for k in ks) + chosen
+
+
 def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], restarts: int,
-                iterations: int, workers: int, heldout_params: dict[str, Any]) -> float:
+                iterations: int, workers: int, heldout_params: dict[str, Any],
+                max_hours: float | None = None, trainer: str = "tomotopy",
+                coherence: Sequence[str] = DEFAULT_COHERENCE) -> float:
     """Refuse, before training, a plan whose models would not fit in memory (K x (V + D) float64
     counts and topic-word matrices, three times over, per worker) or that would take longer than
-    MAX_HOURS: per model and iteration a site update per token plus K x (V + D) for the dense
-    counts, then the held-out evaluation (by default left-to-right, 2 runs) and the automated
-    word intrusion (quadratic in K). Returns the estimated seconds on one worker."""
+    `max_hours` (`_plan_seconds`, spread over the workers). Returns the estimated seconds on one
+    worker."""
     workers = check_int("workers", workers, 1)
-    tokens = float(sum(map(len, train)))
     V, D = len({w for t in train for w in t}), len(train)
     if V < DIVERSITY_TOPN:
         raise MethodError(f"the training documents hold only {V} distinct word(s); select scores each "
@@ -178,18 +233,12 @@ def _check_plan(train: list[list[str]], test: list[list[str]], ks: list[int], re
     held = 3 * 8.0 * max(ks) * (V + D) * min(workers, len(ks) * restarts)
     check_cost(f"training LDA with up to {max(ks):,} topics over {V:,} words and {D:,} documents",
                nbytes=held, how="three float64 topics x (words + documents) matrices per worker")
-    params = dict(heldout_params)
-    spec = get_method(params.pop("method", "left-to-right"))
-    runs = check_int("runs", params.pop("runs", 2), 1)
-    resolved = spec.resolve({k: v for k, v in params.items() if k in spec.params})
-    def scored(k: int) -> float:
-        return runs * sum(spec.work(len(t), resolved, k) for t in test)
-
-    updates = sum(restarts * (iterations * (tokens + k * (V + D)) + scored(k) * max(1.0, k / RATE_TOPICS)
-                              + word_tasks_work(k, V, 10) * RATE / OPS_RATE) for k in ks)
-    check_budget(updates, workers, None, f"training and evaluating {len(ks) * restarts:,} models "
-                                         f"({iterations:,} iterations each)")
-    return update_seconds(updates, 1)
+    seconds = _plan_seconds(train, test, ks, restarts, iterations, trainer, heldout_params, coherence)
+    check_cost(f"training and evaluating {len(ks) * restarts:,} models ({iterations:,} iterations each)",
+               seconds=seconds / workers, max_hours=max_hours,
+               how=f"{trainer} training and evaluate's stages at this machine's measured rates, "
+                   f"{workers} worker(s)")
+    return seconds
 
 
 def _model_name(k: int, r: int) -> str:
@@ -309,10 +358,15 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                          "doc_log_prob": res.heldout[name].doc_log_prob.tolist(),
                          "doc_tokens": res.heldout[name].doc_tokens.tolist(),
                          "topic_words": topic_words(model, STABILITY_TOPN),
+                         "topic_coherence": res.topics[name]["coherence"],
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
         write_text(eval_path, json.dumps(out_doc))
-    return {**out_doc, "redone": redone} if redone else out_doc
+    if redone:
+        out_doc = {**out_doc, "redone": redone}
+    if not out:  # no folder keeps the model: it comes back for the chosen K's per-topic diagnostics
+        return {**out_doc, MODEL_KEY: model}
+    return out_doc
 
 
 @dataclass(repr=False)
@@ -322,7 +376,10 @@ class SelectionResult(Display):
     than the runner-up and the direction the metric is known to err in (`choice`), the decision
     (`decision`: the chosen K by the stated rule, every other K compared with it, the Ks not
     separated from it; see `rule`), the metrics that favour another K and why (`disagreements`),
-    and, once computed, the stability of each K's restarts (`stability`, one dict per K)."""
+    and, once computed, the stability of each K's restarts (`stability`, one dict per K); where the
+    chosen K lies in the grid (`edge`, `rule.edge`: {} inside it), the grid asked for and the Ks added
+    by `extend` (`grid`), and the model that stands for the chosen K with its per-topic values
+    (`chosen`: top words, coherence, stability, diagnostics)."""
 
     topics: list[int]
     restarts: int
@@ -335,6 +392,9 @@ class SelectionResult(Display):
     decision: dict[str, Any] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     stability: list[dict[str, Any]] = field(default_factory=list)
+    edge: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, Any] = field(default_factory=dict)
+    chosen: dict[str, Any] = field(default_factory=dict)
 
     def table(self) -> str:
         shown = [m for m in METRICS if m in self.per_k]  # a result saved before a metric existed lacks it
@@ -360,16 +420,18 @@ class SelectionResult(Display):
             if c.get("k") is None or "runner_up" not in c:
                 continue
             sig = "significantly" if c["significant"] else "not significantly"
-            bias = f"; known to favour {c['bias']} topics" if c.get("bias") in ("few", "many") else ""
+            ref = self.decision.get("k") if self.decision.get("k") is not None else c["runner_up"]
+            bias = (f"; known to favour {c['bias']} topics, and it does here" if c["k"] != ref
+                    and leans(c.get("bias"), c["k"], ref) else "")
             lines.append(f"{m} favours K = {c['k']} ({sig} better than K = {c['runner_up']}: "
                          f"{c['why']}{bias})")
         lines += [f"* {e['model']}: automated intrusion: {e['row']['auto_note']}" for e in self.evaluations
                   if e["row"].get("auto_note")]
         lines += [v["text"] for v in (self.params.get("judge_agreement") or {}).values()]
-        for s in self.stability:  # each K's restarts (tl.stability)
-            flagged = "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
+        for s in self.stability:  # each K's restarts (tl.stability): its finding, said once
+            said = s.get("finding_text") or "; ".join(f"{m}: {why}" for m, why in s["flagged"].items())
             lines.append(f"K = {s['topics']}: restarts' stability {s['score']:.2f} ({s['distance']}, top "
-                         f"{s['topn']} words)" + (f"; flagged: {flagged}" if flagged else ""))
+                         f"{s['topn']} words)" + (f": {said}" if said else ""))
         for side in ("few", "many"):  # the table's metrics by their known bias
             names = [m for m in METRICS if m in self.per_k and BIAS.get(m, ("neither",))[0] == side]
             if names:
@@ -390,13 +452,36 @@ class SelectionResult(Display):
                          f"{interval_text(c, d.get('level', 0.95))}: {verdict}")
         if d.get("warning") and d["warning"] not in d["why"]:
             lines.append(f"  WARNING: {d['warning']}")
+        if self.edge:
+            lines.append(f"  EDGE OF THE GRID: {self.edge['message']}"
+                         + ("" if self.grid.get("extend") or self.edge["status"] != "rising"
+                            else " (or rerun with --extend N to add them)"))
+        if self.grid.get("extend"):
+            added = ", ".join(map(str, self.grid["added"])) or "none"
+            lines.append(f"  grid extended (extend {self.grid['extend']}): K added: {added}; stopped: "
+                         f"{self.grid['stopped']}")
         for g in self.disagreements:
             if g["known_bias"] == "neither":
-                known = g["why"]
+                known = f", {g['why']}"
+            elif g["expected"]:
+                known = f", as it is known to do ({g['why']})"
             else:
-                known = (f"{'as' if g['expected'] else 'against what'} it is known to do: favour "
-                         f"{g['known_bias']} topics ({g['why']})")
-            lines.append(f"  {g['metric']} favours K = {g['k']} ({g['side']} topics), {known}")
+                known = ""
+            lines.append(f"  {g['metric']} favours K = {g['k']} ({g['side']} topics){known}")
+        return lines
+
+    def topic_lines(self) -> list[str]:
+        """The chosen model's topics: number, top words (and stability among its K's restarts)."""
+        c = self.chosen
+        if not c or not c.get("words"):
+            return []
+        stab = c.get("stability")
+        lines = [f"topics of {c['model']} ({c['why']}):"]
+        for t, words in enumerate(c["words"]):
+            s = f"  {stab[t]:.2f}" if stab and t < len(stab) and stab[t] is not None else ""
+            lines.append(f"  {t:>3}{s}  {' '.join(words)}")
+        if stab:
+            lines.insert(1, "  (topic, stability among the restarts of its K, top words)")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -408,6 +493,12 @@ class SelectionResult(Display):
                                for e in self.evaluations]}
         if self.stability:
             doc["stability"] = self.stability
+        if self.edge:
+            doc["edge"] = self.edge
+        if self.grid:
+            doc["grid"] = self.grid
+        if self.chosen:
+            doc["chosen"] = self.chosen
         return json_safe(doc)
 
     _name = "SelectionResult"
@@ -498,12 +589,17 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
            out: str | os.PathLike | None = None, trainer: str = "tomotopy", iterations: int = 500,
            coherence: Sequence[str] = DEFAULT_COHERENCE, seed: int = 0, workers: int = 1,
            progress: bool | None = None, tokenizer: str = "whitespace", encoding: str = "utf-8",
-           rule: str = "best-train", judge: Any = None, **heldout_params: Any) -> SelectionResult:
+           rule: str = "best-train", extend: int = 0, max_hours: float | None = None, judge: Any = None,
+           **heldout_params: Any) -> SelectionResult:
     """Train and evaluate LDA for every K in `topics` and restart (see the module notes). `out`
     keeps every finished step so an interrupted run resumes; `rule` is the decision rule
     (`rule.RULES`); `judge` (a `tl.Judge`) adds an LLM judge's word intrusion and ratings per model
     (columns "judge MP", "judge rating"); `heldout_params` go to the held-out estimator (for
-    example particles=...)."""
+    example particles=...). A chosen K at the edge of the grid is said (`result.edge`, `rule.edge`);
+    with `extend` > 0, while the held-out likelihood still rises at the edge, up to `extend` further
+    Ks are added one at a time (the grid's spacing continued, `rule.next_ks`), each only if the whole
+    run's estimate stays within `max_hours` (default `util.limits.MAX_HOURS`, which the first plan is
+    refused past)."""
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in topics})
     if not ks or ks[0] < 1:
@@ -516,6 +612,8 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         raise MethodError(f"unknown trainer {trainer!r} (known: {', '.join(TRAINERS)})")
     if rule not in RULES:
         raise MethodError(f"unknown decision rule {rule!r} (known: {', '.join(RULES)})")
+    extend = check_int("extend", extend, 0)
+    limit = 3600 * (MAX_HOURS if max_hours is None else check_float("max_hours", max_hours, 0, low_open=True))
     texts = _texts(corpus, tokenizer, encoding)
     empty = sum(1 for t in texts if not t)
     texts = [t for t in texts if t]  # an empty line is no document to train on or score: counted
@@ -532,38 +630,77 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
     test_texts = [texts[i] for i in test_idx]
     opts = {"trainer": trainer, "iterations": iterations, "coherence": list(coherence), "seed": seed,
             "heldout_params": heldout_params, "judge": judge}
-    one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params)
-    plan = [(k, r) for k in ks for r in range(restarts)]
-    bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
+    one_worker = _check_plan(train_texts, test_texts, ks, restarts, iterations, workers, heldout_params,
+                             max_hours, trainer, list(coherence))
     manifest = {"documents": len(texts), "corpus": corpus_id[0], "corpus_name": corpus_id[1],
                 "holdout": holdout, "seed": seed, "heldout": test_idx.tolist(), "settings": settings}
+
+    def run(grid: list[int], seconds: float) -> list[dict[str, Any]]:
+        plan = [(k, r) for k in grid for r in range(restarts)]
+        bar = Progress(len(plan), "select: train and evaluate", enabled=progress)
+        return run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
+                         [k for k, _ in plan],  # training and held-out cost grow with the topics
+                         seconds, "select")
+
     with (runfolder.claim(out, SPLIT, manifest, RUN_FOLDERS, same_run, TEMPORARY, "select")
-          if out is not None else contextlib.nullcontext()) as run:
-        evals = run_tasks(_task, (train_texts, test_texts, train_texts, out, opts), plan, workers, bar,
-                          [k for k, _ in plan],  # training and held-out cost grow with the topics
-                          one_worker, "select")
+          if out is not None else contextlib.nullcontext()) as folder:
+        evals = run(ks, one_worker)
+        decision = decide(ks, evals, rule, seed)
+        where = edge(ks, decision)
+        spent = one_worker / workers  # the whole run's estimate, as max_hours counts it
+        grid = {"asked": list(ks), "extend": extend, "added": [], "stopped": None}
+        while extend:
+            if not where or where["status"] != "rising":
+                grid["stopped"] = (f"K = {decision.get('k')} lies inside the grid" if not where else
+                                   "the held-out likelihood has levelled off at the edge of the grid"
+                                   if where["status"] == "level" else "nothing to compare at the edge")
+                break
+            if len(grid["added"]) >= extend:
+                grid["stopped"] = f"the {extend} extra K(s) allowed (extend) were added"
+                break
+            if not where["suggest"]:
+                grid["stopped"] = "no K is left to try beyond the edge"
+                break
+            k_new = where["suggest"][0]
+            cost = _plan_seconds(train_texts, test_texts, [k_new], restarts, iterations, trainer,
+                                 heldout_params, list(coherence)) / workers
+            if spent + cost > limit:
+                grid["stopped"] = (f"K = {k_new} (about {cost / 3600:.2g} hours more) would take the run's "
+                                   f"estimate past max_hours={limit / 3600:g}")
+                break
+            spent += cost
+            evals += run([k_new], cost * workers)
+            ks = sorted(ks + [k_new])
+            grid["added"].append(k_new)
+            decision = decide(ks, evals, rule, seed)
+            where = edge(ks, decision)
+        models = {e["model"]: e.pop(MODEL_KEY) for e in evals if MODEL_KEY in e}
         redone = [note for e in evals for note in e.pop("redone", [])]
-        if run is not None:
-            run.redone += redone
+        if folder is not None:
+            folder.redone += redone
         params = {"holdout": holdout, "trainer": trainer, "iterations": iterations,
                   "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
-                  "rule": rule, "empty_documents_left_out": empty, "redone": redone}
+                  "rule": rule, "empty_documents_left_out": empty, "max_hours": max_hours, "redone": redone}
         if judge is not None:  # the judge's measured agreement with people, beside its columns
             from ..evaluate.judged import agreement
             from ..evaluate.options import JUDGE_TASKS
 
             params["judge_agreement"] = agreement(judge, JUDGE_TASKS)
         result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
-                         time.perf_counter() - t0)
+                         time.perf_counter() - t0, where, grid, models, workers)
         if out:
             write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
     return result
 
 
 def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents: int, train_texts: list,
-            test_texts: list, params: dict[str, Any], seconds: float) -> SelectionResult:
+            test_texts: list, params: dict[str, Any], seconds: float, where: dict[str, Any] | None = None,
+            grid: dict[str, Any] | None = None, models: dict[str, TopicModel] | None = None,
+            workers: int = 1) -> SelectionResult:
     """The selection from every model's evaluation: per K each metric's mean and sd over restarts,
-    the decision (`rule.decide`) and each metric's choice; `params` as the run was asked."""
+    the decision (`rule.decide`), each metric's choice, the grid's edge (`where`, `grid`: what
+    `extend` added) and the chosen model's topics (`_chosen`; `models` the trained models no folder
+    keeps); `params` as the run was asked."""
     per_k: dict[str, dict[str, list[float]]] = {}
     for m, (key, _) in METRICS.items():
         if m.startswith("judge") and not any(key in e["row"] for e in evals):
@@ -578,9 +715,51 @@ def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents
     params = {"holdout": params["holdout"], "documents": documents, "training_documents": len(train_texts),
               "heldout_documents": len(test_texts), **{k: v for k, v in params.items() if k != "holdout"},
               "heldout_corpus": heldout_report(train_texts, test_texts)}
+    stab = restart_stability(evals)
     return SelectionResult(ks, restarts, evals, per_k, choice, params, seconds,
                            decision=decision, disagreements=disagreements(decision, choice, BIAS),
-                           stability=restart_stability(evals))
+                           stability=stab, edge=where, grid=grid,
+                           chosen=_chosen(decision, evals, models or {}, params["out"], test_texts, stab,
+                                          params["seed"], workers))
+
+
+def _chosen(decision: dict[str, Any], evals: list[dict[str, Any]], models: dict[str, TopicModel],
+            out: str | None, test_texts: list[list[str]], stab: list[dict[str, Any]], seed: int,
+            workers: int) -> dict[str, Any]:
+    """The model that stands for the chosen K (its restart by the rule; under "mean", the restart best
+    by training likelihood) for the per-topic table: its top words, per-topic coherence, stability
+    among its K's restarts and its per-topic diagnostics on the held-out documents (the model from
+    `out/models`, or as its task handed it back)."""
+    k = decision.get("k")
+    if k is None:
+        return {}
+    same = [e for e in evals if e["topics"] == k]
+    restart = decision.get("restart", {}).get(str(k))
+    if not isinstance(restart, int):
+        restart = represent(same, "best-train")[1]
+    e = next((e for e in same if e["restart"] == restart), same[0])
+    name = e["model"]
+    doc: dict[str, Any] = {"model": name, "k": k, "restart": e["restart"],
+                           "why": (f"restart {e['restart']} of K = {k}: "
+                                   + ("the restart the decision rule took" if decision.get("rule") != "mean"
+                                      else "the best by training likelihood (the rule took the mean)")),
+                           "words": e.get("topic_words"), "coherence": e.get("topic_coherence") or {}}
+    doc["stability"] = next((g["per_topic"].get(name) for g in stab if g.get("topics") == k), None)
+    doc = {key: v for key, v in doc.items() if v is not None}
+    model = models.get(name)
+    if model is None and out and os.path.exists(path := os.path.join(out, "models", f"{name}.npz")):
+        try:
+            model = load_model(path, name=name)
+        except Exception:  # a damaged file: no diagnostics, said below
+            model = None
+    if model is None:
+        doc["diagnostics_note"] = "the model was not kept (no --out folder holds it): no diagnostics"
+        return doc
+    from ..diagnostics import diagnostics
+
+    heldout = Corpus.from_tokens(test_texts, list(model.vocab), "held-out documents")
+    doc["diagnostics"] = diagnostics(model, heldout, seed=seed, workers=workers).to_dict()
+    return doc
 
 
 def heldout_report(train_texts: Sequence[Sequence[str]],

@@ -19,7 +19,12 @@ whose interval reaches 0 cannot be separated from the chosen one (each interval 
 correction for the number of Ks). With one held-out document there is no spread between
 documents, and below MIN_DOCUMENTS (6) too few to separate anything: no interval, and no K is
 separated; with fewer documents than the population
-interval was measured at (`compare.intervals.small_sample_warning`), a warning says so."""
+interval was measured at (`compare.intervals.small_sample_warning`), a warning says so.
+
+`edge` says where the chosen K lies in the grid: at its largest (or smallest) K, still separated
+from its neighbour (the held-out likelihood still rising there: the best K may lie beyond the grid,
+and the next Ks are suggested by continuing the grid's spacing geometrically), or not separated
+from it (levelled off: further Ks are unlikely to be clearly better)."""
 
 from __future__ import annotations
 
@@ -149,6 +154,15 @@ def decide(topics: list[int], evals: list[dict[str, Any]], rule: str = "best-tra
     return out
 
 
+def leans(bias: Any, k: Any, reference: Any) -> bool:
+    """A metric known to err towards `bias` ("few" or "many" topics) leans that way here: the K it
+    favours (`k`) has fewer (or more) topics than `reference` (the decision's K). A known bias is
+    mentioned beside a result only when this holds."""
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in (k, reference)):
+        return False
+    return (bias == "few" and k < reference) or (bias == "many" and k > reference)
+
+
 def disagreements(decision: dict[str, Any], choice: dict[str, dict[str, Any]],
                   bias: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
     """Each metric whose favoured K differs from the decision's, with the direction it is known
@@ -161,10 +175,81 @@ def disagreements(decision: dict[str, Any], choice: dict[str, dict[str, Any]],
             continue
         direction, why = bias.get(m, ("neither", "no known direction"))
         side = "fewer" if k < k0 else "more"
-        expected = direction == ("few" if k < k0 else "many")
+        expected = leans(direction, k, k0)
         out.append({"metric": m, "k": k, "side": side, "known_bias": direction, "expected": expected,
                     "why": why})
     return out
 
 
-__all__ = ["RULES", "decide", "represent", "disagreements"]
+def next_ks(topics: list[int], side: str, count: int = 2) -> list[int]:
+    """The next `count` values of K beyond the grid's `side` ("upper" or "lower"): the ratio of its
+    last step (at least 1.5) continued geometrically, rounded, distinct, beyond the grid, and at
+    least 2 below it (a model of one topic is no topic model)."""
+    ks = sorted(set(topics))
+    if side == "upper":
+        ratio = max(ks[-1] / ks[-2], 1.5) if len(ks) > 1 else 2.0
+        out, k = [], float(ks[-1])
+        while len(out) < count:
+            k *= ratio
+            if round(k) > (out[-1] if out else ks[-1]):
+                out.append(round(k))
+        return out
+    ratio = max(ks[1] / ks[0], 1.5) if len(ks) > 1 else 2.0
+    out, k = [], float(ks[0])
+    while len(out) < count:
+        k /= ratio
+        nxt = max(2, round(k))
+        if nxt >= (out[-1] if out else ks[0]):
+            break
+        out.append(nxt)
+    return out
+
+
+def edge(topics: list[int], decision: dict[str, Any]) -> dict[str, Any]:
+    """Where the decision's K lies in the grid `topics`: {} inside it; else its `side` ("upper",
+    "lower", or "only" for a grid of one K), the `neighbour` K and whether the chosen K is
+    `separated` from it by the decision's interval (`status` "rising": the held-out likelihood still
+    rises towards the edge, so the best K may lie beyond it; "level": it has levelled off there), the
+    Ks to try next (`suggest`, `next_ks`) and the `message` that says so."""
+    k = decision.get("k")
+    ks = sorted(set(topics))
+    if k is None or k not in ks:
+        return {}
+    level = decision.get("level", LEVEL)
+    if len(ks) == 1:
+        suggest = sorted(set(next_ks(ks, "lower", 1) + next_ks(ks, "upper", 1)))
+        return {"side": "only", "k": k, "neighbour": None, "separated": None, "status": "alone",
+                "suggest": suggest,
+                "message": f"only K = {k} was tried: nothing to compare it with; try K = "
+                           f"{', '.join(map(str, suggest))} around it"}
+    if ks[0] < k < ks[-1]:
+        return {}
+    side = "upper" if k == ks[-1] else "lower"
+    neighbour = ks[-2] if side == "upper" else ks[1]
+    c = next((c for c in decision.get("comparisons") or [] if c.get("k") == neighbour), None)
+    separated = bool(c and c.get("separated"))
+    interval = interval_text(c, level) if c else "no comparison"
+    suggest = next_ks(ks, side)
+    where, more = ("largest", "larger") if side == "upper" else ("smallest", "smaller")
+    toward = "more" if side == "upper" else "fewer"
+    if separated:
+        status = "rising"
+        message = (f"K = {k} is the {where} K tried and still better than K = {neighbour} "
+                   f"({c['difference']:+.4f} nats per token, {interval}): the held-out likelihood still "
+                   f"rises towards {toward} topics at the edge of the grid, so the best K may lie beyond "
+                   "it")
+    else:
+        status = "level"
+        message = (f"K = {k} is the {where} K tried, but it cannot be separated from K = {neighbour} "
+                   f"({interval}): the held-out likelihood has levelled off at the edge of the grid, so "
+                   f"{more} Ks are unlikely to be clearly better")
+    if suggest:
+        message += (f"; try K = {', '.join(map(str, suggest))} (the grid's spacing continued)"
+                    if status == "rising" else f" (K = {suggest[0]} would tell)")
+    else:
+        message += f"; K = {k} is the smallest number of topics worth trying"
+    return {"side": side, "k": k, "neighbour": neighbour, "separated": separated, "status": status,
+            "suggest": suggest, "message": message}
+
+
+__all__ = ["RULES", "decide", "represent", "disagreements", "edge", "next_ks", "leans"]

@@ -47,14 +47,16 @@ def _row(row: Any, where: str, name: str, k: int, tokens: int, logp: list[float 
     if not isinstance(row, dict):
         raise InputFileError(f"{where}: row is not an object")
     known = {"model", "topics", "words", "tokens", "coherence", "auto_model_precision_ci", "not_applicable",
-             "not_computed", "we_missing_words", "judge_notes", "judge_accounting", *NUMBERS, *TEXTS,
-             *UPGRADED}
+             "not_computed", "we_missing_words", "judge_notes", "judge_accounting", "vs_best", *NUMBERS,
+             *TEXTS, *UPGRADED}
     unknown = sorted(set(row) - known)
     if unknown:
         raise InputFileError(f"{where}: row.{unknown[0]} is not a field select writes")
     out = dict(row)
     if row.get("model") != name or strict_int(row.get("topics"), where, "row.topics") != k:
         raise InputFileError(f"{where}: row is of {row.get('model')!r}, not of {name} (K = {k})")
+    if row.get("vs_best") is not None:  # one model evaluated: it is its own best (null)
+        raise InputFileError(f"{where}: row.vs_best is not null (select evaluates one model at a time)")
     for key in NUMBERS:
         if key in row:
             out[key] = _number(row[key], where, f"row.{key}", 0 if key in NONNEGATIVE else None)
@@ -107,7 +109,7 @@ def read_evaluation(path: str | os.PathLike, name: str, k: int, r: int, document
     if not isinstance(doc, dict):
         raise InputFileError(f"{where}: not a saved evaluation (a JSON object)")
     unknown = sorted(set(doc) - {"model", "topics", "restart", "row", "doc_log_prob", "doc_tokens",
-                                 "topic_words", "train_seconds", "eval_seconds"})
+                                 "topic_words", "topic_coherence", "train_seconds", "eval_seconds"})
     if unknown:
         raise InputFileError(f"{where}: {unknown[0]} is not a field select writes")
     if (doc.get("model") != name or strict_int(doc.get("topics"), where, "topics") != k
@@ -127,6 +129,12 @@ def read_evaluation(path: str | os.PathLike, name: str, k: int, r: int, document
         if not isinstance(words, list) or len(words) != k:
             raise InputFileError(f"{where}: topic_words is not {k} lists of words")
         out["topic_words"] = [strict_strings(w, where, f"topic_words[{t}]") for t, w in enumerate(words)]
+    if "topic_coherence" in doc:  # per measure, one value (or null) per topic
+        coh = doc["topic_coherence"]
+        if not isinstance(coh, dict) or not all(isinstance(v, list) and len(v) == k for v in coh.values()):
+            raise InputFileError(f"{where}: topic_coherence is not, per measure, {k} values")
+        out["topic_coherence"] = {str(m): [_number(x, where, f"topic_coherence.{m}[{t}]")
+                                           for t, x in enumerate(v)] for m, v in coh.items()}
     for key in ("train_seconds", "eval_seconds"):
         out[key] = _number(doc.get(key), where, key, 0)
     return out

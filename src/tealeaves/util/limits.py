@@ -19,10 +19,17 @@ import numpy as np
 from ..errors import ARCHIVE_ERRORS, InputFileError, MethodError, TealeavesError, TooLargeError
 from .numbers import finite_float
 
-# Site updates per second per worker assumed for the time estimate: a little below the slowest
-# sparse kernel measured (benchmarks/heldout_speed.py), so the estimate errs on the long side.
+# Site updates per second per worker assumed where no kernel is measured (CSL, logistic-normal
+# priors): a little below the slowest sparse kernel measured (benchmarks/heldout_speed.py).
 RATE = 1e7
 RATE_TOPICS = 1000  # the largest number of topics RATE was measured at
+# CPU seconds of one Gibbs site update at T topics, a + b T, per kind of kernel: "sparse" (the
+# sparse exact draws of left-to-right, the default held-out estimator), "dense" (a draw over every
+# topic: Ratio-AIS's paths, the other held-out estimators, theta's Gibbs sweeps); least squares over
+# benchmarks/estimates.py's runs at 20, 50 and 200 topics on this project's 2-core machine (CPU
+# seconds of one process; benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps
+# them equal). Beyond 200 topics they are extrapolated.
+SITE_SECONDS = {"sparse": (3.2e-08, 2.1e-10), "dense": (8e-08, 2.3e-10)}
 # Elements per second assumed for vectorised numpy work (a random draw, a gather and a log-sum-exp
 # per element, or a sort): generous, so nothing that would finish in time is refused.
 OPS_RATE = 1e8
@@ -143,29 +150,34 @@ def check_bootstrap(resamples: int, draws: float, peak_bytes: float, max_hours: 
     return resamples
 
 
-def update_seconds(site_updates: float, workers: int, topics: int = 0) -> float:
-    """Estimated seconds for `site_updates` Gibbs site updates: RATE per second per worker, measured
-    up to RATE_TOPICS topics; past that a site update is taken to cost in proportion to the number
-    of `topics` (the kernels touch every topic of a dense model)."""
-    return float(site_updates) * max(1.0, topics / RATE_TOPICS) / (RATE * max(int(workers), 1))
+def site_seconds(topics: int, kernel: str = "sparse") -> float:
+    """CPU seconds of one Gibbs site update at `topics` topics on `kernel` ("sparse" or "dense":
+    SITE_SECONDS)."""
+    a, b = SITE_SECONDS[kernel]
+    return a + b * max(int(topics), 1)
+
+
+def update_seconds(site_updates: float, workers: int, topics: int = 0, kernel: str = "sparse") -> float:
+    """Estimated seconds for `site_updates` Gibbs site updates at `topics` topics on `kernel`
+    (`site_seconds`), spread over `workers`."""
+    return float(site_updates) * site_seconds(topics, kernel) / max(int(workers), 1)
 
 
 def check_budget(site_updates: float, workers: int, max_hours: float | None, what: str,
-                 topics: int = 0, shares: dict[str, float] | None = None) -> None:
+                 topics: int = 0, shares: dict[str, float] | None = None, kernel: str = "sparse") -> None:
     """Refuse a run whose estimated time (`update_seconds`) exceeds max_hours. `shares`: the site
     updates of each stage of the run (name -> updates, summing to `site_updates`), each named in
     the refusal with its share, so that it says which stage to cut."""
     w = max(int(workers), 1)
-    slower = max(1.0, topics / RATE_TOPICS)
-    rate = f"{RATE:.0e}" if slower == 1 else f"{RATE:.0e} / {slower:,.0f} ({topics:,} topics)"
+    rate = 1.0 / site_seconds(topics, kernel)
     parts = ""
     if shares:
         total = max(float(site_updates), 1e-300)
         parts = ": " + ", ".join(f"{name} {float(n):.3g} ({float(n) / total:.0%})"
                                  for name, n in shares.items()) + ";"
-    check_cost(what, seconds=update_seconds(site_updates, w, topics), max_hours=max_hours,
-               how=f"{float(site_updates):.3g} Gibbs site updates{parts} at about {rate} per second per "
-                   f"worker, {w} worker(s)")
+    check_cost(what, seconds=update_seconds(site_updates, w, topics, kernel), max_hours=max_hours,
+               how=f"{float(site_updates):.3g} Gibbs site updates{parts} at about {rate:.2g} per second per "
+                   f"worker ({kernel} kernels, {max(int(topics), 1):,} topics), {w} worker(s)")
 
 
 def memory_bytes() -> int:

@@ -85,7 +85,8 @@ def stage_lines(stages: dict[str, Any], estimate: dict[str, float] | None = None
     {stage: seconds}, "total" included)."""
     est = estimate or {}
     head = ["stage", "wall s", "CPU s"] + (["estimated s"] if est else [])
-    rows = [[n, f"{v['wall']:.2f}", f"{v['cpu']:.2f}"] + ([f"{est.get(n, 0.0):.1f}"] if est else [])
+    rows = [[n, f"{v['wall']:.2f}", f"{v['cpu']:.2f}"]
+             + ([f"{est[n]:.1f}" if n in est else "-"] if est else [])  # a stage done before the estimate
             for n, v in stages.items()]
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
