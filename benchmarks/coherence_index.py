@@ -71,7 +71,7 @@ def query(words: list[list[str]], reference: str, repeats: int) -> dict:
         reference._OPEN.clear()
         t0, c0 = time.perf_counter(), time.process_time()
         for m in MEASURES:
-            means[m] = tl.coherence(words, reference, measure=m).per_topic
+            means[m] = tl.coherence(words, reference, measure=m, convention="tealeaves").per_topic
         times.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
     return {"seconds": min(times), "runs": times, "cpu_seconds": min(cpus), "cpu_runs": cpus,
@@ -87,10 +87,10 @@ def streaming(words: list[list[str]], text: str) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     cache, out = {}, {}
     for m in MEASURES:
-        win, rule = counting(m)
+        win, rule = counting(m, "tealeaves")
         if win not in cache:
             cache[win] = count(text, targets, window=win, rule=rule)
-        out[m] = tl.coherence(words, text, measure=m, counts=cache[win]).per_topic
+        out[m] = tl.coherence(words, text, measure=m, counts=cache[win], convention="tealeaves").per_topic
     return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0, "per_topic": out}
 
 

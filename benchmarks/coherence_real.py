@@ -40,6 +40,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEASURES = (("umass", "u_mass"), ("uci", "c_uci"), ("npmi", "c_npmi"), ("c_v", "c_v"))
 TOPICS, TOPN = 50, 10
+TL = {"convention": "tealeaves"}  # the results were measured under the tealeaves convention (exact counts)
 
 
 def clock() -> tuple[float, float]:
@@ -134,7 +135,8 @@ def without_repeats(texts: list[list[str]], topics: list[list[str]]) -> dict:
     for ours, theirs in MEASURES[1:]:
         g = CoherenceModel(topics=topics, texts=once, dictionary=dct, coherence=theirs, topn=TOPN,
                            processes=1).get_coherence_per_topic()
-        out[ours] = float(np.max(np.abs(tl.coherence(topics, once, measure=ours).per_topic - np.array(g))))
+        ours_ = tl.coherence(topics, once, measure=ours, **TL).per_topic
+        out[ours] = float(np.max(np.abs(ours_ - np.array(g))))
     return out
 
 
@@ -167,7 +169,8 @@ def main() -> None:
     index = {w: i for i, w in enumerate(vocab)}
     ids = tl.Corpus.from_word_ids([[index[w] for w in x] for x in texts], vocab=vocab)
     launch = "import sys; from tealeaves_launch import main; sys.exit(main())"
-    cli = [sys.executable, "-c", launch, "coherence", topics_path, reference, "--topn", str(TOPN)]
+    cli = [sys.executable, "-c", launch, "coherence", topics_path, reference, "--topn", str(TOPN),
+           "--convention", "tealeaves"]
     child = [sys.executable, os.path.abspath(__file__), "--gensim-child"]
     rows = []
     for ours, theirs in MEASURES:
@@ -177,9 +180,9 @@ def main() -> None:
         whole_tl = best([run_process(argv)[0] for _ in range(args.repeats)])
         with open(jpath, encoding="utf-8") as fh:
             cli_scores = [t["score"] for t in json.load(fh)["results"][0]["topics"]]
-        file_tl, _ = in_process(lambda o=ours: tl.coherence(topics, reference, measure=o), args.repeats)
-        comp_tl, res = in_process(lambda o=ours: tl.coherence(topics, ids, measure=o), args.repeats)
-        tok_tl, _ = in_process(lambda o=ours: tl.coherence(topics, texts, measure=o), args.repeats)
+        file_tl, _ = in_process(lambda o=ours: tl.coherence(topics, reference, measure=o, **TL), args.repeats)
+        comp_tl, res = in_process(lambda o=ours: tl.coherence(topics, ids, measure=o, **TL), args.repeats)
+        tok_tl, _ = in_process(lambda o=ours: tl.coherence(topics, texts, measure=o, **TL), args.repeats)
         g_runs, g_file, g_comp, g_scores = [], [], [], None
         for _ in range(args.gensim_repeats):
             whole, out = run_process(child + [theirs, reference, topics_path])

@@ -187,7 +187,7 @@ def measure_coherence(args: argparse.Namespace, work: str) -> dict:
         for d in range(len(corpus)):
             fh.write(" ".join(corpus.vocab[i] for i in corpus[d]) + "\n")
     model = os.path.join(os.path.dirname(__file__), "..", "src", "tealeaves", "data", "sotu-50-asym.npz")
-    job = ["coherence", model, ref, "--measure", "umass,npmi,c_v"]
+    job = ["coherence", model, ref, "--measure", "umass,npmi,c_v", "--convention", "tealeaves"]
     run_cli([*job, "--json", os.path.join(work, "c0.json")], [])
     def value(r: dict) -> list:
         return [{k: v for k, v in x.items() if k != "seconds"} for x in r["results"]]

@@ -111,7 +111,7 @@ def reproduce_gensim_tests() -> list[dict]:
     for test, m, gname, topic, expected, places in GENSIM_TESTS:
         ref = _toy(topic)
         g = tl.coherence([topic], ref, measure=m, convention="gensim").mean
-        t = tl.coherence([topic], ref, measure=m).mean
+        t = tl.coherence([topic], ref, measure=m, convention="tealeaves").mean
         rows.append({"test": test, "measure": m, "gensim_measure": gname, "topic": topic,
                      "expected": expected, "places": places, "gensim_convention": g,
                      "tealeaves_convention": t,
@@ -132,7 +132,7 @@ def main() -> None:
         topics = topic_words(datasets.sotu_model(name), 10)
         rows = {}
         for m in MEASURES:
-            t = tl.coherence(topics, ref, measure=m).per_topic
+            t = tl.coherence(topics, ref, measure=m, convention="tealeaves").per_topic
             g = tl.coherence(topics, ref, measure=m, convention="gensim").per_topic
             lib = gensim_scores(topics, texts, dct, m)
             rows[m] = {"window": DEFAULT_WINDOWS[m], "tealeaves_mean": float(t.mean()),

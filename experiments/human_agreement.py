@@ -426,7 +426,7 @@ def tealeaves_section(study, bootstrap: int) -> dict:
     scores = {"npmi (authors, full Bills corpus)": study.metrics["npmi"],
               "c_v (authors, full Bills corpus)": study.metrics["cv"]}
     for measure in ("umass", "uci", "npmi", "c_v"):
-        res = tl.coherence(topics, reference, measure=measure, absent="skip")
+        res = tl.coherence(topics, reference, measure=measure, absent="skip", convention="tealeaves")
         scores[f"{measure} (tealeaves, documents shown)"] = np.asarray(res.per_topic, dtype=float)
     out = {"reference_documents": len(texts), "reference_tokens": int(sum(len(r) for r in reference)), "targets": {}}
     for target, task, quality in (("clarity rating", "clarity", "mean"), ("fit quality (theta)", "fit", "theta"),

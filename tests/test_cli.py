@@ -96,6 +96,51 @@ def test_help_has_examples():
     assert np.all([flag in proc.stdout for flag in ("--particles", "--runs", "--workers", "--json")])
 
 
+def _parsers(parser, path=("tealeaves",)):
+    """Every parser and sub-parser of the command, with its command words."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, (*path, name))
+
+
+def _option_help(parser, action) -> str:
+    formatter = parser._get_formatter()
+    formatter.add_argument(action)
+    return formatter.format_help()
+
+
+def test_every_help_states_each_default_and_nothing_internal():
+    """Walk every command's parser: an option with a default shows it in its rendered help, an option
+    without one still says what it is, and no help text mentions the project's issues."""
+    import re
+
+    from tealeaves.cli.main import _shown_default, build_parser
+
+    silent, unstated, internal = [], [], []
+    for path, parser in _parsers(build_parser()):
+        if re.search(r"\bissues?\s*#?\d", parser.format_help(), re.IGNORECASE):
+            internal.append(" ".join(path))
+        for a in parser._actions:
+            if not a.option_strings or isinstance(a, argparse._HelpAction | argparse._VersionAction) \
+                    or a.help is argparse.SUPPRESS:
+                continue
+            shown = _option_help(parser, a)
+            invocation = ", ".join(a.option_strings)
+            text = shown.split(invocation, 1)[-1]
+            flag = isinstance(a.default, bool) or a.default is None
+            # the default's value itself is shown: "defaults to 20" of another tool is not ours
+            value = None if flag else _shown_default(a).replace("%%", "%")
+            if not flag and ("default" not in text or value not in " ".join(text.split())):
+                unstated.append(f"{' '.join(path)} {a.option_strings[-1]} (default {a.default!r})")
+            if not re.search(r"[a-z]", text.replace(a.metavar or a.dest.upper(), "")):
+                silent.append(f"{' '.join(path)} {a.option_strings[-1]}")
+    assert not internal, internal
+    assert not unstated, unstated
+    assert not silent, silent
+
+
 @pytest.fixture
 def two_models(tmp_path):
     a = tl.synthetic.random_model(6, 120, beta=0.05, seed=1, name="a")

@@ -8,6 +8,8 @@ import pytest
 import tealeaves as tl
 from tealeaves.coherence import count, diversity, exclusivity, frex, group_coherence
 
+TL = {"convention": "tealeaves"}  # these tests check the tealeaves convention (exact counts)
+
 EPS = 1e-12
 
 
@@ -35,17 +37,17 @@ REF = [["apple", "pear", "fig"], ["apple", "pear"], ["apple", "plum"], ["pear", 
 
 def test_umass_by_hand_both_forms_and_absent_words():
     # D(apple)=3, D(pear)=3, D(fig)=2, D(apple,pear)=2, D(apple,fig)=1, D(pear,fig)=2, N=5
-    res = tl.coherence([["apple", "pear", "fig"]], REF, measure="umass", topn=3)
+    res = tl.coherence([["apple", "pear", "fig"]], REF, measure="umass", topn=3, **TL)
     want = np.mean([math.log((2 / 5 + EPS) / (3 / 5)), math.log((1 / 5 + EPS) / (3 / 5)),
                     math.log((2 / 5 + EPS) / (3 / 5))])
     assert res.per_topic[0] == pytest.approx(want, rel=1e-12)
-    mimno = tl.coherence([["apple", "pear", "fig"]], REF, measure="umass", topn=3, form="mimno")
+    mimno = tl.coherence([["apple", "pear", "fig"]], REF, measure="umass", topn=3, form="mimno", **TL)
     assert mimno.per_topic[0] == pytest.approx(math.log(3 / 3) + math.log(2 / 3) + math.log(3 / 3))
-    absent = tl.coherence([["apple", "durian"]], REF, measure="umass")
+    absent = tl.coherence([["apple", "durian"]], REF, measure="umass", **TL)
     # pair (durian | apple): log((0 + eps) / (3/5)); durian is reported missing
     assert absent.per_topic[0] == pytest.approx(math.log(EPS / (3 / 5)))
     assert absent.missing == [["durian"]]
-    flipped = tl.coherence([["durian", "apple"]], REF, measure="umass")
+    flipped = tl.coherence([["durian", "apple"]], REF, measure="umass", **TL)
     assert flipped.per_topic[0] == 0.0 and flipped.undefined_pairs == [1]  # gensim's 0, reported
 
 
@@ -64,9 +66,10 @@ def test_pmi_npmi_by_hand_with_zero_cooccurrence():
             pmis.append(v)
             npmis.append(v / -math.log(j + EPS))
             lim.append(-1.0 if j == 0 else v / -math.log(j + EPS))
-    assert tl.coherence([topic], docs, measure="uci", topn=3).per_topic[0] == pytest.approx(np.mean(pmis))
-    assert tl.coherence([topic], docs, measure="npmi", topn=3).per_topic[0] == pytest.approx(np.mean(npmis))
-    got = tl.coherence([topic], docs, measure="npmi", topn=3, zero="limit").per_topic[0]
+    uci = tl.coherence([topic], docs, measure="uci", topn=3, **TL).per_topic[0]
+    npmi = tl.coherence([topic], docs, measure="npmi", topn=3, **TL).per_topic[0]
+    assert uci == pytest.approx(np.mean(pmis)) and npmi == pytest.approx(np.mean(npmis))
+    got = tl.coherence([topic], docs, measure="npmi", topn=3, zero="limit", **TL).per_topic[0]
     assert got == pytest.approx(np.mean(lim))
 
 
@@ -84,7 +87,7 @@ def test_c_v_by_hand():
     M = np.array([[npmi(x, y) for y in topic] for x in topic])
     total = M.sum(axis=0)
     want = np.mean([M[i] @ total / (np.linalg.norm(M[i]) * np.linalg.norm(total)) for i in range(3)])
-    assert tl.coherence([topic], docs, measure="c_v", topn=3).per_topic[0] == pytest.approx(want)
+    assert tl.coherence([topic], docs, measure="c_v", topn=3, **TL).per_topic[0] == pytest.approx(want)
 
 
 def test_streaming_and_parallel_counts_equal_in_memory(tmp_path):
@@ -130,14 +133,14 @@ def test_diversity_exclusivity_frex_and_group_coherence():
 
 def test_bad_input():
     with pytest.raises(tl.MethodError, match="unknown coherence measure 'cv'"):
-        tl.coherence([["a", "b"]], REF, measure="cv")
+        tl.coherence([["a", "b"]], REF, measure="cv", **TL)
     with pytest.raises(tl.InvalidCorpusError, match="reference corpus is empty"):
-        tl.coherence([["a", "b"]], [], measure="npmi")
+        tl.coherence([["a", "b"]], [], measure="npmi", **TL)
     m = tl.synthetic.random_model(2, 5, seed=0)
     with pytest.raises(tl.MethodError, match="topn=6 is larger than the vocabulary"):
-        tl.coherence(m, REF, topn=6)
+        tl.coherence(m, REF, topn=6, **TL)
     with pytest.raises(tl.MethodError, match="umass counts whole documents"):
-        tl.coherence([["a", "b"]], REF, measure="umass", window=5)
+        tl.coherence([["a", "b"]], REF, measure="umass", window=5, **TL)
 
 
 # ---------------------------------------------------------------- against gensim (test extra)
@@ -166,7 +169,8 @@ def test_umass_equals_gensim_on_the_lee_corpus(lee):
     texts, dct, topics = lee
     g = CoherenceModel(topics=topics, corpus=[dct.doc2bow(t) for t in texts], dictionary=dct,
                        coherence="u_mass", topn=10).get_coherence_per_topic()
-    np.testing.assert_allclose(tl.coherence(topics, texts, measure="umass").per_topic, g, atol=1e-9, rtol=0)
+    ours = tl.coherence(topics, texts, measure="umass", **TL).per_topic
+    np.testing.assert_allclose(ours, g, atol=1e-9, rtol=0)
 
 
 @pytest.mark.parametrize("ours,theirs", [("uci", "c_uci"), ("npmi", "c_npmi"), ("c_v", "c_v")])
@@ -177,4 +181,5 @@ def test_window_measures_equal_gensim_where_no_word_repeats(lee, ours, theirs):
     unique = [list(dict.fromkeys(t)) for t in texts]  # no word repeats inside any window
     g = CoherenceModel(topics=topics, texts=unique, dictionary=dct, coherence=theirs, topn=10,
                        processes=1).get_coherence_per_topic()
-    np.testing.assert_allclose(tl.coherence(topics, unique, measure=ours).per_topic, g, atol=1e-9, rtol=0)
+    got = tl.coherence(topics, unique, measure=ours, **TL).per_topic
+    np.testing.assert_allclose(got, g, atol=1e-9, rtol=0)

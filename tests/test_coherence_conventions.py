@@ -94,7 +94,7 @@ def test_tealeaves_convention_differs_from_gensim_on_sotu(sotu, ours, theirs):
     """The window test above is not vacuous: on this text words repeat within windows, and the
     exact (tealeaves) counts give other numbers than gensim's."""
     texts, _, topics = sotu
-    ours_ = tl.coherence(topics, texts, measure=ours)
+    ours_ = tl.coherence(topics, texts, measure=ours, convention="tealeaves")
     assert ours_.params["convention"] == "tealeaves"
     assert np.max(np.abs(ours_.per_topic - np.array(_gensim(sotu, theirs, None)))) > 1e-4
 
@@ -343,6 +343,27 @@ def test_cli_convention_errors_are_one_line(tmp_path):
     one_line_error([*args, "--convention", "gensim", "--zero", "limit"], "tealeaves convention")
 
 
+def test_default_is_gensims_numbers_with_the_top_10(tmp_path, capsys):
+    """The default convention is gensim's (what papers report), and no convention changes top-n:
+    `--convention gensim` used to switch it to 20 silently (issue 33)."""
+    from tealeaves.cli import main
+
+    texts = [["apple", "banana", "cherry", "apple"], ["banana", "cherry", "date"], ["apple", "date"]] * 4
+    topics = [["apple", "banana", "cherry", "date"]]
+    res = tl.coherence(topics, texts, measure="npmi")
+    assert res.params["convention"] == "gensim" and res.fingerprint["topn"] == 10
+    same = tl.coherence(topics, texts, measure="npmi", convention="gensim", topn=10)
+    np.testing.assert_array_equal(res.per_topic, same.per_topic)
+    ref, top = tmp_path / "ref.txt", tmp_path / "topics.txt"
+    ref.write_text("".join(" ".join(t) + "\n" for t in texts), encoding="utf-8")
+    top.write_text(" ".join(topics[0]) + "\n", encoding="utf-8")
+    for extra in ([], ["--convention", "gensim"]):
+        assert main(["coherence", str(top), str(ref), "--measure", "npmi", *extra]) == 0
+        out = capsys.readouterr().out
+        assert ("fingerprint: gensim convention, top 10; npmi 10 one-one absent=skip; ε 1e-12; "
+                f"reference {ref}") in out
+
+
 def test_gensim_convention_takes_word_lists_as_gensim_does():
     """Word lists longer than topn: gensim drops absent words first, then cuts every topic to topn
     only if the first topic is longer than topn; its default topn is 20. Random documents over 30
@@ -365,6 +386,6 @@ def test_gensim_convention_takes_word_lists_as_gensim_does():
             kw = {} if topn is None else {"topn": topn}
             args = {"corpus": [dct.doc2bow(t) for t in texts]} if theirs == "u_mass" else {"texts": texts}
             cm = CoherenceModel(topics=topics, dictionary=dct, coherence=theirs, processes=1, **args, **kw)
-            res = tl.coherence(topics, texts, measure=ours, convention="gensim", **kw)
+            res = tl.coherence(topics, texts, measure=ours, convention="gensim", topn=topn or 20)  # ours: 10
             np.testing.assert_allclose(res.per_topic, cm.get_coherence_per_topic(), rtol=0, atol=1e-9,
                                        err_msg=f"{ours} {topn} {topics}")

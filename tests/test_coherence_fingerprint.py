@@ -17,6 +17,8 @@ from tealeaves.coherence.fingerprint import StreamHash, corpus_digest
 from tealeaves.corpus import Corpus
 from tealeaves.errors import MethodError
 
+TL = {"convention": "tealeaves"}  # these tests check the tealeaves convention (exact counts)
+
 EPS = 1e-12
 # A tiny reference, counted by hand below (documents; window 10 covers each whole document).
 DOCS = ["apple banana", "apple cherry", "banana cherry apple", "date", "apple"]
@@ -48,22 +50,22 @@ def test_fingerprint_fields_per_convention(ref):
         assert (fp["measure"], fp["convention"], fp["counting"], fp["window"], fp["segmentation"],
                 fp["epsilon"], fp["gamma"], fp["min_frequency"], fp["absent"]) == \
             (m, conv, counting, win, seg, eps, gamma, minimum, absent), (conv, m)
-        assert fp["topn"] == (20 if conv == "gensim" else 10)  # gensim's own default is 20
+        assert fp["topn"] == 10  # under every convention (gensim's own CoherenceModel defaults to 20)
         assert fp["tokenizer"] == "whitespace (str.split)"
         digest = "sha256:" + hashlib.sha256("".join(d + "\n" for d in DOCS).encode()).hexdigest()
         assert fp["reference"] == {"name": ref, "hash": digest, "hash_of": "text", "documents": 5,
                                    "empty_documents": 0, "tokens": 9}
-    mimno = tl.coherence([TOPIC], ref, measure="umass", form="mimno").fingerprint
+    mimno = tl.coherence([TOPIC], ref, measure="umass", form="mimno", **TL).fingerprint
     assert mimno["options"] == {"form": "mimno"} and mimno["epsilon"] is None
     # a default option given explicitly is the same number (the command line passes them)
-    implicit = tl.coherence([TOPIC], ref, measure="npmi")
+    implicit = tl.coherence([TOPIC], ref, measure="npmi", **TL)
     assert implicit.fingerprint["options"] == {"zero": "epsilon"}
-    assert tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="epsilon"))
-    assert not tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="limit"))
+    assert tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="epsilon", **TL))
+    assert not tl.comparable(implicit, tl.coherence([TOPIC], ref, measure="npmi", zero="limit", **TL))
 
 
 def test_bundled_reference_hashes_its_arrays():
-    fp = tl.coherence([["war", "peace"]], "sotu:train", measure="npmi").fingerprint
+    fp = tl.coherence([["war", "peace"]], "sotu:train", measure="npmi", **TL).fingerprint
     train = tl.datasets.sotu().train
     assert fp["reference"]["hash"] == corpus_digest(train) and fp["reference"]["hash_of"] == "arrays"
     assert fp["reference"]["documents"] == len(train) and fp["reference"]["tokens"] == train.num_tokens
@@ -95,26 +97,26 @@ def test_hash_same_text_twice_and_one_changed_byte(tmp_path):
 
 
 def test_comparable_names_what_differs(ref, tmp_path):
-    base = tl.coherence([TOPIC], ref, measure="npmi")
-    assert tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi"))
+    base = tl.coherence([TOPIC], ref, measure="npmi", **TL)
+    assert tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", **TL))
     assert base.comparable(json.loads(json.dumps(base.to_dict())))  # a saved result compares too
-    wider = tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", window=20))
+    wider = tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", window=20, **TL))
     assert not wider and str(wider) == "not comparable: window 10 vs 20"
     other = tmp_path / "other.txt"
     other.write_text("apple banana\napple\n", encoding="utf-8")
-    res = tl.comparable(base, tl.coherence([TOPIC], str(other), measure="npmi"))
+    res = tl.comparable(base, tl.coherence([TOPIC], str(other), measure="npmi", **TL))
     assert not res and "reference.hash" in res.reason and "reference.documents 5 vs 2" in res.reason
     conv = tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", convention="gensim"))
     assert not conv and conv.reason.startswith("not comparable: convention tealeaves vs gensim")
     assert "\n" not in conv.reason
-    policy = tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", absent="smooth"))
+    policy = tl.comparable(base, tl.coherence([TOPIC], ref, measure="npmi", absent="smooth", **TL))
     assert policy.differences == ("absent skip vs smooth",)
 
 
 def test_coverage_by_hand(ref):
     # documents containing: apple 4, banana 2, cherry 2, date 1, zebra 0;
     # apple-banana 2, apple-cherry 2, banana-cherry 1, date with nothing
-    r = tl.coherence([TOPIC], ref, measure="umass")
+    r = tl.coherence([TOPIC], ref, measure="umass", **TL)
     cov = r.coverage[0]
     assert r.missing == [["zebra"]]
     assert cov["word_pairs"] == 10 and cov["pairs_with_absent"] == 4
@@ -131,7 +133,7 @@ def test_coverage_by_hand(ref):
             joint = J.get(frozenset((wi, wj)), 0)
             vals.append(math.log((joint / 5 + EPS) / (D[wj] / 5)))  # wj is never zebra (last)
     assert r.per_topic[0] == pytest.approx(np.mean(vals), abs=1e-12)
-    skip = tl.coherence([TOPIC], ref, measure="umass", absent="skip")
+    skip = tl.coherence([TOPIC], ref, measure="umass", absent="skip", **TL)
     assert skip.coverage[0]["skipped_pairs"] == 4
     assert skip.per_topic[0] == pytest.approx(np.mean(vals[:6]), abs=1e-12)
 
@@ -141,11 +143,11 @@ def test_each_absent_policy(ref):
     N = 5  # one window of 10 per document
     pa, pb, pab = 4 / N, 2 / N, 2 / N
     npmi_ab = math.log((pab + EPS) / (pa * pb)) / -math.log(pab + EPS)
-    skip = tl.coherence([topic], ref, measure="npmi", absent="skip")
+    skip = tl.coherence([topic], ref, measure="npmi", absent="skip", **TL)
     assert skip.per_topic[0] == pytest.approx(npmi_ab, abs=1e-12)
     assert skip.coverage[0]["skipped_pairs"] == 2
     # smooth: zebra's probability is eps: NPMI(zebra, w) = log(eps / (eps p_w)) / -log(eps)
-    smooth = tl.coherence([topic], ref, measure="npmi", absent="smooth")
+    smooth = tl.coherence([topic], ref, measure="npmi", absent="smooth", **TL)
     z = [math.log(EPS / (EPS * p)) / -math.log(EPS) for p in (pa, pb)]
     assert smooth.per_topic[0] == pytest.approx(np.mean([npmi_ab, npmi_ab, *z, *z]), abs=1e-12)
     assert smooth.coverage[0]["skipped_pairs"] == 0
@@ -153,9 +155,9 @@ def test_each_absent_policy(ref):
     assert gsmooth.per_topic[0] == pytest.approx(smooth.per_topic[0], abs=1e-12)  # no repeated words
     with pytest.raises(MethodError, match=r"^topic 0: 1 of its top 3 words do not occur in the reference: "
                                           r"zebra \(absent='fail'"):
-        tl.coherence([topic], ref, measure="npmi", absent="fail")
+        tl.coherence([topic], ref, measure="npmi", absent="fail", **TL)
     with pytest.raises(MethodError, match="absent must be one of skip, smooth, fail"):
-        tl.coherence([topic], ref, measure="npmi", absent="drop")
+        tl.coherence([topic], ref, measure="npmi", absent="drop", **TL)
     # Palmetto's default (smooth: undefined values count as 0) keeps its numbers
     pal = tl.coherence([topic], ref, measure="npmi", convention="palmetto")
     assert pal.params["absent"] == "smooth" and pal.undefined_pairs == [6]
@@ -174,7 +176,7 @@ def test_defaults_keep_each_conventions_numbers(ref):
 
 
 def test_nan_always_has_its_reason(ref):
-    r = tl.coherence([["zebra", "yak"], ["apple", "zebra"], ["apple", "banana"]], ref, measure="npmi")
+    r = tl.coherence([["zebra", "yak"], ["apple", "zebra"], ["apple", "banana"]], ref, measure="npmi", **TL)
     assert math.isnan(r.per_topic[0]) and math.isnan(r.per_topic[1]) and not math.isnan(r.per_topic[2])
     assert r.coverage[0]["reason"] == "none of its 2 top words occurs in the reference"
     assert r.coverage[1]["reason"] == "only 1 of its 2 top words occurs in the reference: no pair to score"
@@ -187,7 +189,8 @@ def test_json_fields(ref, tmp_path):
     out = tmp_path / "c.json"
     topics = tmp_path / "topics.txt"
     topics.write_text(" ".join(TOPIC) + "\napple banana cherry\n", encoding="utf-8")
-    assert main(["coherence", str(topics), ref, "--measure", "umass,npmi", "--json", str(out)]) == 0
+    assert main(["coherence", str(topics), ref, "--measure", "umass,npmi", "--json", str(out),
+                 "--convention", "tealeaves"]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     umass, npmi = doc["results"]
     assert set(umass["fingerprint"]) == {"measure", "convention", "counting", "window", "segmentation",
@@ -203,7 +206,7 @@ def test_json_fields(ref, tmp_path):
 def test_cli_output_lines(ref, tmp_path, capsys):
     topics = tmp_path / "topics.txt"
     topics.write_text(" ".join(TOPIC) + "\nzebra yak\n", encoding="utf-8")
-    assert main(["coherence", str(topics), ref, "--measure", "umass,npmi"]) == 0
+    assert main(["coherence", str(topics), ref, "--measure", "umass,npmi", "--convention", "tealeaves"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["topic", "umass", "npmi", "absent", "never", "together", "top", "words"]
     assert lines[1].split()[3:7] == ["1", "3/3", "of", "10"]
@@ -250,12 +253,12 @@ def test_comparable_refuses_what_is_not_a_result():
 
 def test_corpus_reference_and_unhashed_counts(ref):
     corpus = tl.read_corpus(ref)
-    fp = tl.coherence([TOPIC], corpus, measure="npmi").fingerprint
+    fp = tl.coherence([TOPIC], corpus, measure="npmi", **TL).fingerprint
     assert fp["reference"]["hash"] == corpus_digest(corpus) and fp["reference"]["hash_of"] == "arrays"
     assert fp["tokenizer"] == "as stored in the corpus" and fp["reference"]["name"] == "<Corpus>"
     counts = count(ref, sorted(TOPIC), window=10)
     counts.digest = ""  # counts made elsewhere, without a hash
-    a = tl.coherence([TOPIC], ref, measure="npmi", counts=counts)
+    a = tl.coherence([TOPIC], ref, measure="npmi", counts=counts, **TL)
     res = tl.comparable(a, a)
     assert not res and res.reason == ("not comparable: the reference has no content hash, so it cannot be "
                                       "told the same")

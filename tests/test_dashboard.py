@@ -277,13 +277,52 @@ def test_per_topic_table_sorts_by_a_click_and_reads_without_script(tmp_path):
         return before, up, _column(page, t, col), words_up
 
     before, up, down, words_up = _browser(path, actions=click)
-    assert before == ["0.91", "–", "0.42"]  # the topics' order, as in the file
+    assert before == ["–", "0.91", "0.42"]  # worst first: the flagged topic 1, then by NPMI (0.1, then none)
     assert up == ["0.42", "0.91", "–"] and down == ["0.91", "0.42", "–"]  # undefined last both ways
     assert words_up[0].startswith("tax revenue")  # whole rows move
     no_js = _browser(path, js=False, actions=lambda page: _column(page, *find(page)))
     assert no_js == before
     html = path.read_text()
     assert "<td>near-corpus, one-document</td>" in html
+
+
+def test_a_long_per_topic_table_is_folded_worst_first_with_one_coherence_column(tmp_path):
+    """40 topics: the 25 worst shown first (junk-flagged, then the lowest NPMI), one coherence column
+    (NPMI, named with its convention) and the others behind "show all columns"; the checkboxes unfold
+    rows and columns with and without the page's script (issue 33: a 212-topic page was 22,000 px)."""
+    k = 40
+    npmi = [round(0.2 - 0.004 * ((7 * t) % k), 4) for t in range(k)]  # a shuffled order of values
+    junk = {11: ["incoherent"], 30: ["never-together"]}
+    fp = {"npmi": {"measure": "npmi", "convention": "gensim", "topn": 10, "window": 10,
+                   "reference": {"name": "train.txt"}}}
+    doc = {"task": "evaluate", "rows": [_row(NAMES[2], k, -7.3, 0.0001, 0.05, 45.6)], "groups": [[NAMES[2]]],
+           "comparisons": [], "params": {"coherence": ["npmi", "umass"], "coherence_fingerprint": fp},
+           "topic_words": {NAMES[2]: [[f"w{t}a", f"w{t}b", f"w{t}c"] for t in range(k)]},
+           "topic_coherence": {NAMES[2]: {"npmi": npmi, "umass": [-2.0] * k}},
+           "topic_flags": {NAMES[2]: [junk.get(t, []) for t in range(k)]}}
+    path = _page(tmp_path, [doc])
+
+    def look(page, tick=()):
+        for box in tick:
+            page.locator(f"input.{box}").first.check()
+        return page.evaluate("""() => {
+          const t = [...document.querySelectorAll('table')]
+                      .find(t => t.tHead.textContent.includes('top words'));
+          const seen = e => e.getClientRects().length > 0;
+          return {head: [...t.tHead.rows[0].cells].filter(seen).map(c => c.textContent),
+                  rows: [...t.tBodies[0].rows].filter(seen).map(r => r.cells[0].textContent),
+                  all: t.tBodies[0].rows.length}; }""")
+
+    for js in (True, False):
+        folded = _browser(path, js=js, actions=look)
+        assert folded["all"] == k and len(folded["rows"]) == 25, folded
+        assert folded["rows"][:2] == ["11", "30"]  # junk first (by NPMI), then the lowest NPMI
+        rest = [t for t in range(k) if t not in junk]
+        assert folded["rows"][2:] == [str(t) for t in sorted(rest, key=lambda t: npmi[t])][:23]
+        coh = [h for h in folded["head"] if "NPMI" in h or "UMass" in h]
+        assert len(coh) == 1 and "gensim convention" in coh[0] and "top 10" in coh[0], folded["head"]
+        opened = _browser(path, js=js, actions=lambda page: look(page, ("rows", "cols")))
+        assert len(opened["rows"]) == k and any("UMass" in h for h in opened["head"]), opened
 
 
 def test_recommendation_comes_first_with_its_reasons(tmp_path):
@@ -376,11 +415,18 @@ def test_select_and_diagnostics_decimals_match_the_terminal():
               for n, _ in SHOWN}
     res = DiagnosticsResult(NAMES[0], "expected", [t["words"].split() for t in d["topics"]], scores,
                             [t["flags"].split() for t in d["topics"]])
-    term = [re.split(r"\s+", ln.strip()) for ln in res.table().splitlines()[1:]]
+    lines = res.table().splitlines()
+    term_head = lines[0].split()
+    term = {r[0]: r for r in (re.split(r"\s+", ln.strip()) for ln in lines[1:])}
     rep = next(t for t in all_tables([d]) if "tokens" in t.head)
-    for a, b in zip(term, rep.rows, strict=True):
-        shown = [c if c != "–" else "nan" for c in b[2:2 + len(SHOWN)]]
-        assert a[1:1 + len(SHOWN)] == shown
+    compared = 0
+    for _, h in SHOWN:  # the same value in both, column by column, topic by topic (rows are reordered)
+        if h in rep.head:
+            i, j = term_head.index(h), rep.head.index(h)
+            for row in rep.rows:
+                assert term[row[0]][i] == (row[j] if row[j] != "–" else "nan"), (h, row[0])
+                compared += 1
+    assert compared >= 3 * 8
 
 
 HOSTILE_CELLS = ["_ % & # $ { } \\ ~ ^ |", "line one\nline two", "<b>bold</b> *x* [l](u) `c`"]

@@ -708,7 +708,29 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
     ("docs/human_agreement.md", "experiments/human_agreement.py", "experiments/results/human_agreement.json",
      lambda m, r: m.markdown(r)),
+    ("docs/junk_flags.md", "experiments/junk_human.py", "experiments/results/junk_human.json",
+     lambda m, r: m.markdown(r)),
 ]
+
+
+def test_junk_flag_thresholds_are_the_measured_ones():
+    """The incoherent flag's cut is the one experiments/junk_human.py chose, and the figures the
+    flags' docstring and the diagnostics guide quote are its."""
+    from tealeaves.diagnostics import flags
+
+    r = results("experiments/results/junk_human.json")
+    cut = r["chosen"]["incoherent"]
+    assert flags.THRESHOLDS["incoherent"] == cut
+    test = r["incoherent"]["rating"]["test"]
+    assert f"NPMI < {cut:g} (its words" in flags.__doc__
+    quoted = f"precision {test['precision']:.2f} and recall {test['recall']:.2f} on the other half"
+    assert quoted in " ".join(flags.__doc__.split())
+    assert f"| incoherent | NPMI of the top 10 words | < {cut:g} |" in page("docs/guide/diagnostics.md")
+    settled = r["reference_settled"]
+    assert settled["unsettled_tokens"] < flags.MIN_REFERENCE_TOKENS <= settled["settled_tokens"]
+    assert r["min_reference_tokens"] == flags.MIN_REFERENCE_TOKENS
+    rare = r["rare_words"]["rating"]
+    assert f"({rare['hits']} of {rare['flagged']} junk)" in flags.__doc__
 
 
 @pytest.mark.parametrize(("doc", "path", "data", "build"), GENERATED, ids=[g[0] for g in GENERATED])

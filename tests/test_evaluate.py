@@ -46,7 +46,7 @@ def test_evaluate_equals_the_individual_commands(saved):
                SEED, "--particles", 20, "--compare", "ratio-ais", "--json", d / "ev.json", "--csv",
                d / "ev.csv", "--quiet")
     ev = json.loads((d / "ev.json").read_text())
-    assert "coherence fingerprint: tealeaves convention, top 10; npmi 10 one-one absent=skip" in out
+    assert "coherence fingerprint: gensim convention, top 10; npmi 10 one-one absent=skip" in out
     assert f"reference {d / 'ref.txt'} sha256:" in out
     rows = {r["model"]: r for r in ev["rows"]}
     for p in paths:

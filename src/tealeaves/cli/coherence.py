@@ -40,11 +40,13 @@ def _add_coherence(sub: Any) -> None:
     add_model_options(co)
     co.add_argument("--measure", default="umass,npmi,c_v",
                     help="comma-separated: umass,uci,npmi,c_v (palmetto convention: also c_p,c_a)")
-    co.add_argument("--convention", default="tealeaves", choices=("tealeaves", "gensim", "palmetto"),
-                    help="whose counting and formulas: tealeaves (exact counts, default), gensim "
-                         "(reproduces gensim's CoherenceModel), palmetto (Palmetto's definitions)")
-    co.add_argument("--topn", type=at_least(1), default=None,
-                    help="top words per topic (default 10; 20 with --convention gensim, as gensim's)")
+    co.add_argument("--convention", default="gensim", choices=("tealeaves", "gensim", "palmetto"),
+                    help="whose counting and formulas: gensim (default: gensim's CoherenceModel's "
+                         "numbers, what papers report), tealeaves (exact counts of repeated words), "
+                         "palmetto (Palmetto's definitions)")
+    co.add_argument("--topn", type=at_least(1), default=10,
+                    help="top words per topic, under every convention (default 10, as OCTIS and papers "
+                         "report; gensim's CoherenceModel on its own takes 20: give 20 to match it)")
     co.add_argument("--window", type=at_least(1), default=None,
                     help="sliding window (default 10; c_v 110; palmetto c_p 70, c_a 5)")
     co.add_argument("--umass-form", default=None, choices=("gensim", "mimno"),
@@ -61,7 +63,7 @@ def _add_coherence(sub: Any) -> None:
     co.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the reference (default utf-8)")
     dask_option(co)
-    co.add_argument("--json", default=None)
+    co.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     co.set_defaults(func=_cmd_coherence)
 
 
@@ -70,7 +72,7 @@ def _add_diversity(sub: Any) -> None:
     dv.add_argument("model", help="model file (any readable format), or a text file of topics")
     add_model_options(dv)
     dv.add_argument("--topn", type=at_least(1), default=25)
-    dv.add_argument("--json", default=None)
+    dv.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     dv.set_defaults(func=_cmd_diversity)
 
 
@@ -79,7 +81,7 @@ def _add_bcubed(sub: Any) -> None:
                     "B-Cubed, purity, inverse purity and NMI of labels against gold labels")
     bc.add_argument("pred", help="predicted labels, one per line (or .npy: labels or doc-topic matrix)")
     bc.add_argument("gold", help="gold labels, one per line (or .npy)")
-    bc.add_argument("--json", default=None)
+    bc.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     bc.set_defaults(func=_cmd_bcubed)
 
 
@@ -91,7 +93,7 @@ PARSERS = {  # command -> what adds its parser (`main.COMMANDS` lists them in or
 
 
 def _cmd_coherence(args: argparse.Namespace) -> int:
-    from ..coherence import CONVENTION_MEASURES, GENSIM_TOPN, coherence, count, counting, topic_words
+    from ..coherence import CONVENTION_MEASURES, coherence, count, counting, topic_words
     from ..coherence.counts import read_once
 
     names = name_list(args.measure, "--measure", "measure")
@@ -102,10 +104,12 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
             raise MethodError(f"unknown coherence measure {m!r} under the {args.convention} convention "
                               f"(known: {', '.join(known)}){hint}")
     if args.convention != "tealeaves" and (args.umass_form or args.zero):
-        raise MethodError(f"--umass-form and --zero belong to the tealeaves convention; the "
-                          f"{args.convention} convention has its own definitions")
+        raise MethodError(f"--umass-form and --zero belong to the tealeaves convention (add --convention "
+                          f"tealeaves); the {args.convention} convention has its own definitions")
     topics = load_topics_arg(args, args.model)
-    topn = args.topn or (GENSIM_TOPN if args.convention == "gensim" else 10)
+    if isinstance(topics, str):
+        check_not_swapped(args.model, args.reference)
+    topn = args.topn
     lists = isinstance(topics, str | list) and args.convention == "gensim"  # gensim cuts lists itself
     words = topic_words(topics, 10**9 if lists else topn)
     reference = args.reference
@@ -127,7 +131,9 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
                                  counts=cache[win, rule], convention=args.convention, absent=args.absent,
                                  **opts))
     labels = topic_labels(words if isinstance(topics, str | list) else topics)
-    for line in coherence_table(results[0].topics if lists else words, results, labels):
+    shown = [_as_taken(full, kept, topn) for full, kept in zip(words, results[0].topics, strict=True)] \
+        if lists else words
+    for line in coherence_table(shown, results, labels):
         print(line)
     if args.json:
         write_json(args.json, {"command": "coherence", "model": args.model,
@@ -135,8 +141,51 @@ def _cmd_coherence(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_not_swapped(model: str, reference: str) -> None:
+    """A model file given where the reference goes, while the model's place holds a text file (read
+    as topics): the arguments are swapped (a corpus read as topics fails with "topic 14 repeats a
+    word")."""
+    import os
+    import zipfile
+
+    from ..datasets import SOTU_CORPORA, bundled_model
+    from ..errors import TealeavesError
+    from ..io import sniff_format
+
+    fmt = None
+    if bundled_model(reference) and reference not in SOTU_CORPORA:
+        fmt = "bundled model"
+    elif os.path.isfile(reference) and not reference.endswith(".tlx"):
+        try:
+            fmt = sniff_format(reference)
+        except TealeavesError:
+            return
+        if fmt in ("npz", "arrays") and reference.endswith(".npz"):  # a corpus .npz is no model
+            with zipfile.ZipFile(reference) as z:
+                names = set(z.namelist())
+            fmt = fmt if names & {"phi.npy", "topic_word.npy"} else None
+    if fmt is not None:
+        raise MethodError(f"the arguments look swapped: {reference} is a model ({fmt}) and {model} a text "
+                          f"file; give the model first: tealeaves coherence MODEL REFERENCE (e.g. "
+                          f"tealeaves coherence {reference} {model})")
+
+
 def _score(value: float) -> str:
     return "—" if np.isnan(value) else f"{value:.4f}"
+
+
+def _as_taken(full: list[str], kept: list[str], topn: int) -> list[str]:
+    """A topic's words as the gensim convention took them, with the absent words it dropped shown in
+    their places (marked by `coherence_table`): the whole list, or, when it was cut to `topn`
+    present words, the given words up to the last of them."""
+    if len(kept) < topn:
+        return full
+    keep, seen = set(kept), 0
+    for i, w in enumerate(full):
+        seen += w in keep
+        if seen == len(kept):
+            return full[:i + 1]
+    return full
 
 
 def coherence_table(words: list[list[str]], results: list, labels: list[str] | None = None) -> list[str]:
@@ -145,18 +194,22 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
     for every —, what was done with absent words, and the fingerprint line."""
     from ..coherence.fingerprint import line
     from ..coherence.measures import ABSENT_POLICY
+    from ..diagnostics.flags import coherence_flags, too_small
 
     names = [r.measure for r in results]
-    head = ["topic", *names, "absent", "never together", "top words"]
+    npmi = next((r for r in results if r.measure == "npmi"), None)
+    flags = coherence_flags(npmi) if npmi is not None else None
+    small = too_small(npmi) if npmi is not None else None
+    head = ["topic", *names, "absent", "never together", *(["flags"] if flags else []), "top words"]
     rows = []
     for k, t in enumerate(words):
         miss = set().union(*(set(r.missing[k]) for r in results))
         shown = " ".join(w + ("*" if w in miss else "") for w in t)
         zero = "/".join(str(r.coverage[k]["zero_pairs"]) for r in results)
         rows.append([labels[k] if labels else str(k), *[_score(r.per_topic[k]) for r in results],
-                     str(len(miss)),
-                     f"{zero} of {results[0].coverage[k]['word_pairs']}", shown])
-    rows.append(["mean", *[_score(r.mean) for r in results], "", "", ""])
+                     str(len(miss)), f"{zero} of {results[0].coverage[k]['word_pairs']}",
+                     *([",".join(flags[k]) or "-"] if flags else []), shown])
+    rows.append(["mean", *[_score(r.mean) for r in results], "", "", *([""] if flags else []), ""])
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     out = ["  ".join(c.rjust(w) if 0 < i <= len(names) + 1 else c.ljust(w)
                      for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
@@ -177,8 +230,28 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
             out.append(f"* {nmiss} top words do not occur in the reference; {which} (absent={p}): "
                        f"{ABSENT_POLICY[p]}")
     out.append(f"never together: pairs of present top words that never co-occur in {'/'.join(names)}'s units")
+    if flags:
+        out.append(flag_legend(npmi, flags))
+    elif small:
+        out.append(small)
     out.append(line([r.fingerprint for r in results]))
     return out
+
+
+def flag_legend(npmi: Any, flags: list[list[str]]) -> str:
+    """What the flags column means, with its thresholds and how many topics raised each."""
+    from ..diagnostics.flags import THRESHOLDS
+
+    n = {f: sum(f in fl for fl in flags) for f in ("incoherent", "never-together", "rare-words")}
+    t = THRESHOLDS
+    parts = [f"flags (from NPMI, top {npmi.params['topn']}, window {npmi.params['window']}):",
+             f"incoherent = NPMI < {t['incoherent']:g} ({n['incoherent']} topics; the cut that best",
+             "separates topics people rated junk, docs/junk_flags.md);",
+             f"never-together = more than {t['never-together']:.0%} of the pairs never co-occur",
+             f"({n['never-together']});",
+             f"rare-words = at least {t['rare-words']:.0%} of the top words rarer than 1 per million tokens",
+             f"or absent ({n['rare-words']}; a caution, not junk by itself)"]
+    return " ".join(parts)
 
 
 def standin_lines(r: Any) -> list[str]:

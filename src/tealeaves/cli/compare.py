@@ -57,7 +57,9 @@ def _add_compare(sub: Any) -> None:
     cp.add_argument("--no-align-topics", dest="align_topics", action="store_const", const=False, default=None,
                     help="do not relabel B's topics to match A's")
     cp.add_argument("--estimator", default=None, help="for --method difference (default left-to-right)")
-    cp.add_argument("--particles", type=at_least(1), default=None, help="for --method difference")
+    cp.add_argument("--particles", type=at_least(1), default=None,
+                    help="for --method difference: the estimator's particles (default: the estimator's own, "
+                         "as tealeaves methods lists)")
     run_options(cp)
     keep_option(cp)
     cp.set_defaults(func=_cmd_compare)

@@ -74,8 +74,10 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
     flagged = result.flagged()
     limits = ", ".join([*(f"{k} {v:g}" for k, v in THRESHOLDS.items()),
                         f"{EMPTY} below {EMPTY_TOKENS:g} token"])
-    print(f"{len(flagged)} of {result.num_topics} topics flagged (thresholds: {limits}); "
-          "every value: --json, --csv")
+    print(f"{len(flagged)} of {result.num_topics} topics flagged, listed first (thresholds: {limits}; "
+          "rare-words is a caution, the others mark junk: docs/guide/diagnostics.md); "
+          "npmi@10: NPMI of the top 10 words over these documents (10-token windows, gensim "
+          "convention); mallet-coh@20: MALLET's coherence of the top 20; every value: --json, --csv")
     if args.json:
         write_json(args.json, {"command": "diagnostics", "model_path": args.model, "corpus": args.corpus,
                                **result.to_dict(), **({"corpus_report": report} if report else {})})

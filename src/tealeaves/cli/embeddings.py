@@ -44,7 +44,7 @@ def _add_embedding_coherence(sub: Any) -> None:
     ec.add_argument("--convention", default="tealeaves", choices=["tealeaves", "octis"],
                     help="octis: OCTIS 1.14.0's numbers (vectors divided by their component sums, "
                          "centroid as a distance)")
-    ec.add_argument("--json", default=None)
+    ec.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     ec.set_defaults(func=_cmd_embedding_coherence)
 
 
@@ -61,7 +61,7 @@ def _add_irbo(sub: Any) -> None:
     ir.add_argument("--cosine", action="store_true",
                     help="WE-IRBO: raw cosine similarity instead of angular similarity "
                          "(OCTIS normalize=False)")
-    ir.add_argument("--json", default=None)
+    ir.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     ir.set_defaults(func=_cmd_irbo)
 
 

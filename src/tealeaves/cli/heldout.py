@@ -115,8 +115,10 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     corpus_options(p)
     g = p.add_argument_group("estimator parameters (table 1 of Wallach et al. 2009)")
     for name, kind in METHOD_OPTIONS.items():
-        g.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None,
-                       metavar=name.upper(), help=_param_help(name, task))
+        text = _param_help(name, task)
+        if text:  # no estimator of this task takes it (completion has no Chib-style chain)
+            g.add_argument("--" + name.replace("_", "-"), dest=name, type=kind, default=None,
+                           metavar=name.upper(), help=text)
     g.add_argument("--no-resample", dest="resample", action="store_true", default=None,
                    help=argparse.SUPPRESS)  # replaced by --variant: a one-line error says so
     p.add_argument("--runs", type=at_least(1), default=1, help="independent runs per document")
@@ -160,7 +162,7 @@ def _params_for(args: argparse.Namespace, names: list[str], task: str) -> list[d
     if getattr(args, "resample", None):
         raise MethodError("--no-resample was replaced by --variant extend-only (and --variant "
                           "algorithm-3 is the paper's algorithm 3; the default smc is unbiased)")
-    given = {k: getattr(args, k) for k in METHOD_OPTIONS if getattr(args, k) is not None}
+    given = {k: getattr(args, k) for k in METHOD_OPTIONS if getattr(args, k, None) is not None}
     specs = [get_method(n, task) for n in names]
     accepted = [s.params_for(task) for s in specs]
     for k in given:

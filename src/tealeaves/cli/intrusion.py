@@ -118,7 +118,7 @@ def _add_intrusion(sub: Any) -> None:
                    help="random splits per comparison of two models when all splits are too many "
                         f"(more than {EXACT_LIMIT:,}) to enumerate")
     s.add_argument("--plot", default=None, help="write figures 3, 4, 6 (needs the plot extra)")
-    s.add_argument("--json", default=None)
+    s.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     s.add_argument("--csv", default=None, help="write one row per model, kind of item (agreement) and "
                    "comparison of two models, as CSV")
     s.set_defaults(func=_cmd_score)
@@ -136,7 +136,7 @@ def _add_intrusion(sub: Any) -> None:
                     help="numbers of annotators per item to plan for")
     pl.add_argument("--max-items", type=at_least(1), default=None,
                     help="items available per model (word intrusion: its number of topics)")
-    pl.add_argument("--json", default=None)
+    pl.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     pl.set_defaults(func=_cmd_plan)
 
     a = _parser(isub, "auto", "automated word intrusion from reference-corpus NPMI", "intrusion auto")
@@ -151,7 +151,7 @@ def _add_intrusion(sub: Any) -> None:
     a.add_argument("--responses", default=None, help="human responses to the key's tasks, for agreement")
     a.add_argument("--seed", type=at_least(0), default=0)
     a.add_argument("--workers", type=at_least(1), default=1)
-    a.add_argument("--json", default=None)
+    a.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     a.add_argument("--encoding", default="utf-8", type=text_encoding,
                    help="character encoding of the reference")
     a.set_defaults(func=_cmd_auto)
@@ -173,7 +173,7 @@ def _add_predictive(sub: Any) -> None:
     p.add_argument("--samples", type=at_least(1), default=200)
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(1), default=1)
-    p.add_argument("--json", default=None)
+    p.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     corpus_options(p)
     p.set_defaults(func=_cmd_predictive)
@@ -220,7 +220,7 @@ def _add_annotate(sub: Any) -> None:
         asub, "export", "write stored responses in the format `intrusion score` (or `proxann score`) reads",
         "annotate export"
     )
-    ex.add_argument("--db", required=True)
+    ex.add_argument("--db", required=True, help="the annotations database: SQLite path or SQLAlchemy URL")
     ex.add_argument("-o", "--output", required=True, help=".csv or .jsonl")
     ex.set_defaults(func=_cmd_export)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import importlib
 import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import Interrupted, TealeavesError
@@ -32,8 +33,42 @@ COMMANDS = {
 }
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default (an option given no default, or a flag, has none to
+    show; a help text that states its default already is left alone)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        if action.help is not argparse.SUPPRESS and not (action.help or "").strip() \
+                and _shown_default(action) is not None:  # argparse shows no help for an empty text
+            action = copy.copy(action)
+            action.help = f"default {_shown_default(action)}"
+        super().add_argument(action)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = _shown_default(action)
+        if shown is None or "default" in text.lower():
+            return text
+        return f"{text} (default {shown})"
+
+
+def _shown_default(action: argparse.Action) -> str | None:
+    """An option's default as its help shows it (argparse %-escaped); None for a positional, a flag
+    or an option that has no default."""
+    value = action.default
+    if not action.option_strings or value is None or isinstance(value, bool) or value is argparse.SUPPRESS:
+        return None
+    shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    return shown.replace("%", "%%")  # argparse %-formats the help
+
+
 class Parser(argparse.ArgumentParser):
-    """Usage errors are one line, like every other error."""
+    """Usage errors are one line, like every other error; every parser (and sub-parser) shows each
+    option's default (`HelpFormatter`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         print(f"tealeaves: error: {message} (see '{self.prog} --help')", file=sys.stderr)

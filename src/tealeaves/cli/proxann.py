@@ -94,7 +94,7 @@ def _add_proxann(sub: Any) -> None:
                    help="a distractor rated above this fails the attention check")
     s.add_argument("--bootstrap", type=at_least(0), default=2000)
     s.add_argument("--seed", type=at_least(0), default=0)
-    s.add_argument("--json", default=None)
+    s.add_argument("--json", default=None, help="write the result as JSON ('-': standard output)")
     s.add_argument("--csv", default=None, help="one row per model, topic and evaluation document")
     s.set_defaults(func=_cmd_score)
 

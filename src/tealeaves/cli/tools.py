@@ -54,7 +54,7 @@ def _add_demo(sub: Any) -> None:
     d.add_argument("--seed", type=at_least(0), default=0)
     d.add_argument("--workers", type=at_least(1), default=1)
     d.add_argument("--json", default=None, help="write results as JSON")
-    d.add_argument("--quiet", action="store_true")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=_cmd_demo)
 
 
@@ -76,7 +76,8 @@ def _add_report(sub: Any) -> None:
 
 def _add_convert(sub: Any) -> None:
     cvt = sub_parser(EXAMPLES, sub, "convert",
-                     "save any readable model as tealeaves' own .npz (data, no pickle)")
+                     "save any readable model as a .npz of data (no pickle): an LDA in tealeaves' "
+                     "format, any other model with topic-word weights as plain arrays")
     cvt.add_argument("model", help=MODEL_HELP)
     cvt.add_argument("model_out", metavar="OUT.npz", help="the .npz to write")
     add_model_options(cvt)
@@ -192,17 +193,48 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+# what each command needs of a model, for the line `convert` prints about a model that is not an LDA
+CONVERT_COMMANDS = (("heldout", "heldout"), ("compare", "compare"), ("coherence", "coherence"),
+                    ("diversity", "diversity"), ("diagnostics", "diagnostics"),
+                    ("word intrusion", "intrusion words"), ("topic intrusion", "intrusion topics"))
+
+
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from ..io import not_lda
+    from ..io.arrays import save_arrays
+    from ..topics import Topics, why_not
 
     model = load_kind_arg(args, args.model)
-    if not isinstance(model, TopicModel):
-        raise not_lda(model)
-    save_model(model, args.model_out)
-    vocab = "with its vocabulary" if model.vocab else "without a vocabulary"
     out = atomic.with_extension(args.model_out, ".npz")
-    print(f"{args.model} -> {out}: {model.num_topics} topics, {model.num_words} words, {vocab}, "
-          f"alpha sum {model.alpha_sum:.4g}" + ("" if model.beta is None else f", beta {model.beta:.4g}"))
+    lost = []
+    if isinstance(model, Topics) and model.lda is not None:
+        if model.doc_topic is not None:
+            lost.append("its training documents' proportions (doc_topic)")
+        model = model.lda
+    if isinstance(model, TopicModel):
+        save_model(model, args.model_out)
+        vocab = "with its vocabulary" if model.vocab else "without a vocabulary"
+        print(f"{args.model} -> {out}: {model.num_topics} topics, {model.num_words} words, {vocab}, "
+              f"alpha sum {model.alpha_sum:.4g}" + ("" if model.beta is None else f", beta {model.beta:.4g}")
+              + (f"; not kept: {'; '.join(lost)}" if lost else ""))
+        return 0
+    lost += save_arrays(model, args.model_out)
+    kinds = {"distributions": "topic-word distributions", "nonnegative": "non-negative topic-word weights",
+             "signed": "signed topic-word weights"}
+    parts = [kinds[str(model.weights_kind)], "its vocabulary" if model.vocab else "no vocabulary"]
+    parts += ["the training documents' proportions"] if model.doc_topic is not None else []
+    if model.prior == "logistic-normal":
+        parts.append(f"a logistic-normal prior ({model.decoder} decoder)")
+    yes = [cmd for metric, cmd in CONVERT_COMMANDS if why_not(metric, model) is None]
+    no = [(cmd, why_not(metric, model)) for metric, cmd in CONVERT_COMMANDS if why_not(metric, model)]
+    print(f"{args.model} -> {out}: {model.num_topics} topics of a {model.source} as plain arrays "
+          f"({', '.join(parts)}), not an LDA")
+    if yes:
+        print(f"  these commands take {out}: {', '.join(yes)}")
+    if no:
+        reasons = dict.fromkeys(r.split(": ", 1)[-1] for _, r in no)
+        print(f"  these do not ({'; '.join(reasons)}): {', '.join(c for c, _ in no)}")
+    if lost:
+        print(f"  not kept: {'; '.join(lost)}")
     return 0
 
 

@@ -26,13 +26,17 @@ from .counts import Counts, count
 from .fingerprint import Comparison, comparable, fingerprint_of
 
 MEASURES = ("umass", "uci", "npmi", "c_v")
-GENSIM_TOPN = 20  # CoherenceModel's default topn
+DEFAULT_TOPN = 10  # under every convention, as OCTIS and papers report (gensim's CoherenceModel: 20)
+# the default: gensim's CoherenceModel's numbers, what Python papers, OCTIS and the human ratings the
+# junk flags were set on (Hoyle et al. 2021) report (docs/guide/coherence.md, "Which convention")
+DEFAULT_CONVENTION = "gensim"
 DEFAULT_WINDOWS = {"umass": None, "uci": 10, "npmi": 10, "c_v": 110}
 CONVENTIONS = ("tealeaves", "gensim", "palmetto")
 CONVENTION_MEASURES = {"tealeaves": MEASURES, "gensim": MEASURES, "palmetto": tuple(palmetto.MEASURES)}
 ABSENT = ("skip", "smooth", "fail")
 
-__all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex", "GENSIM_TOPN",
+__all__ = ["coherence", "CoherenceResult", "topic_words", "diversity", "exclusivity", "frex", "DEFAULT_TOPN",
+           "DEFAULT_CONVENTION",
            "group_coherence", "count", "counting", "Counts", "MEASURES", "CONVENTIONS",
            "CONVENTION_MEASURES", "ABSENT", "comparable", "Comparison"]
 
@@ -122,8 +126,10 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
                               f"{metric} needs each topic's top {topn}", options=("topn",))
         order = np.argsort(-topics.phi, axis=1, kind="stable")[:, :topn]
         return [[topics.vocab[i] for i in row] for row in order]
+    path = None
     if isinstance(topics, str | os.PathLike):
-        topics = read_top_words(topics)
+        path = os.fspath(topics)
+        topics = read_top_words(path)
     out = [list(t)[:topn] for t in topics]
     if not out:
         raise MethodError("no topics given")
@@ -131,7 +137,12 @@ def topic_words(topics: TopicModel | Topics | Sequence[Sequence[str]] | str | os
         if len(t) < 2:
             raise MethodError(f"topic {i} has {len(t)} word(s); {metric} needs at least 2")
         if len(set(t)) != len(t):
-            raise MethodError(f"topic {i} repeats a word: {t}")
+            again = next(w for j, w in enumerate(t) if w in t[:j])
+            if path is not None:  # a corpus given as a topics file: its lines are documents
+                raise MethodError(f"{path}:{i + 1}: topic {i} repeats the word {again!r}; a topics file "
+                                  "holds each topic's distinct top words, one topic per line: is it a corpus "
+                                  "(documents) rather than topics?")
+            raise MethodError(f"topic {i} repeats the word {again!r}: {t}")
     return out
 
 
@@ -152,7 +163,7 @@ def _check_convention(convention: str, measure: str, options: dict[str, Any]) ->
                           f"the {convention} convention has no options")
 
 
-def counting(measure: str, convention: str = "tealeaves",
+def counting(measure: str, convention: str = DEFAULT_CONVENTION,
              window: int | None = None) -> tuple[int | None, str]:
     """The window (None: whole documents) and counting rule (`counts.RULES`) that `measure` uses
     under `convention`, given the window asked for (None: the convention's default)."""
@@ -163,19 +174,20 @@ def counting(measure: str, convention: str = "tealeaves",
 
 def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[str]],
               measure: str = "npmi", topn: int | None = None, window: int | None = None, workers: int = 1,
-              counts: Counts | None = None, encoding: str = "utf-8", convention: str = "tealeaves",
+              counts: Counts | None = None, encoding: str = "utf-8", convention: str = DEFAULT_CONVENTION,
               absent: str | None = None, **options: Any) -> CoherenceResult:
-    """Coherence of each topic's top `topn` words (default 10; 20 under the gensim convention, as
-    gensim's) over `reference` by `measure` (umass, uci, npmi, c_v; with the palmetto convention
-    also c_p and c_a). `window` defaults to 10 (uci,
-    npmi), 110 (c_v), 70 (c_p), 5 (c_a: +-5 tokens around each occurrence); umass counts documents.
+    """Coherence of each topic's top `topn` words (default 10 under every convention: give 20 for
+    the number gensim's CoherenceModel gives with its own default) over `reference` by `measure`
+    (umass, uci, npmi, c_v; with the palmetto convention also c_p and c_a). `window` defaults to 10
+    (uci, npmi), 110 (c_v), 70 (c_p), 5 (c_a: +-5 tokens around each occurrence); umass counts
+    documents.
 
-    `convention` says whose counting and formulas: "tealeaves" (default) counts a word in a
-    window if any copy of it is inside (exact counts; `measures`), with the options umass
-    `form="gensim"|"mimno"`, npmi/c_v `zero="epsilon"|"limit"`; "gensim" gives the numbers of
+    `convention` says whose counting and formulas: "gensim" (the default) gives the numbers of
     gensim's `CoherenceModel` (u_mass, c_uci, c_npmi, c_v) with the reference as its texts and
     dictionary: its window count, which undercounts words repeated within a window, and its
-    dropping of topic words absent from the reference (`gensim_convention`); "palmetto"
+    dropping of topic words absent from the reference (`gensim_convention`); "tealeaves" counts a
+    word in a window if any copy of it is inside (exact counts; `measures`), with the options umass
+    `form="gensim"|"mimno"`, npmi/c_v `zero="epsilon"|"limit"`; "palmetto"
     follows Palmetto's definitions: exact boolean windows, its minimum frequency (10 documents,
     10 x window windows) below which a probability is 0, undefined values counted as 0 in the
     mean, and its C_P (Fitelson, window 70) and C_A (context windows, +-5) (`palmetto`).
@@ -199,7 +211,7 @@ def coherence(topics, reference: Corpus | str | os.PathLike | Iterable[Sequence[
         raise MethodError("zero must be 'epsilon' or 'limit'")
     if measure == "umass" and window is not None:
         raise MethodError("umass counts whole documents; it takes no window")
-    topn = (GENSIM_TOPN if convention == "gensim" else 10) if topn is None else topn
+    topn = DEFAULT_TOPN if topn is None else topn
     lists = convention == "gensim" and not isinstance(topics, TopicModel | Topics)
     # gensim takes word lists whole, drops absent words, then cuts every topic to topn only if the
     # first is longer (CoherenceModel.topics); a model's topics are its top topn words

@@ -52,11 +52,29 @@ def default_absent(convention: str, measure: str) -> str:
     return "skip"
 
 
+RARE_FREQUENCY = 1e-6  # a top word rarer than one per million tokens of the reference is "rare"
+
+
+def rare_words(topic: Sequence[str], lacking: Sequence[str], counts: Counts) -> list[str] | None:
+    """The topic's present words rarer than `RARE_FREQUENCY` per token of the reference, estimated
+    from sliding-window counts: an occurrence lies in up to w windows of w tokens, so a word in
+    `single` of `units` windows has about single / (units w) occurrences per token (more, for
+    words in documents shorter than w: the estimate errs towards rare). None for counts of whole
+    documents, which say how many documents hold a word, not how often it occurs."""
+    if not counts.window or not counts.units:
+        return None
+    idx = counts.index()
+    gone = set(lacking)
+    return [w for w in topic if w not in gone
+            and counts.single[idx[w]] / (counts.units * counts.window) < RARE_FREQUENCY]
+
+
 def coverage(topic: Sequence[str], lacking: Sequence[str], counts: Counts, policy: str,
              score: float) -> dict[str, Any]:
     """How much of a topic the reference covers: its unordered word pairs, those with an absent
-    word, those of present words that never co-occur in the counted units, those skipped, and
-    why the score is NaN (None when it is not)."""
+    word, those of present words that never co-occur in the counted units, those skipped, why the
+    score is NaN (None when it is not), and its present words rarer than one per million tokens
+    (`rare_words`; sliding windows only)."""
     idx = counts.index()
     present = [idx[w] for w in topic if w not in set(lacking)]
     n, m = len(topic), len(present)
@@ -70,8 +88,12 @@ def coverage(topic: Sequence[str], lacking: Sequence[str], counts: Counts, polic
             reason = f"only 1 of its {n} top words occurs in the reference: no pair to score"
         else:
             reason = "no pair has a defined value"
-    return {"word_pairs": n * (n - 1) // 2, "pairs_with_absent": with_absent, "zero_pairs": zero,
-            "skipped_pairs": with_absent if policy == "skip" else 0, "reason": reason}
+    out = {"word_pairs": n * (n - 1) // 2, "pairs_with_absent": with_absent, "zero_pairs": zero,
+           "skipped_pairs": with_absent if policy == "skip" else 0, "reason": reason}
+    rare = rare_words(topic, lacking, counts)
+    if rare is not None:
+        out["rare_words"] = rare
+    return out
 
 
 def _topic_index(words: Sequence[str], counts: Counts) -> list[int]:

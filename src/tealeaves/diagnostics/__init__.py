@@ -7,7 +7,10 @@
 - OCTIS's three topic significance scores (`significance.py`);
 - two shares junk topics show (the most tokens one document gives the topic, the mean document
   frequency of its top words) and the junk-topic flags with their thresholds, and `empty` for a
-  topic with no tokens (`flags.py`).
+  topic with no tokens (`flags.py`);
+- the NPMI of each topic's top 10 words over the same documents (10-token windows, gensim's
+  convention), the share of their pairs that never co-occur there and the share of rare words,
+  with the flags they raise (incoherent, never-together, rare-words: `flags.coherence_flags`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,16 @@ from ..output.display import Display
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
-from .flags import EMPTY, EMPTY_TOKENS, FLAGS, THRESHOLDS, flag_topics
+from .flags import (
+    EMPTY,
+    EMPTY_TOKENS,
+    FLAGS,
+    MIN_REFERENCE_TOKENS,
+    THRESHOLDS,
+    coherence_flags,
+    coherence_values,
+    flag_topics,
+)
 from .significance import significance
 
 __all__ = ["diagnostics", "of_models", "DiagnosticsResult", "SCORES", "SIGNIFICANCE", "EXTRA", "FLAGS",
@@ -39,9 +51,12 @@ EXTRA = ("top_doc_share", "top_words_doc_freq")
 DEFAULT_BETA = 0.01  # MALLET's default, for a model that does not state its own
 STOP_TOPN = 10  # the top words whose document frequency `top_words_doc_freq` averages
 # the table's columns (name in the result, heading); to_dict and rows carry every value
-SHOWN = (("tokens", "tokens"), ("document_entropy", "doc-ent"), ("coherence", "coherence"),
-         ("uniform_dist", "uniform"), ("corpus_dist", "corpus"), ("eff_num_words", "eff-words"),
-         ("rank_1_docs", "rank-1"), ("exclusivity", "exclusive"), ("kl_background", "kl-bg"))
+COHERENCE = ("npmi", "never_together", "rare_share")  # from `coherence` over the same documents
+NPMI_TOPN = 10  # the top words whose NPMI the coherence flags read (as their thresholds were set)
+SHOWN = (("npmi", "npmi@10"), ("tokens", "tokens"), ("document_entropy", "doc-ent"),
+         ("coherence", "mallet-coh@20"), ("uniform_dist", "uniform"), ("corpus_dist", "corpus"),
+         ("eff_num_words", "eff-words"), ("rank_1_docs", "rank-1"), ("exclusivity", "exclusive"),
+         ("kl_background", "kl-bg"))
 WORDS_SHOWN = 6
 
 
@@ -87,12 +102,21 @@ class DiagnosticsResult(Display):
                  **{name: json_float(float(v[k])) for name, v in self.scores.items()},
                  "flags": " ".join(self.flags[k])} for k in range(self.num_topics)]
 
+    def order(self) -> list[int]:
+        """The topics worst first: those with more junk flags, then those with a caution only (each
+        group in topic order), then the rest."""
+        from .flags import CAUTION, JUNK
+
+        return sorted(range(self.num_topics), key=lambda k: (-sum(f in JUNK for f in self.flags[k]),
+                                                             -sum(f in CAUTION for f in self.flags[k]), k))
+
     def table(self) -> str:
-        """The terminal table: one row per topic, the main scores, the flags and the top words (every
-        value: `to_dict`, `rows`)."""
-        head = ["topic", *(h for _, h in SHOWN), "flags", "top words"]
-        rows = [[str(k), *(_cell(float(self.scores[n][k])) for n, _ in SHOWN), ",".join(self.flags[k]) or "-",
-                 " ".join(self.words[k][:WORDS_SHOWN])] for k in range(self.num_topics)]
+        """The terminal table: one row per topic, flagged topics first (`order`), the main scores, the
+        flags and the top words (every value: `to_dict`, `rows`)."""
+        shown = [(n, h) for n, h in SHOWN if n in self.scores]
+        head = ["topic", *(h for _, h in shown), "flags", "top words"]
+        rows = [[str(k), *(_cell(float(self.scores[n][k])) for n, _ in shown), ",".join(self.flags[k]) or "-",
+                 " ".join(self.words[k][:WORDS_SHOWN])] for k in self.order()]
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         last = len(head) - 1
         return "\n".join("  ".join(c.ljust(w) if i in (last - 1, last) else c.rjust(w)
@@ -166,7 +190,10 @@ def _from_state(path: str, topn: int) -> DiagnosticsResult:
     theta = _state_theta(st.docs, st.topics, K, st.alpha)
     params = {"source": path, "topn": topn, "alpha": st.alpha.tolist(), "beta": st.beta,
               "documents": stats.num_docs, "tokens": int(st.words.size)}
-    return _result(os.path.basename(path), "assignments", stats, st.vocab, st.beta, phi, theta, params)
+    order = np.argsort(st.docs, kind="stable")  # the tokens of each document, in their order
+    cuts = np.flatnonzero(np.diff(st.docs[order])) + 1
+    docs = Corpus.from_word_ids(np.split(st.words[order], cuts), list(st.vocab))
+    return _result(os.path.basename(path), "assignments", stats, st.vocab, st.beta, phi, theta, params, docs)
 
 
 def _state_theta(docs: np.ndarray, topics: np.ndarray, K: int, alpha: np.ndarray) -> np.ndarray:
@@ -201,7 +228,7 @@ def _from_model(model: TopicModel | Topics, corpus: Any, theta: np.ndarray | Non
     stats = mallet.accumulate(lambda: mallet.expected_docs(phi, theta, rows, alpha), K, V, topn, len(rows))
     params = {"source": topics.source, "topn": topn, "beta": beta, "theta": how,
               "documents": len(docs), "tokens": int(docs.num_tokens)}
-    return _result(topics.name, "expected", stats, vocab, float(beta), phi, theta, params)
+    return _result(topics.name, "expected", stats, vocab, float(beta), phi, theta, params, docs)
 
 
 def _theta(topics: Topics, docs: Corpus, theta: np.ndarray | None, burn_in: int, samples: int, seed: int,
@@ -242,7 +269,8 @@ def _proportions(theta: Any, D: int, K: int) -> np.ndarray:
 
 
 def _result(name: str, counts: str, stats: mallet.Stats, vocab: Sequence[str], beta: float,
-            phi: np.ndarray, theta: np.ndarray, params: dict[str, Any]) -> DiagnosticsResult:
+            phi: np.ndarray, theta: np.ndarray, params: dict[str, Any],
+            docs: Corpus | None = None) -> DiagnosticsResult:
     values = mallet.scores(stats, vocab, beta)
     values.update(significance(phi, theta))
     nk = stats.topic_word.sum(axis=1)
@@ -253,4 +281,25 @@ def _result(name: str, counts: str, stats: mallet.Stats, vocab: Sequence[str], b
     df = np.where(real, stats.doc_freq[head] / max(stats.num_docs, 1), 0.0)
     values["top_words_doc_freq"] = df.sum(axis=1) / np.maximum(real.sum(axis=1), 1)
     words = [[vocab[w] for w in stats.top[k, : stats.top_len[k]]] for k in range(len(nk))]
-    return DiagnosticsResult(name, counts, words, values, flag_topics(values, len(vocab)), params)
+    flags = flag_topics(values, len(vocab))
+    if docs is not None and docs.num_tokens >= MIN_REFERENCE_TOKENS:
+        npmi = _npmi(words, docs)
+        if npmi is not None:
+            values.update({k: coherence_values(npmi)[k] for k in COHERENCE})
+            flags = [f + c for f, c in zip(flags, coherence_flags(npmi) or [[]] * len(flags), strict=True)]
+            params["npmi"] = {"topn": NPMI_TOPN, "window": npmi.params["window"],
+                              "convention": npmi.params["convention"], "reference": "these documents"}
+    elif docs is not None:
+        params["npmi"] = (f"not computed: {docs.num_tokens:,} tokens, fewer than the "
+                          f"{MIN_REFERENCE_TOKENS:,} the coherence flags need")
+    return DiagnosticsResult(name, counts, words, values, flags, params)
+
+
+def _npmi(words: list[list[str]], docs: Corpus) -> Any:
+    """NPMI of each topic's top 10 words over `docs` (None when a topic has fewer than 2 words)."""
+    from ..coherence import coherence
+
+    top = [w[:NPMI_TOPN] for w in words]
+    if any(len(t) < 2 for t in top):
+        return None
+    return coherence(top, docs, measure="npmi", topn=NPMI_TOPN)

@@ -167,11 +167,13 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
     try:  # with keep: Ctrl-C in any stage says what is kept (the held-out estimates, theta)
         if reference is not None and opts.coherence and worded:
             with clock.stage("coherence", "counting the reference"):
-                means, values, fingerprints = topic_coherence(worded, reference, opts.coherence, opts.topn,
-                                                              opts.absent, opts.workers, opts.encoding)
+                means, values, fingerprints, flags = topic_coherence(
+                    worded, reference, opts.coherence, opts.topn, opts.absent, opts.workers, opts.encoding)
                 for m in worded:
                     coh[m.name] = means[m.name]
                     per_topic[m.name]["coherence"] = values[m.name]
+                    if m.name in flags:  # the junk flags NPMI raises (None: the reference is too small)
+                        per_topic[m.name]["flags"] = flags[m.name]
         if reference is not None:
             for k, m in enumerate(worded, 1):
                 with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):

@@ -210,6 +210,7 @@ class EvaluationResult:
                           "topic_words": {k: v["words"] for k, v in self.topics.items() if v["words"]},
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
+                          "topic_flags": {k: v["flags"] for k, v in self.topics.items() if v.get("flags")},
                           **({"topic_judge": judged} if judged else {}),
                           **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..coherence import DEFAULT_WINDOWS, count, diversity, exclusivity, topic_words
 from ..coherence import coherence as coherence_of
+from ..coherence import count, counting, diversity, exclusivity, topic_words
 from ..corpus import Corpus
 from ..datasets import load_topics
 from ..errors import MethodError, TealeavesError
@@ -190,21 +190,29 @@ def model_row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: d
 
 def topic_coherence(models: Sequence[TopicModel | Topics], reference: Any, measures: Sequence[str],
                     topn: int, absent: str | None, workers: int, encoding: str) -> tuple[
-                        dict[str, dict[str, float]], dict[str, dict[str, list[float]]], dict[str, Any]]:
-    """Each model's coherence by every measure over `reference`, counted once per window for all
-    the models' top words: the means, the per-topic values and the fingerprints."""
+                        dict[str, dict[str, float]], dict[str, dict[str, list[float]]], dict[str, Any],
+                        dict[str, Any]]:
+    """Each model's coherence by every measure over `reference` (the default convention), counted
+    once per window and counting rule for all the models' top words: the means, the per-topic
+    values, the fingerprints, and with NPMI each topic's coherence flags (`flags.coherence_flags`;
+    None: the reference is too small for them)."""
+    from ..diagnostics.flags import coherence_flags
+
     groups = [t for m in models for t in topic_words(m, topn)]
     targets = sorted({w for t in groups for w in t})
-    counts = {win: count(reference, targets, window=win, workers=workers, encoding=encoding, groups=groups)
-              for win in {DEFAULT_WINDOWS[ms] for ms in measures}}
-    means, per_topic, fingerprints = {}, {}, {}
+    counts = {(win, rule): count(reference, targets, window=win, workers=workers, encoding=encoding,
+                                 rule=rule, groups=groups)
+              for win, rule in {counting(ms) for ms in measures}}
+    means, per_topic, fingerprints, flags = {}, {}, {}, {}
     for m in models:
         res = {ms: coherence_of(m, reference, measure=ms, topn=topn, absent=absent,
-                                counts=counts[DEFAULT_WINDOWS[ms]]) for ms in measures}
+                                counts=counts[counting(ms)]) for ms in measures}
         means[m.name] = {ms: r.mean for ms, r in res.items()}
         per_topic[m.name] = {ms: r.per_topic.tolist() for ms, r in res.items()}
         fingerprints = {ms: r.fingerprint for ms, r in res.items()}
-    return means, per_topic, fingerprints
+        if "npmi" in res:
+            flags[m.name] = coherence_flags(res["npmi"])
+    return means, per_topic, fingerprints, flags
 
 
 def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures: Sequence[str],
@@ -221,7 +229,7 @@ def study_scores(models: Mapping[str, Any], study: Any, reference: Any, measures
     used = [named[n] for n in dict.fromkeys(matched.values())]
     out: dict[str, np.ndarray] = {}
     if measures:
-        _, values, _ = topic_coherence(used, reference, measures, topn, absent, workers, encoding)
+        _, values, _, _ = topic_coherence(used, reference, measures, topn, absent, workers, encoding)
         out = {ms: align({n: v[ms] for n, v in values.items()}, study.topics, matched) for ms in measures}
     excl = {m.name: exclusivity(m).tolist() for m in used if why_not("exclusivity", m) is None}
     if excl:

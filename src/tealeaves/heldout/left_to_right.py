@@ -130,7 +130,7 @@ register(MethodSpec(
     params={"particles": Param(300, int, "particles R"),
             "variant": Param("smc", str, "smc (unbiased for P(w); rejuvenation bounded by --rejuvenate), "
                              "smc-full (unbiased; a pass over all earlier positions at every position, "
-                             "the default before issue 21, with 100 particles), algorithm-3 (the "
+                             "the earlier default, with 100 particles), algorithm-3 (the "
                              "paper's; not consistent in R) or extend-only (unbiased only with R = 1)",
                              choices=VARIANTS),
             "rejuvenate": Param(128, int, "smc: Gibbs site updates per particle and position K (a pass "
@@ -144,7 +144,7 @@ register(MethodSpec(
             "order": Param("peaked", str, "smc, smc-full: the order in which the tokens are taken: peaked "
                            "(words with the least topic entropy first, repeats in later rounds: the "
                            "same P(w), less variance) or "
-                           "given (as in the document, the order before issue 21)", choices=ORDERS,
+                           "given (as in the document, the earlier order)", choices=ORDERS,
                            minimum=None,
                            only_for=("variant", ("smc", "smc-full"))),
             "ess": Param(1.0, float, "smc, smc-full: resample at every position (1, the default) or only "

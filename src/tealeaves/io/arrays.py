@@ -14,7 +14,9 @@ documents' topic proportions and a prior, from any library that can save a NumPy
   holds its own) for a Dirichlet: with
   distributions that is an LDA, a `TopicModel`, and every metric applies; or `mean` and `cov` in
   the archive for a logistic-normal prior (CTM, ETM, ProdLDA), with `decoder` "mixture" (rows are
-  distributions) or "product-of-experts" (`topic_word` holds B, p(w | θ) = softmax(θ B), signed).
+  distributions) or "product-of-experts" (`topic_word` holds B, p(w | θ) = softmax(θ B), signed);
+- an archive may say what its values are (`weights`, a string; `weights=` / `--weights` overrides):
+  `save_arrays` writes one for any model that is not an LDA (`tealeaves convert` of an HDP, NMF, CTM).
 
 Distributions are never normalised silently: a row that does not sum to 1 is an error naming it.
 An archive is checked as the other readers check theirs before numpy reads it (every array's
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..corpus import read_vocab_file
 from ..errors import BadValueError, InputFileError, InvalidModelError, MethodError
+from ..files.atomic import atomic_path, with_extension
 from ..files.records import read_npy, strict_floats
 from ..files.textfile import read_lines
 from ..model import TopicModel, normalized_rows, row_sums
@@ -39,7 +42,7 @@ from ..topics import WEIGHTS_KINDS, Topics
 from ..util.limits import check_array_file
 from .common import build_model, refuse_alpha
 
-ARCHIVE_KEYS = ("topic_word", "vocab", "doc_topic", "alpha", "mean", "cov", "decoder")
+ARCHIVE_KEYS = ("topic_word", "vocab", "doc_topic", "alpha", "mean", "cov", "decoder", "weights")
 ROW_TOLERANCE = 1e-6
 
 
@@ -161,7 +164,8 @@ def load_arrays(path: str, vocab: Any = None, doc_topic: Any = None, alpha: Any 
         tw = parts.pop("topic_word")
     else:
         tw = read_matrix(path, "the topic-word matrix")
-    kind = weights or "distributions"
+    stored = parts.pop("weights", None)
+    kind = weights or stored or "distributions"
     if kind not in WEIGHTS_KINDS:
         raise MethodError(f"weights must be one of {', '.join(WEIGHTS_KINDS)}, got {kind!r}")
     words = _words(vocab, parts.pop("vocab", None), tw.shape[1], path)
@@ -281,6 +285,45 @@ def _archive(path: str) -> dict[str, Any]:
     for k in ("alpha", "mean"):
         if k in out:
             out[k] = _numbers(out[k], f"{path}: {k}")
-    if "decoder" in out:
-        out["decoder"] = str(out["decoder"])
+    for k in ("decoder", "weights"):
+        if k in out:
+            if out[k].ndim != 0 or out[k].dtype.kind != "U":
+                raise InvalidModelError(f"{path}: {k} must be a single string")
+            out[k] = str(out[k])
+    if out.get("weights", WEIGHTS_KINDS[0]) not in WEIGHTS_KINDS:
+        raise InvalidModelError(f"{path}: weights must be one of {', '.join(WEIGHTS_KINDS)}, got "
+                                f"{out['weights']!r}")
     return out
+
+
+def save_arrays(model: Topics, path: str) -> list[str]:
+    """Write a model that is not an LDA as an arrays archive (`path`, .npz: no pickle): its
+    topic-word weights and their kind, vocabulary, training documents' proportions and a
+    logistic-normal prior with its decoder. Returns what of the model the archive does not keep,
+    named (empty when nothing is lost); a model without topic-word weights cannot be written."""
+    if model.weights is None:
+        raise MethodError(f"{model.name} ({model.source}) has top words only, no topic-word weights: "
+                          "there is no matrix to write; the commands that need top words (coherence, "
+                          "diversity, intrusion words) read it as it is")
+    arrays: dict[str, Any] = {"topic_word": np.asarray(model.weights, dtype=np.float64),
+                              "weights": np.array(model.weights_kind)}
+    if model.vocab is not None:
+        arrays["vocab"] = np.array(model.vocab, dtype=str)
+    if model.doc_topic is not None:
+        arrays["doc_topic"] = np.asarray(model.doc_topic, dtype=np.float64)
+    if model.prior == "logistic-normal":
+        arrays.update(mean=model.mean, cov=model.cov, decoder=np.array(model.decoder or "mixture"))
+    lost = []
+    if model.prior == "dirichlet":
+        lost.append("its Dirichlet prior (alpha), which needs topic-word distributions")
+    if model.topic_weights is not None:
+        lost.append("its topic weights: " + str((model.metadata or {}).get("topic_weights", "one per topic")))
+    if model.topic_names is not None:
+        lost.append("its topic names")
+    path = with_extension(path, ".npz")
+    try:
+        with atomic_path(path, suffix=".npz") as tmp:
+            np.savez_compressed(tmp, **arrays)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot write model ({exc.strerror or exc})") from None
+    return lost

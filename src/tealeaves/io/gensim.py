@@ -170,6 +170,19 @@ def _ldaseq_slice(obj: Any, name: str, t: int) -> TopicModel:
     return build_model(phi, obj.alphas, _vocab(obj, phi.shape[1], name), None, name, None, meta)
 
 
+def missing_companion(path: str, exc: FileNotFoundError) -> InputFileError:
+    """The error for a gensim model whose load opened a file that is not there: the model file
+    itself, or (named) one of the files gensim saved beside it (large arrays as MODEL.NAME.npy,
+    MODEL.state, MODEL.id2word), which were not copied with it."""
+    gone = exc.filename if isinstance(exc.filename, str) else None
+    if gone is None or os.path.abspath(gone) == os.path.abspath(path):
+        return InputFileError(f"{path}: no such file (or a file gensim saved beside it is missing)")
+    return InputFileError(f"{path}: its companion file {os.path.basename(gone)} is missing from "
+                          f"{os.path.dirname(os.path.abspath(gone))} (gensim saves a model in several "
+                          "files, MODEL.state, MODEL.id2word and large arrays as MODEL.NAME.npy: copy "
+                          "them all along with it)")
+
+
 def load_gensim_file(path: str, cls: str | None, time_slice: int | str | None = None) -> Any:
     """Any gensim model file (consent given): loaded by the `load` of the class it holds."""
     require("gensim", "gensim")
@@ -188,8 +201,8 @@ def load_gensim_file(path: str, cls: str | None, time_slice: int | str | None = 
     try:
         with _quiet():
             model = getattr(importlib.import_module(module), attr).load(path)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file (or a gensim file next to it is missing)") from None
+    except FileNotFoundError as exc:
+        raise missing_companion(path, exc) from None
     except Exception as exc:  # gensim raises many kinds for a bad file
         raise InputFileError(f"{path}: gensim cannot load it as a {kind} "
                              f"({type(exc).__name__}: {exc})") from None
@@ -224,8 +237,8 @@ def load_gensim(path: str | os.PathLike) -> TopicModel:
     path = os.fspath(path)
     try:
         lda = LdaModel.load(path)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file (or a gensim file next to it is missing)") from None
+    except FileNotFoundError as exc:
+        raise missing_companion(path, exc) from None
     except Exception as exc:  # gensim raises many kinds for a bad file
         raise InputFileError(
             f"{path}: gensim cannot load it as an LdaModel ({type(exc).__name__}: {exc})"

@@ -24,6 +24,26 @@ def is_pyldavis(obj: Any) -> bool:
     return isinstance(obj, dict) and "topic_term_dists" in obj
 
 
+def tealeaves_result(data: Any) -> str | None:
+    """What tealeaves result a JSON object is ("a tealeaves result (the --json output of `tealeaves
+    coherence`), not a model; give the model it was computed from (m.npz)"), or None when it is
+    none (every command's --json has "command"; a result's to_dict has "task")."""
+    if not isinstance(data, dict):
+        return None
+    command, task = data.get("command"), data.get("task")
+    if isinstance(command, str):
+        out = f"a tealeaves result (the --json output of `tealeaves {command}`)"
+    elif isinstance(task, str) and "topic_term_dists" not in data:
+        out = f"a tealeaves result (a {task} result's to_dict)"
+    else:
+        return None
+    made = [data.get(k) for k in ("model", "model_path", "model_a", "model_b")]
+    made += [m for k in ("models", "model_paths") if isinstance(data.get(k), list) for m in data[k]]
+    made = [m for m in made if isinstance(m, str)]
+    hint = f"; give the model it was computed from ({', '.join(made[:3])})" if made else ""
+    return out + ", not a model" + hint
+
+
 def from_pyldavis(
     data: dict[str, Any], alpha: Any = None, name: str = "pyldavis", source: str | None = None,
     normalize: bool = False,
@@ -34,6 +54,9 @@ def from_pyldavis(
     where = source or name
     missing = [k for k in KEYS if k not in data]
     if missing:
+        result = tealeaves_result(data)
+        if result:
+            raise InputFileError(f"{where}: {result}")
         raise InputFileError(f"{where}: pyLDAvis data lacks {', '.join(missing)}")
     if alpha is None:
         raise MethodError(f"{where}: pyLDAvis data has no alpha; pass alpha= (a number or one per topic)")

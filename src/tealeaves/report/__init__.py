@@ -43,7 +43,8 @@ CSS = """body{font-family:system-ui,sans-serif;margin:1.5rem 2rem;color:#222;lin
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
 h1,h2,h3,p,li,caption{overflow-wrap:anywhere}
 .tablewrap{max-width:100%;overflow-x:auto}
-table{border-collapse:collapse;margin:.6rem 0}caption{text-align:left;font-weight:600;padding:.2rem 0}
+table{border-collapse:collapse;margin:.6rem 0}caption{text-align:left;font-weight:600;padding:.2rem 0;
+max-width:calc(100vw - 4rem)}
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
 td.long,th.long{overflow-wrap:anywhere}
 td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
@@ -60,7 +61,11 @@ svg .axis{stroke:#333}svg .grid{stroke:#eee}svg polygon.far{fill:#c0392b}
 .summary .headline{font-size:1.1rem;font-weight:600}
 svg .err{stroke:#1f5fa8;stroke-width:2}svg .tiny{stroke-dasharray:2 2}svg .gap{stroke:#d68910;stroke-width:2}
 svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}svg .note{fill:#555}
-svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}"""
+svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}
+tr.junk td{background:#fbe3e0}tr.caution td{background:#fdf3d8}
+.folded .controls{margin:.3rem 0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
+.folded:not(:has(input.rows:checked)) tr.more{display:none}
+.folded:not(:has(input.cols:checked)) .x{display:none}"""
 
 DASH = "–"
 
@@ -480,18 +485,31 @@ def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
     diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
+    flags = doc.get("topic_flags") or {}
+    prints = (doc.get("params") or {}).get("coherence_fingerprint") or {}
     out: list[Part] = []
     for name in names:
         t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
-                           judge.get(name))
+                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name))
         if t is not None:
             out.append(t)
     if out:
         out.insert(0, "<h3>Per topic</h3>")
-        out.insert(1, '<p class="note">Click a column heading to sort by it. Flags and thresholds: '
-                      "<code>tealeaves diagnostics</code>; stability: 1 = the topic recurs exactly in the "
-                      "other restarts.</p>")
+        out.insert(1, f'<p class="note">{per_topic_note()}</p>')
     return out
+
+
+def per_topic_note() -> str:
+    """What the per-topic tables show, their order and their flags (with the thresholds in force)."""
+    from ..diagnostics.flags import THRESHOLDS
+
+    return ("The worst topics first: those with junk-topic flags (shaded red), then those with a caution "
+            "only (rare-words, shaded yellow), then by the coherence column, lowest first. Click a column "
+            "heading to sort by it. Flags: incoherent = NPMI of the top 10 words below "
+            f"{THRESHOLDS['incoherent']:g} (set against people's ratings: docs/junk_flags.md), never-together "
+            "= most of its word pairs never co-occur, rare-words = most of its top words rarer than one per "
+            "million tokens; the others and their thresholds: <code>tealeaves diagnostics</code>. Stability: "
+            "1 = the topic recurs exactly in the other restarts.")
 
 
 def _evaluate(doc: dict[str, Any]) -> list[Part]:
@@ -642,7 +660,7 @@ def _diagnostics(doc: dict[str, Any]) -> list[Part]:
                        f'<p class="note">{len(flagged)} of {len(doc.get("topics") or [])} topics flagged '
                        f"({escape(str(doc.get('counts', '')))} counts).</p>"]
     t = pertopic.table(name, diagnostics=doc)
-    return out + ([t] if t is not None else [])
+    return out + ([f'<p class="note">{per_topic_note()}</p>', t] if t is not None else [])
 
 
 def _interval_text(est: Any, lo: Any, hi: Any) -> str:

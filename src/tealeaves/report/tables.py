@@ -21,13 +21,19 @@ MISSING = ("–", "—", "-", "")
 @dataclass
 class Table:
     """`head` and `rows` of text cells; `sortable`: clicking a heading sorts the rows (HTML);
-    `caption`: what the table shows (HTML, LaTeX and Markdown)."""
+    `caption`: what the table shows (HTML, LaTeX and Markdown). HTML only: `row_classes` (a class
+    per row: "junk", "caution" shade it), `fold` (show the first `fold` rows until the reader ticks
+    "show all"), `extra_columns` (column indices shown only when the reader ticks "all columns");
+    both controls are checkboxes read by CSS, so they work without the page's script."""
 
     head: list[str]
     rows: list[list[str]]
     caption: str = ""
     sortable: bool = False
     classes: list[str] = field(default_factory=list)
+    row_classes: list[str] = field(default_factory=list)
+    fold: int = 0
+    extra_columns: list[int] = field(default_factory=list)
 
 
 def is_number(text: str) -> bool:
@@ -53,23 +59,46 @@ def _long(text: str) -> str:
     return ' class="long"' if any(len(w) > LONG_WORD for w in text.split()) else ""
 
 
+def _classes(*names: str) -> str:
+    joined = " ".join(n for n in names if n)
+    return f' class="{joined}"' if joined else ""
+
+
 def html(t: Table) -> str:
-    """The table as HTML: every cell escaped; sortable tables carry their numbers' sort keys."""
+    """The table as HTML: every cell escaped; sortable tables carry their numbers' sort keys; a
+    folded table or one with extra columns comes with its checkboxes (`Table`)."""
     cls = " ".join((["sortable"] if t.sortable else []) + t.classes)
     cap = f"<caption>{escape(t.caption)}</caption>" if t.caption else ""
-    head = "".join(f'<th scope="col"{_long(h)}>{escape(h)}</th>' for h in t.head)
+    extra = set(t.extra_columns)
+    fold = t.fold if 0 < t.fold < len(t.rows) else 0
+    head = "".join(f'<th scope="col"{_classes("long" if _long(h) else "", "x" if i in extra else "")}>'
+                   f"{escape(h)}</th>" for i, h in enumerate(t.head))
     body = []
-    for r in t.rows:
+    for n, r in enumerate(t.rows):
         cells = []
-        for c in r:
+        for i, c in enumerate(r):
             c = "" if c is None else str(c)
+            x = "x" if i in extra else ""
             if is_number(c):
-                cells.append(f'<td class="n" data-v="{escape(_key(c))}">{escape(c)}</td>')
+                cells.append(f'<td{_classes("n", x)} data-v="{escape(_key(c))}">{escape(c)}</td>')
             else:
-                cells.append(f"<td{_long(c)}>{escape(c)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="tablewrap"><table class="{cls}">{cap}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+                cells.append(f'<td{_classes("long" if _long(c) else "", x)}>{escape(c)}</td>')
+        mark = t.row_classes[n] if n < len(t.row_classes) else ""
+        body.append(f"<tr{_classes(mark, 'more' if fold and n >= fold else '')}>" + "".join(cells) + "</tr>")
+    data = f' data-fold="{fold}"' if fold else ""
+    out = (f'<div class="tablewrap"><table class="{cls}"{data}>{cap}<thead><tr>{head}</tr></thead>'
+           f"<tbody>{''.join(body)}</tbody></table></div>")
+    if not fold and not extra:
+        return out
+    controls = []
+    if fold:
+        controls.append(f'<label><input type="checkbox" class="rows"> show all {len(t.rows)} rows '
+                        f"(the first {fold} are shown)</label>")
+    if extra:
+        controls.append(f'<label><input type="checkbox" class="cols"> show all columns ({len(extra)} more: '
+                        f"{escape(', '.join(t.head[i] for i in sorted(extra)))})</label>")
+    return f'<div class="folded"><p class="controls">{" ".join(controls)}</p>{out}</div>'
+
 
 
 LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -150,6 +179,8 @@ for (const table of document.querySelectorAll('table.sortable')) {
         return up ? c : -c;
       });
       for (const r of rows) body.appendChild(r);
+      const fold = parseInt(table.dataset.fold || '0');
+      if (fold) rows.forEach((r, n) => r.classList.toggle('more', n >= fold));  // the first rows stay shown
     };
     th.addEventListener('click', sort);
     th.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
