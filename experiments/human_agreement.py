@@ -447,7 +447,8 @@ HOYLE_HOW = ("Hoyle et al.'s {name} (gensim's CoherenceModel and its window coun
 HOYLE_WINDOWS = {"umass": "documents as windows", "uci": "10-token windows", "npmi": "10-token windows",
                  "c_v": "110-token windows"}
 PROXANN_HOW = {"authors": "ProxAnn's authors' {name} over the whole Bills corpus",
-               "tealeaves": "tealeaves' {name} (its default convention) over the {documents} texts the annotators saw"}
+               "tealeaves": "tealeaves' {name} (its exact counts, convention=\"tealeaves\") over the {documents} texts "
+                            "the annotators saw"}
 MEASURE_LABELS = {"umass": "UMass", "uci": "UCI", "npmi": "NPMI", "c_v": "C_V"}
 PEOPLE = {("hoyle2021", "rating"): "people's mean ratings (1-3)",
           ("hoyle2021", "word-intrusion"): "people's word-intrusion accuracy",
@@ -695,8 +696,8 @@ def carry_markdown(r: dict) -> list[str]:
              "its column and lets the recommendation say which measure it trusts. Hoyle et al.'s people judged "
              "their 300 topics, not yours: what carries over is how the measure behaves, computed as they "
              "computed it (gensim's `CoherenceModel`, the top 10 words, each topic's own training corpus as the "
-             "reference), which is not tealeaves' default convention (exact window counts: see "
-             "[Why coherence numbers disagree](coherence_conventions.md)). Spearman with the people's mean per "
+             "reference), which is tealeaves' default convention too (`convention=\"gensim\"`, top 10; the exact "
+             "window counts differ: see [Why coherence numbers disagree](coherence_conventions.md)). Spearman with the people's mean per "
              "topic, all 300 topics, 95% two-stage intervals (`src/tealeaves/data/human_agreement.json` is "
              "written from these figures):", "",
              "| measure | " + " | ".join(tasks.values()) + " |", "|---|" + "---|" * len(tasks)]

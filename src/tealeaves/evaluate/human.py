@@ -7,8 +7,8 @@ Two sources, said apart in every line:
   the user's, so what carries over is a property of the metric (and of how it was computed): the
   figures `experiments/human_agreement.py` measured and wrote to the packaged
   `data/human_agreement.json` (`datasets.human_agreement_figures`), each with the study, the
-  people's judgment, the topics, the interval, the ceiling and how the measure was computed (the
-  authors' gensim NPMI is not tealeaves' default convention: the line says so);
+  people's judgment, the topics, the interval, the ceiling and how the measure was computed (a
+  figure computed in another convention than tealeaves' default, gensim's, says so);
 - the user's own judgments of these models' topics (a study file, or the annotation app's export
   with its key): the agreement is measured on those topics (`metaeval.agreement`: two-stage
   bootstrap intervals, the ceiling, paired comparisons). A study topic is "MODEL/K" (K from 0):
@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..coherence import DEFAULT_CONVENTION
 from ..errors import MethodError, shown
 from ..metaeval.agreement import MIN_TOPICS
 from ..output import numbers
@@ -107,10 +108,11 @@ def carried(name: str, keys: Sequence[str]) -> dict[str, Any]:
             metrics[key] = {"label": label(key), "estimate": None,
                             "why": f"{NOT_MEASURED} in {study['name']}"}
             continue
-        # several measurements of one measure (the authors' and tealeaves'): tealeaves' own first
-        head.sort(key=lambda m: m["convention"] != "tealeaves")
+        # several measurements of one measure (the authors' and tealeaves'): the default convention's
+        # first, then tealeaves' exact counts, then the authors'
+        head.sort(key=lambda m: (m["convention"] != DEFAULT_CONVENTION, m["convention"] != "tealeaves"))
         h = head[0]
-        same = h["convention"] == "tealeaves"
+        same = h["convention"] == DEFAULT_CONVENTION
         text = (f"{label(key)}: {STATISTIC_NAMES[statistic]} {_interval(h)} with {h['people']} on "
                 f"{study['name']}'s {h['topics']} topics (ceiling {numbers.fixed(h['ceiling'], 2)}); "
                 f"measured with {h['how']}" + ("" if same else ", not tealeaves' default convention"))
