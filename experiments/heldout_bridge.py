@@ -65,8 +65,9 @@ def addresses(count: int = 6, seed: int = 5) -> tl.Corpus:
     s = datasets.sotu()
     held, addr = s.heldout, s.address["heldout"]
     pick = np.sort(np.random.default_rng(seed).choice(np.unique(addr), count, replace=False))
-    return tl.Corpus.from_word_ids([np.concatenate([held[i] for i in np.flatnonzero(addr == a)]) for a in pick],
-                                   vocab=held.vocab)
+    return tl.Corpus.from_word_ids(
+        [np.concatenate([held[i] for i in np.flatnonzero(addr == a)]) for a in pick], vocab=held.vocab
+    )
 
 
 def windows(N: int, count: int) -> tl.Corpus:
@@ -78,7 +79,7 @@ def windows(N: int, count: int) -> tl.Corpus:
     out = []
     for a in sorted(np.random.default_rng(N).choice(longs, count, replace=False)):
         start = np.random.default_rng(int(a) + N).integers(0, texts[a].size - N + 1)
-        out.append(texts[a][start:start + N])
+        out.append(texts[a][start : start + N])
     return tl.Corpus.from_word_ids(out, vocab=held.vocab)
 
 
@@ -88,8 +89,12 @@ def reference(out: dict, key: str, model, docs, params: dict, recompute: bool) -
         p = dict(params)
         t0 = time.time()
         res = tl.heldout(model, docs, workers=2, bootstrap=0, max_hours=1000, **p)
-        refs[key] = {"params": params, "doc_log_prob": res.doc_log_prob.tolist(),
-                     "run_log_prob": res.run_log_prob.tolist(), "seconds": time.time() - t0}
+        refs[key] = {
+            "params": params,
+            "doc_log_prob": res.doc_log_prob.tolist(),
+            "run_log_prob": res.run_log_prob.tolist(),
+            "seconds": time.time() - t0,
+        }
         save(out)
     return np.array(refs[key]["doc_log_prob"])
 
@@ -116,10 +121,16 @@ def exact_part() -> list[dict]:
             var.append(res.run_rel_var[:, 0])
         err, var = np.array(err), np.array(var)
         z = err / np.sqrt(var)
-        rows.append({"samples": S, "mean_error": float(err.mean()),
-                     "largest_case_mean_error": float(np.abs(err.mean(axis=1)).max()),
-                     "mean_squared_error": float((err**2).mean()), "mean_V": float(var.mean()),
-                     "coverage": float(np.mean(np.abs(z) <= 1.96))})
+        rows.append(
+            {
+                "samples": S,
+                "mean_error": float(err.mean()),
+                "largest_case_mean_error": float(np.abs(err.mean(axis=1)).max()),
+                "mean_squared_error": float((err**2).mean()),
+                "mean_V": float(var.mean()),
+                "coverage": float(np.mean(np.abs(z) <= 1.96)),
+            }
+        )
         print("  exact", rows[-1], flush=True)
     return rows
 
@@ -141,13 +152,26 @@ def seeds_row(model, docs, ref: np.ndarray, seeds: int, **params) -> dict:
             sds.append(np.sqrt(res.doc_rel_var).tolist())
         per_doc.append(err.tolist())
         cpu += sec
-    row = {"label": res.label, "params": params, "seeds": seeds, "tokens": int(docs.num_tokens),
-           "error_per_token": per_token, "largest_document_error": worst, "squared_error": float(np.mean(sq)),
-           "z_total": z, "cpu_per_call": cpu / seeds, "tokens_per_cpu_second": docs.num_tokens * seeds / cpu,
-           "document_errors": per_doc, "document_sd": sds}
-    print(f"  {row['label']:<60} err/token {' '.join(f'{x:+.5f}' for x in per_token)} worst {worst:.2f} "
-          f"sq {row['squared_error']:.2f} z {' '.join(f'{x:+.1f}' for x in z)} "
-          f"{row['tokens_per_cpu_second']:,.0f} tok/s", flush=True)
+    row = {
+        "label": res.label,
+        "params": params,
+        "seeds": seeds,
+        "tokens": int(docs.num_tokens),
+        "error_per_token": per_token,
+        "largest_document_error": worst,
+        "squared_error": float(np.mean(sq)),
+        "z_total": z,
+        "cpu_per_call": cpu / seeds,
+        "tokens_per_cpu_second": docs.num_tokens * seeds / cpu,
+        "document_errors": per_doc,
+        "document_sd": sds,
+    }
+    print(
+        f"  {row['label']:<60} err/token {' '.join(f'{x:+.5f}' for x in per_token)} worst {worst:.2f} "
+        f"sq {row['squared_error']:.2f} z {' '.join(f'{x:+.1f}' for x in z)} "
+        f"{row['tokens_per_cpu_second']:,.0f} tok/s",
+        flush=True,
+    )
     return row
 
 
@@ -166,8 +190,10 @@ def long_part(out: dict, recompute: bool) -> dict:
     for name in ("sotu-20-asym", "sotu-50-asym"):
         model = datasets.sotu_model(name)
         ref = reference(out, f"{name}/addresses", model, docs, LONG_REF, recompute)
-        res["models"][name] = [seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S,
-                                         topics_limit=50) for S in LONG_SAMPLES]
+        res["models"][name] = [
+            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
+            for S in LONG_SAMPLES
+        ]
     return res
 
 
@@ -177,8 +203,10 @@ def windows_part(out: dict, recompute: bool) -> dict:
     for N, count in ((150, 10), (300, 8)):
         docs = windows(N, count)
         ref = reference(out, f"sotu-50-asym/windows-{N}", model, docs, WINDOW_REF, recompute)
-        res[str(N)] = [seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
-                       for S in WINDOW_SAMPLES]
+        res[str(N)] = [
+            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
+            for S in WINDOW_SAMPLES
+        ]
     return res
 
 
@@ -198,8 +226,10 @@ def topics_part() -> dict:
         model, _ = peers.as_topic_model(peers.tomotopy_model(T, peers.default_cache()), vocab)
         corpus = tl.Corpus.from_tokens([[vocab[i] for i in d] for d in docs], model.vocab)
         ref = np.array(refs[str(T)]["tomotopy/paragraphs"]["doc_log_prob"])
-        out[str(T)] = [seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T)
-                       for S in TOPIC_SAMPLES]
+        out[str(T)] = [
+            seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T)
+            for S in TOPIC_SAMPLES
+        ]
     return out
 
 
@@ -247,58 +277,85 @@ def markdown(out: dict) -> str:
     """docs/heldout_bridge.md from the results."""
     lines = [INTRO]
     if "exact" in out:
-        lines += ["## Against exact values", "",
-                  "20 tiny random models (2 to 5 topics, 4 to 12 tokens), 100 runs each per setting: the mean "
-                  "error of one run's log estimate (over all runs; the largest of the 20 models' means), its "
-                  "mean squared error, the mean of the run's own error estimate V, and how often the run's "
-                  "interval log P-hat ± 1.96 √V covers the exact value (nominal 95%).", "",
-                  "| samples S | mean error | largest model mean | mean squared error | mean V | coverage |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "## Against exact values",
+            "",
+            "20 tiny random models (2 to 5 topics, 4 to 12 tokens), 100 runs each per setting: the mean "
+            "error of one run's log estimate (over all runs; the largest of the 20 models' means), its "
+            "mean squared error, the mean of the run's own error estimate V, and how often the run's "
+            "interval log P-hat ± 1.96 √V covers the exact value (nominal 95%).",
+            "",
+            "| samples S | mean error | largest model mean | mean squared error | mean V | coverage |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in out["exact"]:
-            lines.append(f"| {r['samples']} | {r['mean_error']:+.4f} | {r['largest_case_mean_error']:.4f} | "
-                         f"{r['mean_squared_error']:.5f} | {r['mean_V']:.5f} | {r['coverage']:.1%} |")
+            lines.append(
+                f"| {r['samples']} | {r['mean_error']:+.4f} | {r['largest_case_mean_error']:.4f} | "
+                f"{r['mean_squared_error']:.5f} | {r['mean_V']:.5f} | {r['coverage']:.1%} |"
+            )
         lines.append("")
     if "paragraphs" in out:
         p = out["paragraphs"]
-        lines += [f"## {p['documents']} random held-out paragraphs ({p['model']}, {p['tokens']:,} tokens)", "",
-                  "Against the 200,000-temperature AIS reference (2 runs; its own noise is up to 0.0003 nats per "
-                  "token: docs/default_accuracy.md). One call per seed: its error per token, the worst paragraph "
-                  "over all seeds, the summed squared error (mean per call, the reference's noise included), the "
-                  "total's error in units of its own sd (bridge), tokens per CPU-second.", "",
-                  "| estimator | error per token, each seed | worst paragraph | Σ squared error | z of the total | "
-                  "tokens per CPU-s |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"## {p['documents']} random held-out paragraphs ({p['model']}, {p['tokens']:,} tokens)",
+            "",
+            "Against the 200,000-temperature AIS reference (2 runs; its own noise is up to 0.0003 nats per "
+            "token: docs/default_accuracy.md). One call per seed: its error per token, the worst paragraph "
+            "over all seeds, the summed squared error (mean per call, the reference's noise included), the "
+            "total's error in units of its own sd (bridge), tokens per CPU-second.",
+            "",
+            "| estimator | error per token, each seed | worst paragraph | Σ squared error | z of the total | "
+            "tokens per CPU-s |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in p["rows"]:
             z = ", ".join(f"{x:+.1f}" for x in r["z_total"]) or "–"
-            lines.append(f"| {r['label']} | {_seeds(r['error_per_token'])} | {r['largest_document_error']:.2f} | "
-                         f"{r['squared_error']:.2f} | {z} | {r['tokens_per_cpu_second']:,.0f} |")
+            lines.append(
+                f"| {r['label']} | {_seeds(r['error_per_token'])} | {r['largest_document_error']:.2f} | "
+                f"{r['squared_error']:.2f} | {z} | {r['tokens_per_cpu_second']:,.0f} |"
+            )
         lines.append("")
     if "long" in out:
         res = out["long"]
-        lines += ["## Whole held-out addresses", "",
-                  f"6 addresses of {', '.join(f'{n:,}' for n in res['lengths'])} tokens, against left-to-right "
-                  "`smc` with 500 particles, K = 256, 2 runs (its two runs differ by up to about a nat on one "
-                  "address: docs/linear_smc.md). Error per token of each call (3 seeds), the worst address, "
-                  "the summed squared error, the total's error in units of its own sd.", "",
-                  "| model | estimator | error per token, each seed | worst address | Σ squared error | "
-                  "z of the total | tokens per CPU-s |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "## Whole held-out addresses",
+            "",
+            f"6 addresses of {', '.join(f'{n:,}' for n in res['lengths'])} tokens, against left-to-right "
+            "`smc` with 500 particles, K = 256, 2 runs (its two runs differ by up to about a nat on one "
+            "address: docs/linear_smc.md). Error per token of each call (3 seeds), the worst address, "
+            "the summed squared error, the total's error in units of its own sd.",
+            "",
+            "| model | estimator | error per token, each seed | worst address | Σ squared error | "
+            "z of the total | tokens per CPU-s |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for name, rows in res["models"].items():
             for r in rows:
                 z = ", ".join(f"{x:+.1f}" for x in r["z_total"])
-                lines.append(f"| {name} | {r['label']} | {_seeds(r['error_per_token'])} | "
-                             f"{r['largest_document_error']:.2f} | {r['squared_error']:.2f} | {z} | "
-                             f"{r['tokens_per_cpu_second']:,.0f} |")
+                lines.append(
+                    f"| {name} | {r['label']} | {_seeds(r['error_per_token'])} | "
+                    f"{r['largest_document_error']:.2f} | {r['squared_error']:.2f} | {z} | "
+                    f"{r['tokens_per_cpu_second']:,.0f} |"
+                )
         lines.append("")
     if "windows" in out:
-        lines += ["## Windows of held-out addresses (sotu-50-asym)", "",
-                  "Random windows of N tokens against left-to-right `smc-full` with 1,000 particles (K = 512 "
-                  "is a full pass at these lengths), 2 runs; 3 seeds.", "",
-                  "| N | estimator | error per token, each seed | worst window | Σ squared error | z of the total |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "## Windows of held-out addresses (sotu-50-asym)",
+            "",
+            "Random windows of N tokens against left-to-right `smc-full` with 1,000 particles (K = 512 "
+            "is a full pass at these lengths), 2 runs; 3 seeds.",
+            "",
+            "| N | estimator | error per token, each seed | worst window | Σ squared error | "
+            "z of the total |",
+            "|---|---|---|---|---|---|",
+        ]
         for N, rows in out["windows"].items():
             for r in rows:
                 z = ", ".join(f"{x:+.1f}" for x in r["z_total"])
-                lines.append(f"| {N} | {r['label']} | {_seeds(r['error_per_token'])} | "
-                             f"{r['largest_document_error']:.2f} | {r['squared_error']:.2f} | {z} |")
+                lines.append(
+                    f"| {N} | {r['label']} | {_seeds(r['error_per_token'])} | "
+                    f"{r['largest_document_error']:.2f} | {r['squared_error']:.2f} | {z} |"
+                )
         lines.append("")
     return "\n".join(lines)
 
