@@ -157,6 +157,25 @@ def test_valid_saved_work_is_kept_untouched(run, tmp_path):
             assert (tmp_path / "out" / sub / p.name).read_bytes() == p.read_bytes()
 
 
+@pytest.mark.parametrize("name", ["evals/K2-r0.json", "models/K2-r0.npz", "selection.json"])
+def test_a_link_planted_in_the_folder_is_replaced_not_written_through(run, tmp_path, name):
+    """A file of the run folder made a symbolic link to the user's file outside it: the resume
+    wrote its evaluation, model or selection into that file. Now the link itself is replaced
+    (`files.atomic`, follow_link=False) and the user's file is untouched."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious notes")
+
+    def change(out: Path) -> None:
+        link = out / name
+        link.unlink(missing_ok=True)
+        os.symlink(os.path.relpath(precious, link.parent), link)
+        if name.startswith("models/"):  # its evaluation gone: the model is trained and saved again
+            (out / "evals" / "K2-r0.json").unlink()
+    _resumed(run, tmp_path, change)
+    assert precious.read_text() == "precious notes"
+    assert not (tmp_path / "out" / name).is_symlink()
+
+
 # ---------------------------------------------------------------- whose folder it is
 
 def test_a_folder_of_another_run_is_refused_with_nothing_deleted(run, tmp_path):

@@ -336,7 +336,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                     saved["topic_words"] = topic_words(model, STABILITY_TOPN)
                 if unjudged:
                     saved["row"].update(_judged(opts["judge"], model))
-                write_text(eval_path, json.dumps(json_safe(saved)))
+                write_text(eval_path, json.dumps(json_safe(saved)), follow_link=False)
                 return saved
             if "classic" in saved["row"] and not unjudged:
                 return saved  # no model file to take the top words from: no stability for it
@@ -347,7 +347,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
         model = train(train_texts, k, opts["trainer"], opts["iterations"],
                       opts["seed"] * 100_003 + k * 101 + r, name)
         if model_path:
-            save_model(model, model_path)
+            save_model(model, model_path, follow_link=False)
     train_seconds = time.perf_counter() - t0 if trained else None
     options = EvaluateOptions.of(coherence=tuple(opts["coherence"]), topn=COHERENCE_TOPN,
                                  diversity_topn=DIVERSITY_TOPN, compare_models="none", seed=opts["seed"],
@@ -361,7 +361,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                          "topic_coherence": res.topics[name]["coherence"],
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
-        write_text(eval_path, json.dumps(out_doc))
+        write_text(eval_path, json.dumps(out_doc), follow_link=False)
     if redone:
         out_doc = {**out_doc, "redone": redone}
     if not out:  # no folder keeps the model: it comes back for the chosen K's per-topic diagnostics
@@ -689,7 +689,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
                          time.perf_counter() - t0, where, grid, models, workers)
         if out:
-            write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
+            write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()), follow_link=False)
     return result
 
 
