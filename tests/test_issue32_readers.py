@@ -356,6 +356,36 @@ def test_a_database_url_with_a_bad_port_in_serve(tmp_path, monkeypatch):
                    "database postgresql://h:x/db: not a database URL", "the port a number")
 
 
+def test_a_password_in_the_url_query_is_hidden(tmp_path, monkeypatch):
+    """?password=... (libpq reads it from the query) was printed in the error; only user:password@
+    was hidden. Now every secret of the URL is *** (`store._shown`, the one formatter of URLs)."""
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(["annotate", "export", "--db", "postgresql+psycopg://alice@127.0.0.1:1/ann?"
+                           "password=S3cretPW99&sslpassword=K3y99&sslmode=bogus", "-o", "o.csv"],
+                          "cannot connect")
+    assert "S3cretPW99" not in line and "K3y99" not in line and "password=***" in line, line
+
+
+def test_a_database_server_that_never_answers_is_an_error_not_a_wait(tmp_path, monkeypatch):
+    """A server that accepts the connection and never speaks (a listening socket nobody serves):
+    `annotate export` waited forever. Now it gives up after CONNECT_TIMEOUT seconds (made 2 here,
+    libpq's smallest) with a one-line error."""
+    import socket
+
+    from tealeaves.annotate import store
+
+    pytest.importorskip("psycopg")
+    monkeypatch.setattr(store, "CONNECT_TIMEOUT", 2)
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel completes the handshake; nothing ever answers
+        port = silent.getsockname()[1]
+        line = one_line_error(["annotate", "export", "--db", f"postgresql+psycopg://alice:pw@127.0.0.1:{port}/ann",
+                               "-o", "o.csv"], "cannot connect")
+    assert "timeout" in line and "pw@" not in line and not (tmp_path / "o.csv").exists(), line
+
+
 # -- 11. WE-IRBO's angular similarity against an exact computation -------------------------------------
 
 def _exact_we_irbo(a: np.ndarray, b: np.ndarray, p: float, variant: str) -> float:

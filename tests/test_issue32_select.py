@@ -147,6 +147,23 @@ def test_a_saved_model_of_another_k_is_trained_again(run, tmp_path):
     assert sel["per_k"] == base["per_k"]
 
 
+def test_a_swapped_model_beside_its_evaluation_is_not_used(run, tmp_path):
+    """models/K2-r0.npz and K3-r0.npz swapped, their evaluations kept: the chosen K's per-topic
+    diagnostics were computed from the other K's model, silently. Now the saved model is checked
+    against its slot and its evaluation; the diagnostics are left out, and the run says so."""
+    def change(out: Path) -> None:
+        models = out / "models"
+        os.replace(models / "K2-r0.npz", models / "swap.npz")
+        os.replace(models / "K3-r0.npz", models / "K2-r0.npz")
+        os.replace(models / "swap.npz", models / "K3-r0.npz")
+    err, sel = _resumed(run, tmp_path, change)
+    chosen = sel["chosen"]
+    assert "diagnostics" not in chosen and "topics, not of" in chosen["diagnostics_note"], chosen
+    assert "diagnostics left out" in err and len(sel["params"]["redone"]) == 1, err
+    base = json.loads((run / "base.json").read_text())
+    assert "diagnostics" in base["chosen"] and sel["per_k"] == base["per_k"]
+
+
 def test_valid_saved_work_is_kept_untouched(run, tmp_path):
     """The checks refuse nothing select wrote: a resumed run recomputes nothing and warns of nothing."""
     err, sel = _resumed(run, tmp_path, lambda out: None)
@@ -155,6 +172,25 @@ def test_valid_saved_work_is_kept_untouched(run, tmp_path):
     for sub in ("models", "evals"):
         for p in (run / "base" / sub).iterdir():
             assert (tmp_path / "out" / sub / p.name).read_bytes() == p.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["evals/K2-r0.json", "models/K2-r0.npz", "selection.json"])
+def test_a_link_planted_in_the_folder_is_replaced_not_written_through(run, tmp_path, name):
+    """A file of the run folder made a symbolic link to the user's file outside it: the resume
+    wrote its evaluation, model or selection into that file. Now the link itself is replaced
+    (`files.atomic`, follow_link=False) and the user's file is untouched."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious notes")
+
+    def change(out: Path) -> None:
+        link = out / name
+        link.unlink(missing_ok=True)
+        os.symlink(os.path.relpath(precious, link.parent), link)
+        if name.startswith("models/"):  # its evaluation gone: the model is trained and saved again
+            (out / "evals" / "K2-r0.json").unlink()
+    _resumed(run, tmp_path, change)
+    assert precious.read_text() == "precious notes"
+    assert not (tmp_path / "out" / name).is_symlink()
 
 
 # ---------------------------------------------------------------- whose folder it is

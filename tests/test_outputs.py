@@ -178,6 +178,27 @@ def test_output_where_figures_go(tmp_path, capsys):
     one_line_error(code, err, "would write over the input")
 
 
+def test_a_linked_file_in_the_figures_folder_is_replaced_not_written_through(tmp_path):
+    """--figures DIR holding DIR/01-x.svg (and .png), symbolic links to the user's file: the chart was
+    written into that file (`report.figures.write_all`, which `report --figures` calls). Now the link
+    is replaced by the chart; the user's file is untouched."""
+    from tealeaves.report.figures import write_all
+    from tealeaves.report.svg import Chart
+
+    chart = Chart("hbars", "t", "x", "y", name="x", labels=["a", "b"], y=[1.0, 2.0])
+    names = [os.path.basename(p) for p in write_all([chart], str(tmp_path / "made"))]
+    figs = tmp_path / "figs"
+    figs.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("precious notes")
+    for n in names:
+        os.symlink("../precious.txt", figs / n)
+    write_all([chart], str(figs))
+    assert precious.read_text() == "precious notes"
+    assert names and not any((figs / n).is_symlink() for n in names)
+    assert (figs / names[0]).read_bytes() == (tmp_path / "made" / names[0]).read_bytes()
+
+
 def test_select_out_folder_owns_its_files(tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("a b c\n" * 10)

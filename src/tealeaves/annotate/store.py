@@ -134,8 +134,14 @@ def parse_url(url: str) -> URL:
                              "dialect://user:password@host:port/name, the port a number)") from None
 
 
+CONNECT_TIMEOUT = 10  # seconds a database server may take to accept a connection (PostgreSQL)
+SECRET = re.compile(r"pass|secret|token|key", re.IGNORECASE)  # URL query parameters shown as ***
+
+
 def connect(url: str) -> Engine:
-    """An engine for `url` (a SQLAlchemy URL, or a plain path meaning SQLite)."""
+    """An engine for `url` (a SQLAlchemy URL, or a plain path meaning SQLite). A PostgreSQL
+    server that takes more than CONNECT_TIMEOUT seconds to answer (one that accepts the connection
+    and never speaks) is a one-line error, never a wait; a `connect_timeout` in the URL wins."""
     parsed = parse_url(url)
     url = url if "://" in url else f"sqlite:///{url}"
     try:
@@ -145,7 +151,10 @@ def connect(url: str) -> Engine:
             )
             event.listen(engine, "connect", _sqlite_pragmas)
         else:
-            engine = create_engine(parsed, pool_size=8, max_overflow=16, pool_pre_ping=True)
+            args = ({"connect_timeout": CONNECT_TIMEOUT} if parsed.get_backend_name() == "postgresql"
+                    and "connect_timeout" not in parsed.query else {})
+            engine = create_engine(parsed, connect_args=args, pool_size=8, max_overflow=16,
+                                   pool_pre_ping=True)
         with engine.connect():
             pass
         inspect(engine).get_table_names()  # reads the schema: a file that is not a database fails here
@@ -186,11 +195,15 @@ def _check_schema(engine: Engine) -> None:
 
 
 def _shown(url: str | URL) -> str:
-    """The URL without its password, for messages."""
+    """The URL for messages, every secret in it shown as ***: the password of user:password@ and
+    every query parameter whose name says it holds one (`SECRET`: ?password=, ?sslpassword=, ...)."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: its password hidden all the same
-        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(url))
+        parsed = make_url(url)
+        shown = parsed.render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: its secrets hidden all the same
+        shown = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", str(url))
+    return re.sub(r"([?&][^=&#]*=)([^&#]*)",
+                  lambda m: m[1] + "***" if SECRET.search(m[1]) else m[0], shown)
 
 
 def task_set_hash(tasks: list[dict[str, Any]]) -> str:

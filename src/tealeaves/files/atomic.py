@@ -4,6 +4,10 @@
   is atomic on one file system): Ctrl-C or a crash never leaves a half-written result where a
   good one was.
 - A symbolic link is followed: the file it points to is replaced (or created), never the link.
+  Except for a file the tool names itself inside a folder it keeps (`follow_link=False`: a
+  `select --out` folder's evaluations and models, `report --figures`' charts, a `--keep` folder):
+  there a link, or anything else that is not a folder, is replaced by the new file, and what it
+  pointed to is never touched (a link planted in the folder never redirects a write outside it).
 - A name for an open stream (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, or a link to one) is
   written through even when the stream goes to a regular file (`> out.txt`): appended to it,
   never replaced (the shell's file would lose what was printed before, and the rest).
@@ -58,10 +62,17 @@ _TX: _Transaction | None = None
 _CLAIMED: dict[tuple[int, int], int] = {}  # (device, inode) of a FIFO -> its open write end
 
 
-def resolve(target: str | os.PathLike) -> tuple[str, bool]:
+def resolve(target: str | os.PathLike, follow_link: bool = True) -> tuple[str, bool]:
     """(the path to write, whether to write through it rather than replace it). A link resolves
-    to the regular file it points to (existing or not); a device or FIFO is written through."""
+    to the regular file it points to (existing or not); a device or FIFO is written through.
+    `follow_link=False`: `target` itself is replaced, whatever non-folder it is."""
     target = os.fspath(target)
+    if not follow_link:
+        with contextlib.suppress(FileNotFoundError):
+            mode = os.lstat(target).st_mode
+            if stat.S_ISDIR(mode):
+                raise MethodError(f"{target!r} is a folder; it must be a file")
+        return target, False
     try:
         st = os.stat(target)
     except FileNotFoundError:  # a new file, or a link to one
@@ -221,10 +232,11 @@ def probe(target: str | os.PathLike) -> None:
 
 
 def _writable(path: str) -> os.stat_result | None:
-    """The status of the regular file an output will replace (None: none yet); a read-only one is
-    refused, as the shell's `>` refuses it (the rename that replaces a file would not)."""
+    """The status of the regular file an output will replace (None: none yet, or a link, which is
+    replaced itself); a read-only one is refused, as the shell's `>` refuses it (the rename that
+    replaces a file would not)."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except OSError:
         return None
     if stat.S_ISREG(st.st_mode) and (not st.st_mode & 0o222 or not os.access(path, os.W_OK)):
@@ -234,12 +246,14 @@ def _writable(path: str) -> os.stat_result | None:
 
 
 @contextlib.contextmanager
-def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = None) -> Iterator[str]:
+def atomic_path(target: str | os.PathLike, suffix: str = "", mode: int | None = None,
+                follow_link: bool = True) -> Iterator[str]:
     """A temporary path to write (ending in `suffix`, for writers that add an extension
     otherwise); put in place at `target` (see the module docstring) when the block succeeds (or,
     inside a transaction, when it does), removed when it fails. `mode`: the file's permissions
-    (default: 0666 less the umask)."""
-    path, through = resolve(target)
+    (default: 0666 less the umask). `follow_link=False`: a file the tool names in a folder it keeps,
+    which replaces a link rather than writing where it points (`resolve`)."""
+    path, through = resolve(target, follow_link)
     old = None if through else _writable(path)
     with _naming(os.fspath(target), None):
         tmp = _temporary(path, through, suffix)
@@ -334,7 +348,7 @@ def _release() -> None:
     _CLAIMED.clear()
 
 
-def write_text(target: str | os.PathLike, text: str) -> None:
-    """`text` (UTF-8) to `target`, atomically."""
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+def write_text(target: str | os.PathLike, text: str, follow_link: bool = True) -> None:
+    """`text` (UTF-8) to `target`, atomically (`follow_link`: `atomic_path`)."""
+    with atomic_path(target, follow_link=follow_link) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)

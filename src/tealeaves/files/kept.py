@@ -149,7 +149,8 @@ class Kept:
                                   "give a new or empty folder", options=("keep",))
             with immediate():
                 write_text(run, json.dumps({"kept": MAGIC, "what": self.what, "id": self.id,
-                                            "total": self.total, "fingerprint": self.fingerprint}, indent=1))
+                                            "total": self.total, "fingerprint": self.fingerprint}, indent=1),
+                           follow_link=False)
             return {}
         saved = read_json(run)
         if not isinstance(saved, dict) or saved.get("kept") != MAGIC:
@@ -220,7 +221,8 @@ class Kept:
         name = f"part-{time.time_ns()}-{os.getpid()}.json"
         with immediate():
             write_text(os.path.join(self.folder, name),
-                       json.dumps({"run": self.id, "sha256": digest(items), "items": items}))
+                       json.dumps({"run": self.id, "sha256": digest(items), "items": items}),
+                       follow_link=False)
         self.pending.clear()
         self.flushed = time.monotonic()
 

@@ -105,7 +105,7 @@ def claim(path: str | os.PathLike, manifest: str, new: dict[str, Any], subfolder
         with exclusive(os.path.join(path, LOCK), path, f"{what} run in this folder"):
             saved = inspect(path, manifest, subfolders, compare, what)
             if saved is None:
-                write_text(os.path.join(path, manifest), json.dumps(new))
+                write_text(os.path.join(path, manifest), json.dumps(new), follow_link=False)
                 wrote_manifest = True
             for sub in subfolders:
                 folder = os.path.join(path, sub)

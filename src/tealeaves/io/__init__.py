@@ -320,9 +320,10 @@ def _from_object(obj: Any, vocab: Any, alpha: Any, time_slice: int | str | None 
     )
 
 
-def save_model(model: TopicModel, path: str | os.PathLike) -> None:
-    """Save `model` in tealeaves' own `.npz` format."""
-    save_npz(model, os.fspath(path))
+def save_model(model: TopicModel, path: str | os.PathLike, follow_link: bool = True) -> None:
+    """Save `model` in tealeaves' own `.npz` format (`follow_link=False`: in a folder the tool
+    keeps, a link at `path` is replaced, not written through: `files.atomic`)."""
+    save_npz(model, os.fspath(path), follow_link)
 
 
 def detect(path: str) -> str:

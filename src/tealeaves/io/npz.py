@@ -19,7 +19,7 @@ from .common import read_phi
 FORMAT_VERSION = 1
 
 
-def save_npz(model: TopicModel, path: str) -> None:
+def save_npz(model: TopicModel, path: str, follow_link: bool = True) -> None:
     arrays = {
         "phi": model.phi,
         "alpha": model.alpha,
@@ -32,7 +32,7 @@ def save_npz(model: TopicModel, path: str) -> None:
         arrays["vocab"] = np.array(model.vocab, dtype=str)
     path = with_extension(path, ".npz")  # numpy's rule for the name
     try:
-        with atomic_path(path, suffix=".npz") as tmp:
+        with atomic_path(path, suffix=".npz", follow_link=follow_link) as tmp:
             np.savez_compressed(tmp, **arrays)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write model ({exc.strerror or exc})") from None

@@ -94,7 +94,7 @@ def _draw(plt, c: Chart, path: str) -> None:
     ax.set_ylabel(_wrapped(c.ylabel, 40) if c.kind != "hbars" else "")
     try:
         fig.tight_layout()
-        with atomic_path(path, suffix=".png") as tmp:
+        with atomic_path(path, suffix=".png", follow_link=False) as tmp:
             fig.savefig(tmp, dpi=200, format="png")
     finally:
         plt.close(fig)
@@ -112,7 +112,7 @@ def write_all(charts: list[Chart], folder: str) -> list[str]:
     written = []
     for i, c in enumerate(charts, 1):
         stem = os.path.join(folder, f"{i:02d}-{slug(c.name or c.title)}")
-        write_text(stem + ".svg", render(c))
+        write_text(stem + ".svg", render(c), follow_link=False)
         written.append(stem + ".svg")
         if png:
             write_png(c, stem + ".png")

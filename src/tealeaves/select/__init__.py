@@ -33,7 +33,7 @@ import numpy as np
 
 from ..coherence import DEFAULT_WINDOWS, topic_words
 from ..corpus import Corpus
-from ..datasets import load_model, read_corpus
+from ..datasets import read_corpus
 from ..diagnostics.stability import stability
 from ..errors import InputFileError, MethodError, shorten
 from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
@@ -336,7 +336,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                     saved["topic_words"] = topic_words(model, STABILITY_TOPN)
                 if unjudged:
                     saved["row"].update(_judged(opts["judge"], model))
-                write_text(eval_path, json.dumps(json_safe(saved)))
+                write_text(eval_path, json.dumps(json_safe(saved)), follow_link=False)
                 return saved
             if "classic" in saved["row"] and not unjudged:
                 return saved  # no model file to take the top words from: no stability for it
@@ -347,7 +347,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
         model = train(train_texts, k, opts["trainer"], opts["iterations"],
                       opts["seed"] * 100_003 + k * 101 + r, name)
         if model_path:
-            save_model(model, model_path)
+            save_model(model, model_path, follow_link=False)
     train_seconds = time.perf_counter() - t0 if trained else None
     options = EvaluateOptions.of(coherence=tuple(opts["coherence"]), topn=COHERENCE_TOPN,
                                  diversity_topn=DIVERSITY_TOPN, compare_models="none", seed=opts["seed"],
@@ -361,7 +361,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                          "topic_coherence": res.topics[name]["coherence"],
                          "train_seconds": train_seconds, "eval_seconds": res.seconds})
     if eval_path:
-        write_text(eval_path, json.dumps(out_doc))
+        write_text(eval_path, json.dumps(out_doc), follow_link=False)
     if redone:
         out_doc = {**out_doc, "redone": redone}
     if not out:  # no folder keeps the model: it comes back for the chosen K's per-topic diagnostics
@@ -689,7 +689,7 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         result = _result(ks, restarts, evals, len(texts), train_texts, test_texts, params,
                          time.perf_counter() - t0, where, grid, models, workers)
         if out:
-            write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()))
+            write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()), follow_link=False)
     return result
 
 
@@ -719,17 +719,19 @@ def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents
     return SelectionResult(ks, restarts, evals, per_k, choice, params, seconds,
                            decision=decision, disagreements=disagreements(decision, choice, BIAS),
                            stability=stab, edge=where, grid=grid,
-                           chosen=_chosen(decision, evals, models or {}, params["out"], test_texts, stab,
-                                          params["seed"], workers))
+                           chosen=_chosen(decision, evals, models or {}, params["out"], train_texts,
+                                          test_texts, stab, params["seed"], workers, params["redone"]))
 
 
 def _chosen(decision: dict[str, Any], evals: list[dict[str, Any]], models: dict[str, TopicModel],
-            out: str | None, test_texts: list[list[str]], stab: list[dict[str, Any]], seed: int,
-            workers: int) -> dict[str, Any]:
+            out: str | None, train_texts: list[list[str]], test_texts: list[list[str]],
+            stab: list[dict[str, Any]], seed: int, workers: int, redone: list[str]) -> dict[str, Any]:
     """The model that stands for the chosen K (its restart by the rule; under "mean", the restart best
     by training likelihood) for the per-topic table: its top words, per-topic coherence, stability
     among its K's restarts and its per-topic diagnostics on the held-out documents (the model from
-    `out/models`, or as its task handed it back)."""
+    `out/models`, or as its task handed it back). A saved model is used only when it is its slot's
+    (`saved.read_model`: K topics, the training documents' words) and its top words are those of its
+    saved evaluation; otherwise no diagnostics, and a note in `redone` says why."""
     k = decision.get("k")
     if k is None:
         return {}
@@ -749,9 +751,15 @@ def _chosen(decision: dict[str, Any], evals: list[dict[str, Any]], models: dict[
     model = models.get(name)
     if model is None and out and os.path.exists(path := os.path.join(out, "models", f"{name}.npz")):
         try:
-            model = load_model(path, name=name)
-        except Exception:  # a damaged file: no diagnostics, said below
+            model = read_model(path, name, k, {w for t in train_texts for w in t})
+            if e.get("topic_words") is not None and topic_words(model, STABILITY_TOPN) != e["topic_words"]:
+                raise InputFileError(f"{path}: its top words are not those of its saved evaluation "
+                                     f"(evals/{name}.json)")
+        except Exception as exc:  # noqa: BLE001 - a damaged, swapped or foreign file: no diagnostics
             model = None
+            doc["diagnostics_note"] = f"{shorten(str(exc), 300)}: no diagnostics"
+            redone.append(f"{shorten(str(exc), 300)}; the chosen model's diagnostics left out")
+            return doc
     if model is None:
         doc["diagnostics_note"] = "the model was not kept (no --out folder holds it): no diagnostics"
         return doc
