@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import MethodError
 from ..heldout.result import PerDocumentTotals, bootstrap_bytes, doc_log_mean, sd_note
+from ..heldout.result import perplexity as perplexity_of
 from ..output.display import Display
 from ..output.jsonout import json_float
 from ..util.limits import check_bootstrap
@@ -133,7 +134,7 @@ class CompareResult(PerDocumentTotals, Display):
     @property
     def perplexity_ratio(self) -> float:
         """PP_A / PP_B = exp(-(log P(W|A) - log P(W|B)) / tokens); below 1 means A is better."""
-        return math.exp(-self.per_token) if self.tokens else float("nan")
+        return perplexity_of(self.per_token) if self.tokens else float("nan")
 
     @property
     def gap(self) -> float:

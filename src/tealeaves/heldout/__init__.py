@@ -26,7 +26,7 @@ from .adaptive import summarise as adaptive_summary
 from .crosscheck import CHECK_TEMPERATURES, run_check
 from .exact import DEFAULT_MAX_STATES, check_size
 from .registry import for_document, get_method, method_names
-from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
+from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd, impossible_log_prob
 from .spec import MethodSpec
 
 SPLITS = ("first", "random")
@@ -249,10 +249,13 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                    "runs": runs, "seed": int(seed), "observed": observed, "split": split,
                    "target_sd": target_sd}
 
-    def valid(v: Any) -> bool:  # a kept document's value has the shape this run gives it
+    def valid(v: Any) -> bool:  # a kept document's value has the shape and range this run gives it
         if target_sd is None:
-            return isinstance(v, np.ndarray) and v.shape == (2, runs)
-        return isinstance(v, list) and len(v) == 6 and isinstance(v[0], np.ndarray) and v[0].shape == (runs,)
+            ok = isinstance(v, np.ndarray) and v.shape == (2, runs)
+        else:
+            ok = (isinstance(v, list) and len(v) == 6 and isinstance(v[0], np.ndarray)
+                  and v[0].shape == (runs,))
+        return ok and not impossible_log_prob(v[0]).any()  # log P finite and <= 0 (red team 7)
 
     with kept(keep, what, fingerprint, len(items), valid=valid) as k:
         done = k.done if k is not None else {}

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import MethodError
 from ..output.display import Display
 from ..output.jsonout import json_float
 from ..util.limits import check_bootstrap
@@ -27,6 +28,23 @@ def log_mean_exp(x: np.ndarray, axis: int | None = None):
 def doc_log_mean(run_log_prob: np.ndarray) -> np.ndarray:
     """log of the mean over runs (axis 0) of exp(run_log_prob), per document."""
     return log_mean_exp(run_log_prob, axis=0)
+
+
+LOG_PROB_SLACK = 1e-9  # rounding allowed above 0 (a word of probability 1 in every topic sums to ~0)
+
+
+def impossible_log_prob(log_prob: np.ndarray) -> np.ndarray:
+    """Where an estimate of log P(w) (or log P(w2 | w1)) cannot be one: not finite, or above 0 by
+    more than rounding (P <= 1 for discrete data). An estimator that gives one has failed
+    numerically (red team 7: a subnormal phi overflowed to +inf); its value must not be ranked."""
+    x = np.asarray(log_prob, dtype=np.float64)
+    return ~np.isfinite(x) | (x > LOG_PROB_SLACK)
+
+
+def perplexity(per_token: float) -> float:
+    """exp(-per_token): +inf when that is past the largest float (per token below about -709.8
+    nats: a word of probability 1e-320 is a valid model's), not an OverflowError."""
+    return math.exp(-per_token) if -per_token < 709.78 else math.inf
 
 
 def bootstrap_bytes(resamples: int, runs: int, block: float = 4e6) -> float:
@@ -125,6 +143,21 @@ class HeldoutResult(PerDocumentTotals, Display):
     compile_seconds: float = 0.0  # compiling or loading the kernels, before (not in) `seconds`
     # (runs, D): each run's single-run estimate V of Var(P-hat) / P^2 (Lee & Whiteley 2018), or None
     run_rel_var: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        """The one check of every result built: each run's estimate of each document is finite and
+        at most 0 (`impossible_log_prob`); else a one-line error naming the method and documents."""
+        wrong = impossible_log_prob(self.run_log_prob)
+        bad = np.flatnonzero(wrong.any(axis=0))
+        if bad.size:
+            value = self.run_log_prob[:, bad[0]][wrong[:, bad[0]]][0]
+            docs = ", ".join(map(str, bad[:5])) + (f" and {bad.size - 5} more" if bad.size > 5 else "")
+            what = "log P(w)" if self.task == "heldout" else "log P(w2 | w1)"
+            plural = "s" if bad.size > 1 else ""
+            raise MethodError(f"{self.label}: its estimate of {what} for document{plural} {docs} (of "
+                              f"{wrong.shape[1]}, counting from 0) is {value:g}, not a finite number at most "
+                              "0 (a probability is at most 1): the estimator failed numerically on them; no "
+                              "result is given")
 
     @property
     def runs(self) -> int:
@@ -259,7 +292,7 @@ class HeldoutResult(PerDocumentTotals, Display):
 
     @property
     def perplexity(self) -> float:
-        return math.exp(-self.per_token) if self.tokens else float("nan")
+        return perplexity(self.per_token) if self.tokens else float("nan")
 
     @property
     def label(self) -> str:

@@ -51,6 +51,14 @@ def fixed(v: Any, places: int, missing: str = MISSING) -> str:
     return missing if _missing(v) else f"{v:.{places}f}"
 
 
+def signed(v: Any, places: int, missing: str = MISSING) -> str:
+    """`v` with its sign and `places` decimals ("+0.01234"); `missing` for None, NaN or text, "+inf"
+    or "-inf" for an infinity (a result file's "Infinity", read back)."""
+    if isinstance(v, float) and math.isinf(v):
+        return "+inf" if v > 0 else "-inf"
+    return missing if _missing(v) else f"{v:+.{places}f}"
+
+
 def metric(key: str, v: Any, missing: str = MISSING) -> str:
     """A metric's value as every table shows it (perplexity: scientific from a million on)."""
     if key in ("perplexity", "heldout_perplexity") and not _missing(v):

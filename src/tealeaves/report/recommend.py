@@ -92,9 +92,11 @@ def evaluate(doc: dict[str, Any]) -> tuple[str, list[str]]:
                        "apart; any of them is as good on it).")
     for c in doc.get("comparisons") or []:
         if c.get("a") in best and c.get("b") in best:
-            lo, hi = c["per_token_interval"]
-            reasons.append(f"{c['a']} − {c['b']}: {c['per_token']:+.5f} nats per token, 95% "
-                           f"[{lo:+.5f}, {hi:+.5f}]: {c['verdict']}.")
+            lo, hi = c.get("per_token_interval") or (None, None)  # null when unavailable
+            interval = ("95% interval unavailable" if finite_float(lo) is None or finite_float(hi) is None
+                        else f"95% [{numbers.signed(lo, 5)}, {numbers.signed(hi, 5)}]")
+            reasons.append(f"{c['a']} − {c['b']}: {numbers.signed(c.get('per_token'), 5, 'no value')} nats "
+                           f"per token, {interval}: {c['verdict']}.")
     agree, disagree = [], []
     metrics = {**{f"coherence.{m}": (f"{MEASURE_NAMES.get(m, m)} coherence", True, m) for m in
                   dict.fromkeys(m for r in rows for m in (r.get("coherence") or {}))}, **EVAL_METRICS}

@@ -73,6 +73,14 @@ def prepare_doc(phi_wt: np.ndarray, alpha: np.ndarray, words: np.ndarray,
 
 
 @njit(cache=True)
+def _inverse(m):
+    """1 / m, or 0 when it overflows (m subnormal, below 1 / DBL_MAX ~ 5.6e-309: red team 7 found
+    phi = 1e-320 turning every row into inf): the caller then divides by m instead."""
+    inv = 1.0 / m
+    return inv if inv < np.inf else 0.0
+
+
+@njit(cache=True)
 def _prepare(phi_wt, alpha, words, reorder):
     """rows, alpha and the log scales in the document's topic order, and that order: one pass to
     scale each row and add its share of each topic's expected mass (rows[n, t] alpha_t
@@ -91,10 +99,10 @@ def _prepare(phi_wt, alpha, words, reorder):
             m = max(m, src[t])
         scale[n] = m
         if reorder:
-            inv = 1.0 / m
+            inv = _inverse(m)
             s = 0.0
             for t in range(T):
-                x = src[t] * inv
+                x = src[t] * inv if inv > 0.0 else src[t] / m
                 q[t] = (x if x >= FLUSH else 0.0) * alpha[t]
                 s += q[t]
             inv = 1.0 / s
@@ -104,9 +112,9 @@ def _prepare(phi_wt, alpha, words, reorder):
     rows = np.empty((N, T))
     for n in range(N):
         src = phi_wt[words[n]]
-        inv = 1.0 / scale[n]
+        inv = _inverse(scale[n])
         for j in range(T):
-            x = src[order[j]] * inv
+            x = src[order[j]] * inv if inv > 0.0 else src[order[j]] / scale[n]
             rows[n, j] = x if x >= FLUSH else 0.0
     return rows, alpha[order], np.log(scale), order
 
