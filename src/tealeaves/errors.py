@@ -66,9 +66,43 @@ def shorten(text: object, limit: int = SHOWN_CHARS) -> str:
 
 
 def shown(text: object, limit: int = SHOWN_CHARS) -> str:
-    """`shorten`, quoted like `repr` (for a word, token or label named in an error)."""
-    text = str(text)
+    """`shorten`, quoted like `repr` (for a word, token or label named in an error). A value that is
+    not a string or a number is named by its type (`described`): a file's nested list may be a
+    "billion laughs" or 200,000 levels deep, whose str() never ends or overflows the stack."""
+    if not isinstance(text, str):
+        if not _flat(text):
+            return described(text)
+        text = str(text)
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def described(value: object, limit: int = SHOWN_CHARS) -> str:
+    """`value` of unchecked type for an error message: a number's repr (a huge integer by its bits),
+    None or a boolean as such, anything else only as "a <type>" (never its str or repr, see `shown`)."""
+    import numbers
+
+    if isinstance(value, int) and value.bit_length() > 10_000:
+        return f"an integer of {value.bit_length():,} bits"
+    scalar = type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0
+    if value is None or scalar or isinstance(value, numbers.Number) or _flat(value):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}…"
+    return f"a {type(value).__name__}"
+
+
+def _flat(value: object) -> bool:
+    """A value whose str() is short and cheap: a number, None, or a list or tuple of at most 16
+    numbers and short strings (a shape, a pair)."""
+    import numbers
+
+    def small(x: object) -> bool:
+        if isinstance(x, int) and not isinstance(x, bool):
+            return x.bit_length() <= 10_000  # str() of a larger one is slow, then refused
+        return x is None or isinstance(x, numbers.Number) or (isinstance(x, str) and len(x) <= 80)
+
+    if isinstance(value, list | tuple):
+        return len(value) <= 16 and all(small(x) for x in value)
+    return small(value) and not isinstance(value, str)
 
 
 class BadValueError(InputFileError, MethodError):

@@ -59,7 +59,7 @@ class TopicModel:
     ) -> None:
         phi_arr = phi.array if isinstance(phi, CheckedPhi) else _check_phi(phi, normalize, copy)
         alpha_arr = check_alpha(alpha, phi_arr.shape[0])
-        vocab_t = _check_vocab(vocab, phi_arr.shape[1])
+        vocab_t = check_vocab(vocab, phi_arr.shape[1])
         if beta is not None:
             beta = float(beta)
             if not np.isfinite(beta) or beta <= 0:
@@ -331,7 +331,10 @@ def check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     return arr
 
 
-def _check_vocab(vocab: Sequence[str] | None, num_words: int) -> tuple[str, ...] | None:
+def check_vocab(vocab: Sequence[str] | None, num_words: int) -> tuple[str, ...] | None:
+    """The words of a model's columns, checked for every model (`TopicModel`, `Topics`): one per
+    column, none twice, none empty or holding white space (documents are split on white space, so
+    such a word could never be counted, and would shift the words shown after it)."""
     if vocab is None:
         return None
     words = tuple(str(w) for w in vocab)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidModelError, MethodError, shown
-from .model import TopicModel, check_alpha
+from .model import TopicModel, check_alpha, check_vocab
 from .util.limits import check_int
 
 WEIGHTS_KINDS = ("distributions", "nonnegative", "signed")
@@ -298,6 +298,10 @@ def check_topics(t: Topics) -> None:
                                         f"{float(sums[bad[0]]):.6g}); its weights are not probabilities")
         if t.vocab is not None and len(t.vocab) != t.weights.shape[1]:
             raise InvalidModelError(f"{who}: {len(t.vocab)} words but {t.weights.shape[1]} weight columns")
+        try:
+            check_vocab(t.vocab, t.weights.shape[1])
+        except InvalidModelError as exc:
+            raise InvalidModelError(f"{who}: {exc}") from None
     for label, arr, shape in (("alpha", t.alpha, (T,)), ("mean", t.mean, (T,)), ("cov", t.cov, (T, T)),
                               ("topic_weights", t.topic_weights, (T,))):
         if arr is not None and (arr.shape != shape or not np.isfinite(arr).all()):

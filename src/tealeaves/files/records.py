@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ARCHIVE_ERRORS, BadValueError, InputFileError, shorten, shown
+from ..errors import ARCHIVE_ERRORS, BadValueError, InputFileError, described, shorten, shown
 from ..util.limits import check_array_file
 from ..util.numbers import finite_float
 from .csvout import uncell
@@ -198,9 +198,9 @@ FALSE_WORDS = ("false", "0", "no")
 
 
 def _shown(value: Any) -> str:
-    """`value` for an error message: a string as `errors.shown` quotes it, anything else its repr,
-    cut to 40 characters with the full length."""
-    return shown(value) if isinstance(value, str) else shorten(repr(value))
+    """`value` for an error message (`errors.shown`): a string quoted and cut, a number its repr,
+    anything else its type only (a file's nested list may print forever)."""
+    return shown(value) if isinstance(value, str) else shorten(described(value))
 
 
 def _int_text(text: str) -> int | None:

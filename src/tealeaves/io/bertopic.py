@@ -35,6 +35,7 @@ from ..files.textfile import check_regular
 from ..topics import Topics
 from ..util.limits import check_memory
 from ..util.text import UNSHOWABLE
+from .common import words_by_column
 from .pickled import describe_pickle
 from .safepickle import Stored, as_array, read_pickle
 from .safetensors import read_safetensors
@@ -134,6 +135,13 @@ def load_bertopic_pickle(path: str | os.PathLike, allow_pickle: bool = False) ->
     the file runs, so `allow_pickle` is not needed)."""
     path = os.fspath(path)
     check_regular(path)
+    try:
+        return _bertopic_pickle(path)
+    except RecursionError:  # a value nested too deeply for a check that walks it
+        raise InvalidModelError(f"{path}: a value nested too deeply (damaged or hostile)") from None
+
+
+def _bertopic_pickle(path: str) -> Topics:
     obj = read_pickle(path)
     if not (isinstance(obj, Stored) and obj.cls.startswith("bertopic.")
             and "topic_representations_" in obj.attrs()):
@@ -152,7 +160,8 @@ def _labels(a: dict[str, Any]) -> dict[Any, Any] | None:
     reps = a.get("topic_representations_")
     if not isinstance(reps, dict) or not all(isinstance(v, list) for v in reps.values()):
         return None  # the representations' own checks name what is wrong
-    labels = {k: f"{k}_" + "_".join(str(p[0]) for p in v[:4] if isinstance(p, tuple | list) and p)
+    labels = {k: f"{k}_" + "_".join(p[0] for p in v[:4] if isinstance(p, tuple | list) and p
+                                    and isinstance(p[0], str))  # other words: `_words` refuses them
               for k, v in reps.items()}
     shots, chosen = a.get("zeroshot_topic_list"), a.get("_topic_id_to_zeroshot_topic_idx")
     if isinstance(shots, list) and a.get("embedding_model") is not None and isinstance(chosen, dict):
@@ -344,17 +353,7 @@ def _vocab(config: dict, where: str) -> tuple[str, ...]:
     vocab = vectorizer.get("vocab") if isinstance(vectorizer, dict) else None
     if not isinstance(vocab, dict) or not vocab:
         raise InputFileError(f"{where}: no vectorizer_model.vocab (BERTopic's word -> column map)")
-    words: list[str | None] = [None] * len(vocab)
-    for w, i in vocab.items():
-        try:
-            column = strict_int(i, where, "a column", 0, len(vocab) - 1, text=False)
-        except BadValueError:
-            column = None
-        if column is None or words[column] is not None or not isinstance(w, str):
-            raise InvalidModelError(f"{where}: vectorizer_model.vocab gives {shown(w)} column {shown(i)}; "
-                                    f"the columns must be 0..{len(vocab) - 1}, each once, of words")
-        words[column] = w
-    return tuple(words)  # type: ignore[arg-type]
+    return words_by_column(vocab, where, "vectorizer_model.vocab")
 
 
 def _ctfidf(parts: dict, rows: int, cols: int, where: str) -> np.ndarray:

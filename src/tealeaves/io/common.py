@@ -10,7 +10,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import InvalidModelError, MethodError
+from ..errors import BadValueError, InvalidModelError, MethodError, shown
+from ..files.records import strict_int
 from ..model import CheckedPhi, TopicModel, check_number_kind, fill_phi, phi_layout, row_blocks
 
 
@@ -29,6 +30,23 @@ def refuse_alpha(alpha: Any, what: str) -> None:
     if alpha is not None:
         raise MethodError(f"{what} has its own alpha; alpha= (CLI: --alpha) is only for formats without "
                           "one (MALLET topic-word weights, pyLDAvis JSON, plain arrays without alpha)")
+
+
+def words_by_column(vocab: dict, where: str, field: str) -> tuple[str, ...]:
+    """A vectorizer's words in column order from its {word: column} map (scikit-learn's
+    `vocabulary_`, BERTopic's saved vocab): every column 0..V-1 exactly once, each a word. Two words
+    on one column leave another column without a word: every later word would be off by one."""
+    words: list[str | None] = [None] * len(vocab)
+    for w, i in vocab.items():
+        try:
+            column = strict_int(i, where, "a column", 0, len(vocab) - 1, text=False)
+        except BadValueError:
+            column = None
+        if column is None or words[column] is not None or not isinstance(w, str):
+            raise InvalidModelError(f"{where}: {field} gives {shown(w)} column {shown(i)}; "
+                                    f"the columns must be 0..{len(vocab) - 1}, each once, of words")
+        words[column] = w
+    return tuple(words)  # type: ignore[arg-type]
 
 
 def build_model(

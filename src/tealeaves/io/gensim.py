@@ -236,7 +236,8 @@ def load_gensim(path: str | os.PathLike) -> TopicModel:
 
     path = os.fspath(path)
     try:
-        lda = LdaModel.load(path)
+        with _quiet():  # gensim logs "failed to load state" before its error: the error says it
+            lda = LdaModel.load(path)
     except FileNotFoundError as exc:
         raise missing_companion(path, exc) from None
     except Exception as exc:  # gensim raises many kinds for a bad file

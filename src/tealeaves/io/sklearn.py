@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InvalidModelError, MethodError
 from ..model import TopicModel
-from .common import build_model
+from .common import build_model, words_by_column
 
 
 def _is_lda(obj: Any) -> bool:
@@ -61,7 +61,10 @@ def _unpack(obj: Any, vocab: Any, test: Any, kind: str,
             vocab = vec
     if not hasattr(est, "components_"):
         raise InvalidModelError(f"{where}: the {kind} is not fitted (no components_)")
-    if vocab is not None and hasattr(vocab, "get_feature_names_out"):
+    columns = getattr(vocab, "vocabulary_", None)
+    if isinstance(columns, dict):  # get_feature_names_out would hide two words on one column
+        vocab = words_by_column(columns, where, f"the {type(vocab).__name__}'s vocabulary_")
+    elif vocab is not None and hasattr(vocab, "get_feature_names_out"):
         try:
             vocab = vocab.get_feature_names_out()
         except Exception as exc:  # NotFittedError and friends

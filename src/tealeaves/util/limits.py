@@ -231,6 +231,7 @@ def check_array_file(path: str | os.PathLike) -> None:
     try:
         if zipfile.is_zipfile(p):
             with zipfile.ZipFile(p) as z:
+                _unique_members(z.namelist(), p)
                 for info in z.infolist():
                     with z.open(info) as fh:
                         if fh.read(len(NPY_MAGIC)) != NPY_MAGIC:
@@ -245,6 +246,18 @@ def check_array_file(path: str | os.PathLike) -> None:
         raise
     except ARCHIVE_ERRORS:
         return
+
+
+def _unique_members(names: list[str], path: str) -> None:
+    """Each array of an archive named once: numpy keys a member "x.npy" as "x", and of two members
+    with one key it silently gives one (which one depends on the zip library)."""
+    seen: set[str] = set()
+    for name in names:
+        key = name.removesuffix(".npy")
+        if key in seen:
+            raise InputFileError(f"{path}: two members named {key!r} (an archive made by appending to a "
+                                 "zip file?); cannot tell which array is meant")
+        seen.add(key)
 
 
 def _check_npy_header(fh: Any, where: str, size: int) -> None:
