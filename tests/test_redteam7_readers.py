@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from clirun import one_line_error
 
+import tealeaves as tl
+
 
 class FakeBERTopic:
     """Pickled under BERTopic's class name (`_pickled`): the attributes its pickle holds."""
@@ -83,7 +85,7 @@ def test_sklearn_vocabulary_with_two_words_on_one_column_is_refused(tmp_path):
                    "sk.joblib: the CountVectorizer's vocabulary_ gives", "each once")
 
 
-@pytest.mark.parametrize("word", ["", "b c"])
+@pytest.mark.parametrize("word", ["", " b", "b  c", "b\tc"])
 @pytest.mark.parametrize("command", [["diversity", "--topn", "2"], ["coherence", "REF", "--topn", "2"]])
 def test_arrays_vocabulary_word_empty_or_spaced_is_refused_by_every_command(tmp_path, word, command):
     p, ref = tmp_path / "m.npz", tmp_path / "ref.txt"
@@ -92,6 +94,20 @@ def test_arrays_vocabulary_word_empty_or_spaced_is_refused_by_every_command(tmp_
     argv = [c if c != "REF" else ref for c in command]
     one_line_error([argv[0], p, *argv[1:]], "m.npz", f"vocab word at index 1 ({word!r}) is empty or has "
                                                       "whitespace")
+
+
+def test_an_n_gram_is_a_word_for_word_metrics_not_for_likelihood(tmp_path):
+    """scikit-learn's and BERTopic's n-gram vectorizers name columns "new york": diversity takes
+    such a model; a likelihood, which counts whitespace-split tokens, refuses it."""
+    vocab, phi = ["tax", "new york", "war", "army"], np.full((2, 4), 0.25)
+    from tealeaves.topics import Topics, check_topics
+
+    topics = Topics(name="bigrams", source="test", vocab=tuple(vocab), weights=phi,
+                    weights_kind="distributions")
+    check_topics(topics)
+    assert tl.diversity(topics, topn=2) is not None
+    with pytest.raises(tl.InvalidModelError, match="empty or has whitespace"):
+        tl.TopicModel(phi, [0.5, 0.5], vocab=vocab)
 
 
 def test_archive_with_two_members_of_one_name_is_refused(tmp_path):

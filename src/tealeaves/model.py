@@ -331,10 +331,13 @@ def check_alpha(alpha: Any, num_topics: int) -> np.ndarray:
     return arr
 
 
-def check_vocab(vocab: Sequence[str] | None, num_words: int) -> tuple[str, ...] | None:
+def check_vocab(vocab: Sequence[str] | None, num_words: int, *, phrases: bool = False
+                ) -> tuple[str, ...] | None:
     """The words of a model's columns, checked for every model (`TopicModel`, `Topics`): one per
     column, none twice, none empty or holding white space (documents are split on white space, so
-    such a word could never be counted, and would shift the words shown after it)."""
+    such a word could never be counted, and would shift the words shown after it). `phrases`
+    (`Topics`: metrics of words only) lets a word be an n-gram, words joined by single spaces
+    ("new york", as scikit-learn's and BERTopic's n-gram vectorizers name their columns)."""
     if vocab is None:
         return None
     words = tuple(str(w) for w in vocab)
@@ -347,6 +350,7 @@ def check_vocab(vocab: Sequence[str] | None, num_words: int) -> tuple[str, ...] 
                 raise InvalidModelError(f"vocab word {shown(w)} appears twice (second at index {i})")
             seen.add(w)
     for i, w in enumerate(words):
-        if not w or any(c.isspace() for c in w):
+        parts = w.split(" ") if phrases else [w]
+        if not all(p and not any(c.isspace() for c in p) for p in parts):
             raise InvalidModelError(f"vocab word at index {i} ({shown(w)}) is empty or has whitespace")
     return words

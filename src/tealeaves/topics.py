@@ -299,7 +299,7 @@ def check_topics(t: Topics) -> None:
         if t.vocab is not None and len(t.vocab) != t.weights.shape[1]:
             raise InvalidModelError(f"{who}: {len(t.vocab)} words but {t.weights.shape[1]} weight columns")
         try:
-            check_vocab(t.vocab, t.weights.shape[1])
+            check_vocab(t.vocab, t.weights.shape[1], phrases=True)
         except InvalidModelError as exc:
             raise InvalidModelError(f"{who}: {exc}") from None
     for label, arr, shape in (("alpha", t.alpha, (T,)), ("mean", t.mean, (T,)), ("cov", t.cov, (T, T)),
