@@ -55,7 +55,17 @@ def main() -> int:
             _importing = False
         if _held:
             raise KeyboardInterrupt
-        return cli_main()
+        status = cli_main()
     except KeyboardInterrupt:
         print("tealeaves: interrupted", file=sys.stderr)
-        return 130
+        status = 130
+    if status == 130:
+        # worker processes killed by the same Ctrl-C leave concurrent.futures' exit hook writing
+        # to a closed pipe ("Exception ignored in: <module 'threading'>", a traceback after the
+        # one line); the command has said what it had to say
+        sys.unraisablehook = _quiet
+    return status
+
+
+def _quiet(unraisable) -> None:
+    """An exception Python can only print while an interrupted command exits: not printed."""
