@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from published import PROXANN_TABLE3
 
 import tealeaves as tl
 from tealeaves.errors import MethodError
@@ -21,17 +22,6 @@ from tealeaves.metaeval.qualify import QualifyResult, judge_agreement, qualify_b
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENT = ROOT / "experiments" / "results" / "human_agreement.json"
 
-# ProxAnn (Hoyle et al., ACL 2025), Table 3, Bills: the advantage probability of each LLM at the
-# document level (fit, rank) and the topic level (fit, rank), epsilon 0.1, pseudo-annotators by
-# dataset; "*": the LLM wins against most (pseudo-)annotators (winning rate above 0.5, t-test)
-TABLE3 = {
-    "gpt-4o-2024-08-06": ("0.65*", "0.71*", "0.77*", "0.75*"),
-    "Meta-Llama-3.1-8B-Instruct": ("0.30", "0.53", "0.14", "0.44"),
-    "llama-3.3-70b-instruct-awq": ("0.66*", "0.67*", "0.70*", "0.60"),
-    "Qwen3-8B": ("0.66*", "0.57", "0.80*", "0.43"),
-    "Qwen3-32B": ("0.67*", "0.68*", "0.74*", "0.70*"),
-    "Qwen2.5-72B-Instruct-AWQ": ("0.61*", "0.71*", "0.78*", "0.65"),
-}
 
 
 @pytest.fixture(scope="module")
@@ -61,14 +51,14 @@ def test_bundled_llms_through_the_path_reproduce_table3(bills, experiment):
         ours = experiment["table3"][name]["ours"]
         assert [c["advantage_probability"] for c in cells] == [o["advantage_probability"] for o in ours]
         assert [c["winning_rate"] for c in cells] == [o["winning_rate"] for o in ours]
-        if name not in TABLE3:  # Qwen3-30B-A3B: released, not in the table
+        if name not in PROXANN_TABLE3:  # Qwen3-30B-A3B: released, not in the table
             continue
-        for c, pub in zip(cells, TABLE3[name], strict=True):
+        for c, pub in zip(cells, PROXANN_TABLE3[name], strict=True):
             assert abs(c["advantage_probability"] - float(pub.rstrip("*"))) <= 0.01, (name, pub, c)
             assert (c["winning_rate"] > 0.5) == pub.endswith("*"), (name, pub, c)
             seen += 1
         trusted = {t["task"]: t["verdict"]["trusted"] for t in res.tasks}
-        assert trusted == {t: all(pub.endswith("*") for pub in TABLE3[name][k::2]) for k, t in
+        assert trusted == {t: all(pub.endswith("*") for pub in PROXANN_TABLE3[name][k::2]) for k, t in
                            enumerate(("fit", "rank"))}
     assert seen == 24
 
