@@ -179,6 +179,31 @@ def test_a_file_that_is_no_cache(tmp_path):
         Cache(tmp_path)
 
 
+def test_a_new_cache_opened_by_many_at_once(tmp_path):
+    """A run and a second process (a resumed run, or a probe) opening a new cache at the same
+    moment: each one opens it (before: the schema row was inserted twice, "UNIQUE constraint
+    failed", or SQLite's immediate "locked" while another switched the file to WAL)."""
+    import threading
+
+    failures = []
+    for i in range(40):
+        path, gate = tmp_path / f"c{i}.sqlite", threading.Barrier(6)
+
+        def open_it(path=path, gate=gate):
+            gate.wait()
+            try:
+                Cache(path)
+            except tl.InputFileError as exc:  # what the race gave
+                failures.append(str(exc))
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert failures == []
+
+
 @pytest.mark.parametrize("kw,part", [
     ({"method": "best"}, "method"), ({"api": "responses"}, "api"), ({"samples": 0}, "samples"),
     ({"temperature": -1}, "temperature"), ({"temperature": 0.0, "samples": 3}, "temperature 0"),

@@ -64,20 +64,35 @@ class Cache:
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_TABLES)
-            row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
-                self._db.commit()
-            elif row[0] != str(SCHEMA):
-                raise InputFileError(f"{self.path}: a judge cache of schema {row[0]!r}; this version reads "
-                                     f"schema {SCHEMA}")
+            version = self._initialise()
         except sqlite3.DatabaseError as exc:
             raise InputFileError(f"{self.path}: not a judge cache ({exc})") from None
+        if version != str(SCHEMA):
+            raise InputFileError(f"{self.path}: a judge cache of schema {version!r}; this version reads "
+                                 f"schema {SCHEMA}")
         self.hits = 0
         self.misses = 0
+
+    def _initialise(self, wait: float = 30.0) -> str:
+        """Create the tables and the schema row if missing and return the file's schema. Processes
+        that open a new cache at the same moment race on its creation: SQLite answers "locked"
+        at once, without its busy wait, while another connection switches the file to WAL, so
+        that is retried for up to `wait` seconds; the schema row is INSERT OR IGNORE (both may
+        find it missing)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                if self.path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.executescript(_TABLES)
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+                self._db.commit()
+                return self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                self._db.rollback()
+                time.sleep(0.01)
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
