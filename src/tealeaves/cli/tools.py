@@ -25,9 +25,10 @@ from .options import (
     sub_parser,
 )
 
-# CPU seconds of `tealeaves demo --quick` on this project's 2-core machine, kernels compiled
-# (benchmarks/estimates.py; tests/test_doc_figures.py keeps them equal to its JSON)
-DEMO_CPU_SECONDS = {"quick": 7}
+# CPU seconds of `tealeaves demo --quick` and of the full demo on this project's 2-core machine,
+# kernels compiled (benchmarks/estimates.py --part demo; tests/test_doc_figures.py keeps them equal
+# to its JSON)
+DEMO_CPU_SECONDS = {"quick": 10, "full": 351}
 
 EXAMPLES = {
     "demo": "tealeaves demo --report demo.html   (or --quick; --synthetic for the exact-value check)",
@@ -44,7 +45,7 @@ def _add_demo(sub: Any) -> None:
                    "evaluate the bundled State of the Union models end to end, with an HTML report")
     d.add_argument("--quick", action="store_true",
                    help=f"small settings: about {DEMO_CPU_SECONDS['quick']} CPU seconds (the full demo "
-                        "several CPU minutes), plus the kernels' compilation on first use")
+                        f"about {DEMO_CPU_SECONDS['full']}), plus the kernels' compilation on first use")
     d.add_argument("--report", default=None,
                    help="HTML report path (default tealeaves-demo.html; --synthetic: none unless given; "
                         "'' for none)")

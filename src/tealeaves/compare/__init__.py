@@ -176,7 +176,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     check_bootstrap(bootstrap, float(chains) * len(corpus) * len(directions) * resampled,
                     bootstrap_bytes(bootstrap, chains, 2e6) * resampled, max_hours)
     updates = float(corpus.num_tokens * per_chain * chains * len(directions))
-    check_budget(updates, workers, max_hours, "Ratio-AIS", model_a.num_topics, kernel="dense")
+    check_budget(updates, workers, max_hours, "Ratio-AIS", model_a.num_topics, kernel="pair")
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     bar = Progress(len(items), f"compare {path}", enabled=progress)
@@ -191,7 +191,7 @@ def compare(model_a: TopicModel, model_b: TopicModel, docs: Corpus | Iterable[Se
     with kept(keep, "Ratio-AIS", fingerprint, len(items), valid=valid) as k:
         t0 = time.perf_counter()
         rows = run_tasks(_compare_doc, shared, items, workers, bar, [len(w) for w, _ in items],
-                         update_seconds(updates, 1, model_a.num_topics, "dense"), "Ratio-AIS",
+                         update_seconds(updates, 1, model_a.num_topics, "pair"), "Ratio-AIS",
                          done=k.done if k is not None else None, on_result=k.add if k is not None else None)
         seconds = time.perf_counter() - t0
     ests: dict[str, DirectionEstimate] = {}
@@ -295,7 +295,7 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     check_bootstrap(bootstrap, float(chains) * len(corpus) * K * resampled,
                     bootstrap_bytes(bootstrap, chains) * resampled, max_hours)
     updates = float(corpus.num_tokens) * chains * (first + temperatures * (K - 1))
-    check_budget(updates, workers, max_hours, "Iteration-AIS", models[0].num_topics, kernel="dense")
+    check_budget(updates, workers, max_hours, "Iteration-AIS", models[0].num_topics, kernel="pair")
     opts = {"chains": chains, "temperatures": temperatures, "first_temperatures": first,
             "schedule": schedule}
     shared = ([np.ascontiguousarray(m.phi.T) for m in models], [np.array(m.alpha) for m in models],
@@ -305,7 +305,7 @@ def training_curve(models: Sequence[TopicModel], docs: Corpus | Iterable[Sequenc
     bar = Progress(len(items), "curve", enabled=progress)
     t0 = time.perf_counter()
     rows = run_tasks(_curve_doc, shared, items, workers, bar, [len(w) for w, _ in items],
-                     update_seconds(updates, 1, models[0].num_topics, "dense"), "Iteration-AIS")
+                     update_seconds(updates, 1, models[0].num_topics, "pair"), "Iteration-AIS")
     seconds = time.perf_counter() - t0
     cum = np.stack(rows, axis=-1) if rows else np.zeros((chains, K, 0))  # (M, K, D)
     sd = np.array([bootstrap_sd(cum[:, k, :], bootstrap, seed) for k in range(K)])

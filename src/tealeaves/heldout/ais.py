@@ -82,4 +82,5 @@ register(MethodSpec(
     tasks=("heldout", "completion"),
     unbiased=True,
     caution=caution,
+    kernel="ais",
 ))

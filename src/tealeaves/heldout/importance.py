@@ -46,17 +46,17 @@ _SAMPLES = Param(2000, int, "importance samples S")
 register(MethodSpec(
     name="is-prior-theta", fn=prior_theta, aliases=("empirical-likelihood",), budget="samples",
     description="importance sampling from the prior P(theta | alpha m), eq. (12)-(13)",
-    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
+    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True, kernel="importance",
 ))
 register(MethodSpec(
     name="is-pzw", fn=pzw, budget="samples",
     description="importance sampling, Q(z_n) ∝ alpha m_t phi[t, w_n]",
-    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True,
+    params={"samples": _SAMPLES}, cost=lambda N, p: p["samples"] * N, unbiased=True, kernel="importance",
 ))
 register(MethodSpec(
     name="is-iterated", fn=iterated, budget="samples",
     description="importance sampling, Q from iterated pseudo-counts, eq. (11)",
     params={"samples": _SAMPLES,
             "iterations": Param(10, int, "pseudo-count iterations I", minimum=0)},
-    cost=lambda N, p: (p["iterations"] + p["samples"]) * N, unbiased=True,
+    cost=lambda N, p: (p["iterations"] + p["samples"]) * N, unbiased=True, kernel="importance",
 ))

@@ -74,7 +74,7 @@ def infer_theta(
     corpus = as_corpus(docs, model)
     updates = float(corpus.num_tokens) * (burn_in + samples)
     check_budget(updates, workers, None, f"theta by {burn_in} + {samples} Gibbs sweeps", model.num_topics,
-                 kernel="dense")
+                 kernel="theta")
     seqs = np.random.SeedSequence(seed).spawn(len(corpus))
     items = [(corpus[d], seqs[d]) for d in range(len(corpus))]
     shared = (np.ascontiguousarray(model.phi.T), np.array(model.alpha, dtype=np.float64), burn_in, samples)
@@ -90,7 +90,7 @@ def infer_theta(
             workers,
             Progress(len(items), "theta", enabled=progress),
             [len(w) for w, _ in items],
-            update_seconds(updates, 1, model.num_topics, "dense"),
+            update_seconds(updates, 1, model.num_topics, "theta"),
             "theta",
             done=k.done if k is not None else None,
             on_result=k.add if k is not None else None,

@@ -23,13 +23,20 @@ from .numbers import finite_float
 # priors): a little below the slowest sparse kernel measured (benchmarks/heldout_speed.py).
 RATE = 1e7
 RATE_TOPICS = 1000  # the largest number of topics RATE was measured at
-# CPU seconds of one Gibbs site update at T topics, a + b T, per kind of kernel: "sparse" (the
-# sparse exact draws of left-to-right, the default held-out estimator), "dense" (a draw over every
-# topic: Ratio-AIS's paths, the other held-out estimators, theta's Gibbs sweeps); least squares over
-# benchmarks/estimates.py's runs at 20, 50 and 200 topics on this project's 2-core machine (CPU
-# seconds of one process; benchmarks/results/estimates.json "fit"; tests/test_doc_figures.py keeps
-# them equal). Beyond 200 topics they are extrapolated.
-SITE_SECONDS = {"sparse": (3.2e-08, 2.1e-10), "dense": (8e-08, 2.3e-10)}
+# CPU seconds of one Gibbs site update at T topics, a + b T, per kernel, each fitted on its own
+# runs (kernels whose work differs grow differently with T: one shared line was 2.7x short for
+# Ratio-AIS at 200 topics): "sparse" (left-to-right's sparse exact draws, the default held-out
+# estimator), "dense" (a Gibbs chain drawing over every topic: Chib-style; also the dense
+# estimators not timed on their own: harmonic mean, estimated theta, bridge, exact), "ais" (AIS's
+# annealed draws), "importance" (a theta drawn and every topic summed per token and sample:
+# the importance samplers), "pair" (compare's two-model paths: Ratio-AIS, Iteration-AIS), "theta"
+# (the Gibbs sweeps that estimate theta: `predictive`, `infer_theta`). Least squares of the
+# relative error over benchmarks/estimates.py's full-size run at 20, 50 and 200 topics on this
+# project's 2-core machine (CPU seconds of one process; benchmarks/results/estimates.json "fit";
+# tests/test_doc_figures.py keeps them equal; estimates_check.json checks them on a run of other
+# sizes). Beyond 200 topics they are extrapolated.
+SITE_SECONDS = {"sparse": (3.4e-08, 2.4e-10), "dense": (7.5e-08, 2.2e-10), "ais": (7.3e-08, 9e-10),
+                "importance": (1.5e-07, 2.8e-09), "pair": (5.6e-08, 1.1e-09), "theta": (3.4e-08, 3.1e-10)}
 # Elements per second assumed for vectorised numpy work (a random draw, a gather and a log-sum-exp
 # per element, or a sort): generous, so nothing that would finish in time is refused.
 OPS_RATE = 1e8
@@ -151,8 +158,7 @@ def check_bootstrap(resamples: int, draws: float, peak_bytes: float, max_hours: 
 
 
 def site_seconds(topics: int, kernel: str = "sparse") -> float:
-    """CPU seconds of one Gibbs site update at `topics` topics on `kernel` ("sparse" or "dense":
-    SITE_SECONDS)."""
+    """CPU seconds of one Gibbs site update at `topics` topics on `kernel` (a key of SITE_SECONDS)."""
     a, b = SITE_SECONDS[kernel]
     return a + b * max(int(topics), 1)
 
