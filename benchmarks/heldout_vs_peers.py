@@ -68,6 +68,9 @@ REFERENCES = os.path.join(HERE, "results", "heldout_vs_peers_references.json")
 TOPICS = (20, 50, 200, 1000)
 PARAGRAPHS, PARAGRAPH_SEED = 300, 0
 ADDRESSES, ADDRESS_SEED = 12, 2
+# fewer documents where the references (and tealeaves' default) cost too much: the first of the
+# same random picks (paragraphs, addresses)
+SIZES = {1000: (100, 4)}
 TP_ITERATIONS = {20: 500, 50: 500, 200: 500, 1000: 300}
 TP_SEED = 20261122
 INFER_ITERATIONS = 100
@@ -81,15 +84,18 @@ def default_cache() -> str:
     return os.path.join(tempfile.gettempdir(), "tealeaves-peers")
 
 
-def documents() -> dict[str, tl.Corpus]:
+def documents(T: int = 20) -> dict[str, tl.Corpus]:
     """300 random held-out paragraphs (with at least one token) and 12 random held-out addresses
-    (their paragraphs joined)."""
+    (their paragraphs joined); at T in SIZES the first of them in the same random order."""
     s = datasets.sotu()
     held, addr = s.heldout, s.address["heldout"]
+    paragraphs, addresses = SIZES.get(T, (PARAGRAPHS, ADDRESSES))
     nonempty = np.flatnonzero([len(held[i]) > 0 for i in range(len(held))])
-    pick = np.sort(np.random.default_rng(PARAGRAPH_SEED).choice(nonempty, PARAGRAPHS, replace=False))
+    pick = np.random.default_rng(PARAGRAPH_SEED).choice(nonempty, PARAGRAPHS, replace=False)
+    pick = np.sort(pick[:paragraphs])
     names = np.unique(addr)
-    chosen = np.sort(np.random.default_rng(ADDRESS_SEED).choice(names, ADDRESSES, replace=False))
+    chosen = np.random.default_rng(ADDRESS_SEED).choice(names, ADDRESSES, replace=False)
+    chosen = np.sort(chosen[:addresses])
     whole = [np.concatenate([held[i] for i in np.flatnonzero(addr == a)]) for a in chosen]
     return {"paragraphs": held.subset(pick),
             "addresses": tl.Corpus.from_word_ids(whole, vocab=held.vocab, source="sotu:heldout addresses")}
@@ -358,10 +364,11 @@ def main() -> None:
     result = {"tools": list(TOOLS) + (["tealeaves before"] if args.previous else []), "rounds": args.rounds,
               "machine": platform.processor() or platform.machine(), "load_average": [],
               "documents": {k: {"count": len(c), "tokens": int(c.num_tokens)} for k, c in docs.items()},
+              "fewer_documents": {str(T): dict(zip(SETS, n, strict=True)) for T, n in SIZES.items()},
               "rows": []}
     if args.references_only:
         for T in args.topics:
-            prepare(T, args, docs, cached)
+            prepare(T, args, documents(T), cached)
         return
     if args.keep and os.path.exists(args.out):
         with open(args.out) as fh:
@@ -378,7 +385,7 @@ def main() -> None:
         result["java"] = java.stderr.splitlines()[0]
         for T in args.topics:
             result["load_average"].append(os.getloadavg()[0])
-            rows, result["default"] = measure(T, args, cp, tmp, docs, cached)
+            rows, result["default"] = measure(T, args, cp, tmp, documents(T), cached)
             result["rows"] += rows
             save(result, args.out)
     print(table(result))

@@ -31,13 +31,15 @@ def _case(seed):
 
 @pytest.fixture(scope="module")
 def runs_at():
-    """Errors and error estimates of 100 runs on each of the 20 tiny models at samples = 10 and 160."""
+    """Errors and error estimates of 100 runs on each of the 20 tiny models at samples = 10 and 160,
+    the proposal's components untempered (temper = 1)."""
     out = {}
     for S in (10, 160):
         err, var = [], []
         for seed in CASES:
             model, docs, exact = _case(seed)
-            res = tl.heldout(model, docs, method="bridge", samples=S, runs=100, seed=seed, bootstrap=0)
+            res = tl.heldout(model, docs, method="bridge", samples=S, runs=100, seed=seed, bootstrap=0,
+                             temper=1.0)
             err.append(res.run_log_prob[:, 0] - exact)
             var.append(res.run_rel_var[:, 0])
         out[S] = (np.array(err), np.array(var))  # (cases, runs)
@@ -76,6 +78,27 @@ def test_interval_of_a_calls_total_covers_at_its_stated_rate():
     z = (res.run_log_prob.sum(axis=1) - exact) / np.sqrt(res.run_rel_var.sum(axis=1))
     covered = float(np.mean(np.abs(z) <= 1.96))
     assert abs(covered - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / z.size), covered
+
+
+def test_a_tempered_proposal_is_consistent_and_its_interval_covers():
+    """temper = 0.25, the default (components Dir(alpha + n / 4), their density evaluated exactly): at
+    S = 160 each of the 20 tiny models' mean error over 100 runs is within 4 standard errors of the
+    exact value, the interval log P-hat +- 1.96 sqrt(V) covers in 95% of the 2,000 runs (within 4 binomial
+    standard errors) and V averages to the mean squared error (within 25%). A wrong proposal density
+    (the components' normalisation with lambda left out) biases every run."""
+    err, var = [], []
+    for seed in CASES:
+        model, docs, exact = _case(seed)
+        res = tl.heldout(model, docs, method="bridge", samples=160, runs=100, seed=seed, bootstrap=0)
+        assert "temper=0.25" in res.label
+        err.append(res.run_log_prob[:, 0] - exact)
+        var.append(res.run_rel_var[:, 0])
+    err, var = np.array(err), np.array(var)
+    se = err.std(axis=1, ddof=1) / math.sqrt(err.shape[1])
+    assert (np.abs(err.mean(axis=1)) <= 4 * se).all(), (err.mean(axis=1), se)
+    covered = float(np.mean(np.abs(err / np.sqrt(var)) <= 1.96))
+    assert abs(covered - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / err.size), covered
+    assert 0.8 < float((err**2).mean() / var.mean()) < 1.25
 
 
 def test_solve_is_the_optimal_bridge_of_meng_and_wong():

@@ -3,10 +3,11 @@
 P(w) = int p(w | theta) Dir(theta; alpha) d theta. A collapsed Gibbs chain over z gives count
 vectors n^(s); given z, theta | z, w ~ Dir(alpha + n(z)) exactly, so the posterior of theta is the
 mixture E_z[Dir(alpha + n(z))]. The proposal q is that mixture over the chain's first `comps`
-sweeps, q(theta) = (1/K) sum_k Dir(theta; alpha + n^(k)); posterior draws come from the next
+sweeps, widened by lambda = `temper` in (0, 1]: q(theta) = (1/K) sum_k Dir(theta; alpha + lambda n^(k))
+(any lambda > 0 is a valid proposal: q's density is evaluated exactly); posterior draws come from the next
 `post` sweeps (theta ~ Dir(alpha + n^(s)), one per sweep, independent of q's components), and
 `draws` proposal draws from q. With l(theta) = log p(w | theta) Dir(theta; alpha) - log q(theta)
-(Dir(theta; alpha) cancels: q's components are alpha + counts), the optimal bridge of Meng &
+(Dir(theta; alpha) cancels: q's components are alpha + lambda counts), the optimal bridge of Meng &
 Wong (1996, eq. 4.1) solves
 
     r = mean_q[ 1 / (s1 + s2 r e^{-l}) ] / mean_post[ 1 / (s1 e^{l} + s2 r) ],  s_i = n_i / (n1 + n2),
@@ -232,25 +233,20 @@ def relative_error(l1, l2, r):
 
 
 @njit(cache=True, fastmath=FM)
-def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
-    """One run: (log P(w) less the row scales, its relative mean squared error). The chain starts
-    from the sequential initialisation, runs `burn_in` sweeps, then `comps` sweeps whose counts are
-    q's components and `post` sweeps each giving one posterior draw; `draws` proposal draws."""
+def chain_counts(rows, cum, burn_in, sweeps, state):
+    """One collapsed Gibbs chain from the sequential initialisation: after `burn_in` sweeps, the
+    topic counts of each of the next `sweeps` sweeps, sparse: sweep s holds (tops[j], vals[j]) for
+    off[s] <= j < off[s + 1]."""
     N, T = rows.shape
-    A = 0.0
-    for t in range(T):
-        A += alpha[t]
-    urows, ucount = unique_rows(rows, words)
     Z, CNT, USED, POS, NU, buf = new_chains(1, T, N)
     scratch = np.zeros(N)
     update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, 0, scratch, buf, state)
     for _ in range(burn_in):
         update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, N, scratch, buf, state)
-    S = comps + post
-    tops = np.empty(S * min(N, T), np.int64)
-    vals = np.empty(S * min(N, T))
-    off = np.zeros(S + 1, np.int64)
-    for s in range(S):
+    tops = np.empty(sweeps * min(N, T), np.int64)
+    vals = np.empty(sweeps * min(N, T))
+    off = np.zeros(sweeps + 1, np.int64)
+    for s in range(sweeps):
         update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, N, scratch, buf, state)
         o = off[s]
         for j in range(NU[0]):
@@ -258,13 +254,32 @@ def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
             tops[o + j] = t
             vals[o + j] = CNT[0, t]
         off[s + 1] = o + NU[0]
-    lgA = math.lgamma(A + N) - math.lgamma(A)
+    return tops, vals, off
+
+
+@njit(cache=True, fastmath=FM)
+def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state, temper=1.0):
+    """One run: (log P(w) less the row scales, its relative mean squared error). The chain starts
+    from the sequential initialisation, runs `burn_in` sweeps, then `comps` sweeps whose counts,
+    times `temper` (lambda), are q's components Dir(alpha + lambda n^(k)), and `post` sweeps each
+    giving one posterior draw; `draws` proposal draws. Any lambda > 0 gives a valid proposal (its
+    density is evaluated exactly); lambda < 1 widens each component."""
+    N, T = rows.shape
+    A = 0.0
+    for t in range(T):
+        A += alpha[t]
+    urows, ucount = unique_rows(rows, words)
+    tops, vals, off = chain_counts(rows, cum, burn_in, comps + post, state)
+    qvals = vals.copy()
+    for j in range(off[comps]):
+        qvals[j] = temper * vals[j]
+    lgA = math.lgamma(A + temper * N) - math.lgamma(A)
     cst = np.empty(comps)
     for k in range(comps):
         x = 0.0
         for j in range(off[k], off[k + 1]):
             a = alpha[tops[j]]
-            x += math.lgamma(a + vals[j]) - math.lgamma(a)
+            x += math.lgamma(a + qvals[j]) - math.lgamma(a)
         cst[k] = x - lgA
     shape = alpha.copy()
     lth = np.empty(T)
@@ -274,14 +289,14 @@ def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
     for j in range(post):
         s = comps + j
         _log_theta(alpha, tops, vals, off[s], off[s + 1], shape, lth, state)
-        l1[j] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, vals, off, comps, cst, tmp)
+        l1[j] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, qvals, off, comps, cst, tmp)
     l2 = np.empty(draws)
     for m in range(draws):
         k = min(int(uniform(state) * comps), comps - 1)
-        _log_theta(alpha, tops, vals, off[k], off[k + 1], shape, lth, state)
-        l2[m] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, vals, off, comps, cst, tmp)
+        _log_theta(alpha, tops, qvals, off[k], off[k + 1], shape, lth, state)
+        l2[m] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, qvals, off, comps, cst, tmp)
     r = solve(l1, l2)
     return r, relative_error(l1, l2, r)
 
 
-__all__ = ["gibbs_bridge", "solve", "relative_error", "unique_rows"]
+__all__ = ["chain_counts", "gibbs_bridge", "solve", "relative_error", "unique_rows"]
