@@ -186,7 +186,8 @@ def paragraphs_part(out: dict, recompute: bool) -> dict:
     model = datasets.sotu_model("sotu-20-asym")
     docs = paragraphs()
     ref = reference(out, "sotu-20-asym/paragraphs", model, docs, AIS, recompute)
-    rows = [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S) for S in PARAGRAPH_SAMPLES]
+    rows = [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S, temper=1.0)
+            for S in PARAGRAPH_SAMPLES]
     rows += [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S, temper=TEMPERED)
              for S in (100, 200)]
     rows.append(seeds_row(model, docs, ref, SEEDS, method="left-to-right"))
@@ -213,7 +214,7 @@ def windows_part(out: dict, recompute: bool) -> dict:
         docs = windows(N, count)
         ref = reference(out, f"sotu-50-asym/windows-{N}", model, docs, WINDOW_REF, recompute)
         res[str(N)] = [
-            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
+            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50, temper=1.0)
             for S in WINDOW_SAMPLES
         ]
     return res
@@ -347,7 +348,7 @@ def topics_part() -> dict:
         corpus = tl.Corpus.from_tokens([[vocab[i] for i in d] for d in docs], model.vocab)
         ref = np.array(refs[str(T)]["tomotopy/paragraphs"]["doc_log_prob"])
         out[str(T)] = [
-            seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T)
+            seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T, temper=1.0)
             for S in TOPIC_SAMPLES
         ]
     return out
