@@ -520,7 +520,19 @@ def markdown(out: dict) -> str:
                 imp = np.array([r["importance_error"] for r in mine])
                 lines.append(f"| {name} | {prop} | {fmt(e1)} | {fmt(e2)} | {np.nanmax(np.abs(err)):.1f} | "
                              f"{_seeds(tot)} | {np.nanmax(np.abs(imp)):.1f} |")
-        lines.append("")
+        lines += [
+            "",
+            "Read with the tables above: the error at 50 topics is the proposal's coverage of the "
+            "posterior. The bridge's iteration is not the cause (plain importance sampling from the same "
+            "draws is further off), nor burn-in (the chain starts from the sequential initialisation "
+            "and its draws are exact given z); more sweeps shrink it only slowly (S = 50 to 200 above). "
+            "Widening the components (temper) halves it; the fitted proposals do no better than the "
+            "chain's own mixture, since 100 to 300 draws fit a 30- to 47-dimensional shape poorly. "
+            "`bridge` therefore keeps topics_limit = 20 (with temper = 0.25 by default, measured at "
+            "least as good as 1 on the paragraphs and addresses at 20 topics), and models with more "
+            "topics fall back to left-to-right.",
+            "",
+        ]
     return "\n".join(lines)
 
 
