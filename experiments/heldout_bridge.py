@@ -559,9 +559,11 @@ the optimal bridge of Meng & Wong (1996). Each run also estimates its own relati
 the sd of the total and a 95% interval. It is consistent (the error shrinks as S grows), not
 unbiased. Its cost per document is (burn-in + 3 S) N Gibbs site updates plus 3 S draws of θ, each
 scoring the document's distinct words once: linear in the document, where left-to-right with R
-particles and rejuvenation K costs R N K. `temper=λ` (default 1) widens the proposal's components to
-Dir(α + λ n): any λ > 0 is a valid proposal (its density is evaluated exactly), so the estimator
-stays consistent; the rows with `temper` below measure what it changes.
+particles and rejuvenation K costs R N K. `temper=λ` widens the proposal's components to Dir(α + λ n):
+any λ > 0 is a valid proposal (its density is evaluated exactly), so the estimator stays
+consistent; the rows with `temper` below measure what it changes. The default is 0.25 (it was 1,
+the rows with temper=1.0): on the tiny models its error is larger but its interval still covers,
+and on real paragraphs and whole addresses it was as accurate or better at 20 and 50 topics.
 """
 
 
