@@ -155,31 +155,78 @@ def _log_q(lth, tops, vals, off, K, cst, tmp):
 
 
 @njit(cache=True, fastmath=FM)
+def _log1pexp(x):
+    """log(1 + e^x) without overflow."""
+    return x + math.log1p(math.exp(-x)) if x > 0.0 else math.log1p(math.exp(x))
+
+
+@njit(cache=True, fastmath=FM)
+def _log_f(ls, r, s1, s2, sign, out):
+    """out = log f at each l in ls: f = 1 / (s1 + s2 e^{r - l}) (sign = 1, the proposal's side) or
+    1 / (s1 e^{l - r} + s2) (sign = -1, the posterior's side), in logs: no overflow or underflow
+    however far the two sides are apart."""
+    for i in range(ls.shape[0]):
+        if sign > 0:
+            out[i] = -(math.log(s1) + _log1pexp(math.log(s2 / s1) + r - ls[i]))
+        else:
+            out[i] = -(math.log(s2) + _log1pexp(math.log(s1 / s2) + ls[i] - r))
+    return out
+
+
+@njit(cache=True, fastmath=FM)
+def _log_mean_exp(x):
+    top = -np.inf
+    for v in x:
+        top = max(top, v)
+    s = 0.0
+    for v in x:
+        s += math.exp(v - top)
+    return top + math.log(s / x.shape[0])
+
+
+@njit(cache=True, fastmath=FM)
+def _step(l1, l2, r, s1, s2, f1, f2):
+    """h(r) = log mean f2 - log mean f1: the fixed-point iteration's step, r -> r + h(r); h falls
+    strictly as r grows and is 0 at the optimal bridge estimate."""
+    return _log_mean_exp(_log_f(l2, r, s1, s2, 1, f2)) - _log_mean_exp(_log_f(l1, r, s1, s2, -1, f1))
+
+
+@njit(cache=True, fastmath=FM)
 def solve(l1, l2):
     """The optimal bridge estimate log r from l at the posterior draws (l1) and at the proposal
-    draws (l2): Meng & Wong's fixed-point iteration, from the importance-sampling estimate."""
+    draws (l2): Meng & Wong's fixed-point iteration from the importance-sampling estimate, each mean
+    taken in logs (the two sides may be thousands of nats apart). Where the sides barely overlap
+    the iteration r -> r + h(r) oscillates (r -> c - r); then the root of h, which falls strictly,
+    is found by bisection."""
     n1, n2 = l1.shape[0], l2.shape[0]
     s1 = n1 / (n1 + n2)
     s2 = n2 / (n1 + n2)
-    top = -np.inf
-    for x in l2:
-        top = max(top, x)
-    s = 0.0
-    for x in l2:
-        s += math.exp(x - top)
-    r = top + math.log(s / n2)
-    for _ in range(1000):
-        a = 0.0
-        for x in l2:
-            a += 1.0 / (s1 + s2 * math.exp(r - x))
-        b = 0.0
-        for x in l1:
-            b += 1.0 / (s1 * math.exp(x - r) + s2)
-        new = r + math.log(a / n2) - math.log(b / n1)
-        if abs(new - r) < 1e-12 * max(1.0, abs(r)):
-            return new
-        r = new
-    return r
+    f2 = np.empty(n2)
+    f1 = np.empty(n1)
+    r = _log_mean_exp(l2)
+    for _ in range(100):
+        h = _step(l1, l2, r, s1, s2, f1, f2)
+        if abs(h) < 1e-12 * max(1.0, abs(r)):
+            return r + h
+        r += h
+    lo, hi = r, r
+    width = 1.0
+    while _step(l1, l2, lo, s1, s2, f1, f2) < 0.0:
+        lo -= width
+        width *= 2.0
+    width = 1.0
+    while _step(l1, l2, hi, s1, s2, f1, f2) > 0.0:
+        hi += width
+        width *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _step(l1, l2, mid, s1, s2, f1, f2) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, abs(mid)):
+            break
+    return 0.5 * (lo + hi)
 
 
 @njit(cache=True, fastmath=FM)
@@ -214,22 +261,25 @@ def _autocorrelation_time(x):
 
 
 @njit(cache=True, fastmath=FM)
+def _relative_variance(logf):
+    """Var(f) / (E f)^2 of the values e^{logf}: scale-free, so taken after dividing by the largest."""
+    top = -np.inf
+    for v in logf:
+        top = max(top, v)
+    f = np.exp(logf - top)
+    m = f.mean()
+    return ((f - m) ** 2).mean() / (m * m), f
+
+
+@njit(cache=True, fastmath=FM)
 def relative_error(l1, l2, r):
     """Fruhwirth-Schnatter's relative mean squared error of the bridge estimate r (module doc)."""
     n1, n2 = l1.shape[0], l2.shape[0]
     s1 = n1 / (n1 + n2)
     s2 = n2 / (n1 + n2)
-    f1 = np.empty(n1)
-    for i in range(n1):
-        f1[i] = 1.0 / (s1 * math.exp(l1[i] - r) + s2)
-    f2 = np.empty(n2)
-    for i in range(n2):
-        f2[i] = 1.0 / (s1 + s2 * math.exp(r - l2[i]))
-    m2 = f2.mean()
-    m1 = f1.mean()
-    v2 = ((f2 - m2) ** 2).mean()
-    v1 = ((f1 - m1) ** 2).mean()
-    return v2 / (n2 * m2 * m2) + _autocorrelation_time(f1) * v1 / (n1 * m1 * m1)
+    v2, _ = _relative_variance(_log_f(l2, r, s1, s2, 1, np.empty(n2)))
+    v1, f1 = _relative_variance(_log_f(l1, r, s1, s2, -1, np.empty(n1)))
+    return v2 / n2 + _autocorrelation_time(f1) * v1 / n1
 
 
 @njit(cache=True, fastmath=FM)
