@@ -68,6 +68,20 @@ def test_nested_bertopic_pickle_values_are_one_line(tmp_path, field, message):
     one_line_error(["diversity", p, "--topn", "2"], message)  # before: the 64-level ones never returned
 
 
+@pytest.mark.parametrize("where", ["representations", "sizes"])
+def test_a_nested_tuple_topic_id_is_one_line(tmp_path, where):
+    """A dict key that is a nested tuple (red team 7's untried case): named by its type, one line."""
+    m = FakeBERTopic()
+    key = ((0, 1), (2, (3,)))
+    if where == "representations":
+        m.topic_representations_[key] = m.topic_representations_[0]
+    else:
+        m.topic_sizes_[key] = 5
+    p = tmp_path / "m.pickle"
+    p.write_bytes(_pickled(m))
+    one_line_error(["diversity", p, "--topn", "2"], "m.pickle: a topic id a tuple is not a whole number")
+
+
 def test_sklearn_vocabulary_with_two_words_on_one_column_is_refused(tmp_path):
     joblib = pytest.importorskip("joblib")
     from sklearn.decomposition import NMF
