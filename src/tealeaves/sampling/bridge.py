@@ -12,7 +12,8 @@ Wong (1996, eq. 4.1) solves
 
     r = mean_q[ 1 / (s1 + s2 r e^{-l}) ] / mean_post[ 1 / (s1 e^{l} + s2 r) ],  s_i = n_i / (n1 + n2),
 
-by its fixed-point iteration. Its relative mean squared error (Fruhwirth-Schnatter 2004, eq. 14)
+by its fixed-point iteration, in logs (bisection on the same equation where the iteration
+oscillates: sides thousands of nats apart). Its relative mean squared error (Fruhwirth-Schnatter 2004, eq. 14)
 is Var_q(f2) / (n2 E f2^2) + tau Var_post(f1) / (n1 E f1^2), f2 = p / (s1 p + s2 q) at the
 proposal draws, f1 = q / (s1 p + s2 q) at the posterior draws, tau the integrated
 autocorrelation time of f1 along the chain (Geyer's initial positive sequence).
