@@ -539,6 +539,9 @@ def markdown(out: dict) -> str:
             "(S = 50 to 200 there). "
             "Widening the components (temper) halves it; the fitted proposals do no better than the "
             "chain's own mixture, since 100 to 300 draws fit a 30- to 47-dimensional shape poorly. "
+            "A budget per document from the run's own error estimate does not rescue it: that estimate "
+            "saturates near 1 (an sd of about a nat) when the two sides barely overlap "
+            "(tests/test_bridge.py), so at 50 topics most totals above sit 3 to 18 of their own sd off. "
             "`bridge` therefore keeps topics_limit = 20 (with temper = 0.25 by default, measured at "
             "least as good as 1 on the paragraphs and addresses at 20 topics), and models with more "
             "topics fall back to left-to-right.",
