@@ -69,7 +69,8 @@ def test_demo_help_tells_the_truth():
     from tealeaves.cli.tools import DEMO_CPU_SECONDS
 
     out = " ".join(_cli("demo", "--help").stdout.split())
-    assert f"about {DEMO_CPU_SECONDS['quick']} CPU seconds (the full demo about {DEMO_CPU_SECONDS['full']})" in out
+    quick, full = DEMO_CPU_SECONDS["quick"], DEMO_CPU_SECONDS["full"]
+    assert f"about {quick} CPU seconds (the full demo about {full})" in out
 
 
 def test_json_to_standard_output():
