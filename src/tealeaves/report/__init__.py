@@ -63,7 +63,7 @@ svg .err{stroke:#1f5fa8;stroke-width:2}svg .tiny{stroke-dasharray:2 2}svg .gap{s
 svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}svg .note{fill:#555}
 svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}
 tr.junk td{background:#fbe3e0}tr.caution td{background:#fdf3d8}
-.folded .controls{margin:.3rem 0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
+.folded{margin-bottom:1.6rem}.folded .controls{margin:0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
 .folded:not(:has(input.rows:checked)) tr.more{display:none}
 .folded:not(:has(input.cols:checked)) .x{display:none}"""
 
@@ -485,12 +485,13 @@ def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
     diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
-    flags = doc.get("topic_flags") or {}
+    flags, why = doc.get("topic_flags") or {}, doc.get("topic_flags_note") or {}
     prints = (doc.get("params") or {}).get("coherence_fingerprint") or {}
     out: list[Part] = []
     for name in names:
         t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
-                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name))
+                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name),
+                           flags_note=why.get(name))
         if t is not None:
             out.append(t)
     if out:

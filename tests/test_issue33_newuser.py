@@ -1,0 +1,84 @@
+"""What the new-user run of issue 33's measure (docs/new_user_run.md, a corpus of Linux manual
+pages) found wrong in what a reader takes away, each checked where the reader sees it (the
+terminal's summary, the JSON, the report in Debian's chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from servers import CHROMIUM, CHROMIUM_ARGS
+
+import tealeaves as tl
+from tealeaves.diagnostics.flags import MIN_REFERENCE_TOKENS
+from tealeaves.report import render
+
+
+def _browser(path, script):
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+        page.goto(f"file://{path}")
+        out = page.evaluate(script)
+        browser.close()
+    return out
+
+
+def test_evaluate_says_when_the_coherence_flags_were_not_computed(tmp_path):
+    """A reference under MIN_REFERENCE_TOKENS gets no coherence flags (incoherent, never-together,
+    rare-words). The run's per-topic tables showed "flags: none" and "0 of 20 topics flagged" beside
+    NPMI values far below the incoherent cut, with nothing anywhere saying the flags were not
+    computed: now the summary, the JSON and every flags cell of the report say so."""
+    model = tl.synthetic.random_model(5, 60, beta=0.1, seed=1, name="m5")
+    rng = np.random.default_rng(0)
+    ref, held = tmp_path / "ref.txt", tmp_path / "held.txt"
+    ref.write_text("".join(" ".join(rng.choice(model.vocab, 30)) + "\n" for _ in range(100)))
+    held.write_text("".join(" ".join(rng.choice(model.vocab, 10)) + "\n" for _ in range(3)))
+    res = tl.evaluate([model], heldout=str(held), reference=str(ref), coherence=("npmi",), particles=5, runs=1)
+    why = f"the reference has 3,000 tokens, fewer than the {MIN_REFERENCE_TOKENS:,} they need"
+    assert f"junk-topic flags: no coherence flags: {why}" in res.summary()
+    doc = json.loads(json.dumps(res.to_dict()))
+    assert why in doc["topic_flags_note"]["m5"]
+    path = tmp_path / "r.html"
+    path.write_text(render([doc]), encoding="utf-8")
+    seen = _browser(path, """() => {
+      const t = [...document.querySelectorAll('table')].find(t => t.tHead.textContent.includes('top words'));
+      const col = [...t.tHead.rows[0].cells].findIndex(c => c.textContent.startsWith('flags'));
+      return {caption: t.caption.innerText, flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
+    assert seen["flags"] == ["none*"] * 5, seen
+    assert "*no coherence flags: " + why in seen["caption"], seen
+
+
+def test_fold_controls_sit_under_the_table_they_unfold(tmp_path):
+    """Two long per-topic tables one after the other: each "show all N rows" sits under its own
+    table, nearer to it than to the next table's caption (above its table it read as the previous
+    table's: "show all 159 rows" under a 20-topic table)."""
+    docs = []
+    words = {}
+    for name, k in (("twenty", 30), ("many", 159)):
+        words[name] = [[f"{name}{t}a", f"{name}{t}b"] for t in range(k)]
+    rows = [{"model": n, "topics": len(w), "per_token": -7.0, "per_token_sd": 0.001, "perplexity": 1096.6,
+             "coherence": {"npmi": 0.05}, "diversity": 0.8, "exclusivity": 9.0, "predictive_rank": 100.0,
+             "auto_model_precision": 0.5} for n, w in words.items()]
+    docs = [{"task": "evaluate", "rows": rows, "groups": [["twenty"], ["many"]], "comparisons": [],
+             "params": {"coherence": ["npmi"]}, "topic_words": words,
+             "topic_coherence": {n: {"npmi": [0.01 * (t % 7) for t in range(len(w))]} for n, w in words.items()}}]
+    path = tmp_path / "r.html"
+    path.write_text(render(docs), encoding="utf-8")
+    got = _browser(path, """() => [...document.querySelectorAll('.folded')].map(f => {
+      const t = f.querySelector('table'), c = f.querySelector('.controls');
+      const next = f.nextElementSibling && f.nextElementSibling.querySelector('caption');
+      return {caption: t.caption.innerText, controls: c.innerText, tableBottom: t.getBoundingClientRect().bottom,
+              top: c.getBoundingClientRect().top, bottom: c.getBoundingClientRect().bottom,
+              next: next ? next.getBoundingClientRect().top : null}; })""")
+    assert [g["controls"].strip().split(" (")[0] for g in got] == ["show all 30 rows", "show all 159 rows"], got
+    for g in got:
+        assert g["top"] >= g["tableBottom"], g  # under its own table
+        if g["next"] is not None:
+            assert g["next"] - g["bottom"] > g["top"] - g["tableBottom"], g  # nearer its own table
