@@ -78,10 +78,12 @@ def gnu_info(root: Path = INFO) -> list[list[str]]:
 MAN = Path("/usr/share/man")
 MAN_SECTIONS = ("man2", "man3", "man4", "man5", "man7", "man8")
 _SKIP_SECTIONS = {"NAME", "SYNOPSIS", "SEE ALSO", "COLOPHON"}
+_FONT_MACROS = ("B", "I", "BR", "IR", "RB", "RI", "BI", "IB", "SM", "SB")
 
 
 def _man_files(root: Path = MAN) -> list[Path]:
-    return sorted(p for s in MAN_SECTIONS for p in (root / s).glob("*.gz") if p.is_file() and not p.is_symlink())
+    return sorted(p for s in MAN_SECTIONS for p in (root / s).glob("*.gz")
+                  if p.is_file() and not p.is_symlink())
 
 
 def _man_text(line: str) -> str:
@@ -112,7 +114,7 @@ def _man_paragraphs(source: str):
             para = []
             if name == "SH":
                 skip_section = rest.strip('" ').upper() in _SKIP_SECTIONS
-        elif name in ("B", "I", "BR", "IR", "RB", "RI", "BI", "IB", "SM", "SB") and not (skip_section or skipping):
+        elif name in _FONT_MACROS and not (skip_section or skipping):
             para.append(_man_text(rest.replace('"', " ")))
     if para:
         yield " ".join(para)

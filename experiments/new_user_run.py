@@ -110,8 +110,8 @@ def commands(out: Path) -> None:
     (out / "corpus" / "all.txt").write_text((out / "corpus" / "train.txt").read_text()
                                             + (out / "corpus" / "heldout.txt").read_text())
     # the README's evaluate: a mix of models from three libraries (and an HDP), the report
-    run(out, "evaluate", ["evaluate", m + "tomotopy-20-r0.bin", m + "gensim-20-r0.gensim", m + "tomotopy-hdp.bin",
-                          m + "tomotopy-10-r0.bin", m + "tomotopy-50-r0.bin",
+    run(out, "evaluate", ["evaluate", m + "tomotopy-20-r0.bin", m + "gensim-20-r0.gensim",
+                          m + "tomotopy-hdp.bin", m + "tomotopy-10-r0.bin", m + "tomotopy-50-r0.bin",
                           "--heldout", ho, "--reference", tr, "--allow-pickle", "--diagnostics",
                           "--json", "evaluate.json", "--csv", "evaluate.csv", "--report", "evaluate.html",
                           "--latex", "evaluate.tex", "--markdown", "evaluate.md", "--quiet"])
@@ -121,17 +121,18 @@ def commands(out: Path) -> None:
     run(out, "evaluate-stability", ["evaluate", m + "gensim-20-r0.gensim", m + "gensim-20-r1.gensim",
                                     m + "gensim-20-r2.gensim", "sklearn-20.npz", "--heldout", ho,
                                     "--reference", tr, "--allow-pickle", "--stability", "--json",
-                                    "evaluate-stability.json", "--report", "evaluate-stability.html", "--quiet"])
+                                    "evaluate-stability.json", "--report", "evaluate-stability.html",
+                                    "--quiet"])
     # stability, by itself, for each library's restarts
-    run(out, "stability-gensim", ["stability", *(f"{m}gensim-20-r{s}.gensim" for s in range(3)), "--allow-pickle",
-                                  "--json", "stability-gensim.json"])
+    run(out, "stability-gensim", ["stability", *(f"{m}gensim-20-r{s}.gensim" for s in range(3)),
+                                  "--allow-pickle", "--json", "stability-gensim.json"])
     run(out, "stability-tomotopy", ["stability", *(f"{m}tomotopy-20-r{s}.bin" for s in range(3)),
                                     "--json", "stability-tomotopy.json"])
     # coherence: default convention, the others, --topn
     for conv in ("default", "tealeaves", "palmetto"):
         extra = [] if conv == "default" else ["--convention", conv]
-        run(out, f"coherence-{conv}", ["coherence", m + "tomotopy-20-r0.bin", tr, "--measure", "npmi,c_v", *extra,
-                                       "--json", f"coherence-{conv}.json"])
+        run(out, f"coherence-{conv}", ["coherence", m + "tomotopy-20-r0.bin", tr, "--measure", "npmi,c_v",
+                                       *extra, "--json", f"coherence-{conv}.json"])
     run(out, "coherence-gensim-topn20", ["coherence", m + "tomotopy-20-r0.bin", tr, "--measure", "npmi,c_v",
                                          "--convention", "gensim", "--topn", "20", "--json",
                                          "coherence-gensim-topn20.json"])
@@ -139,11 +140,12 @@ def commands(out: Path) -> None:
     run(out, "heldout", ["heldout", m + "tomotopy-20-r0.bin", ho, "--json", "heldout.json", "--quiet"])
     run(out, "compare", ["compare", m + "tomotopy-20-r0.bin", m + "tomotopy-20-r1.bin", ho, "--json",
                          "compare.json", "--quiet"])
-    run(out, "report", ["report", "heldout.json", "coherence-default.json", "compare.json", "stability-gensim.json",
-                        "-o", "report.html", "--latex", "report.tex", "--markdown", "report.md"])
+    run(out, "report", ["report", "heldout.json", "coherence-default.json", "compare.json",
+                        "stability-gensim.json", "-o", "report.html", "--latex", "report.tex",
+                        "--markdown", "report.md"])
     run(out, "convert-gensim", ["convert", m + "gensim-20-r0.gensim", "gensim-20.npz", "--allow-pickle"])
-    run(out, "diagnostics", ["diagnostics", m + "gensim-20-r0.gensim", ho, "--reference", tr, "--allow-pickle",
-                             "--json", "diagnostics.json"])
+    run(out, "diagnostics", ["diagnostics", m + "gensim-20-r0.gensim", ho, "--reference", tr,
+                             "--allow-pickle", "--json", "diagnostics.json"])
     # select: a grid whose best is at its edge, then --extend
     sel = ["select", "corpus/all.txt", "--topics", "5,10,20", "--restarts", "2", "--iterations", "200",
            "--seed", str(SEED)]

@@ -40,7 +40,8 @@ def test_evaluate_says_when_the_coherence_flags_were_not_computed(tmp_path):
     ref, held = tmp_path / "ref.txt", tmp_path / "held.txt"
     ref.write_text("".join(" ".join(rng.choice(model.vocab, 30)) + "\n" for _ in range(100)))
     held.write_text("".join(" ".join(rng.choice(model.vocab, 10)) + "\n" for _ in range(3)))
-    res = tl.evaluate([model], heldout=str(held), reference=str(ref), coherence=("npmi",), particles=5, runs=1)
+    res = tl.evaluate([model], heldout=str(held), reference=str(ref), coherence=("npmi",), particles=5,
+                      runs=1)
     why = f"the reference has 3,000 tokens, fewer than the {MIN_REFERENCE_TOKENS:,} they need"
     assert f"junk-topic flags: no coherence flags: {why}" in res.summary()
     doc = json.loads(json.dumps(res.to_dict()))
@@ -48,9 +49,11 @@ def test_evaluate_says_when_the_coherence_flags_were_not_computed(tmp_path):
     path = tmp_path / "r.html"
     path.write_text(render([doc]), encoding="utf-8")
     seen = _browser(path, """() => {
-      const t = [...document.querySelectorAll('table')].find(t => t.tHead.textContent.includes('top words'));
+      const t = [...document.querySelectorAll('table')]
+                  .find(t => t.tHead.textContent.includes('top words'));
       const col = [...t.tHead.rows[0].cells].findIndex(c => c.textContent.startsWith('flags'));
-      return {caption: t.caption.innerText, flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
+      return {caption: t.caption.innerText,
+              flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
     assert seen["flags"] == ["none*"] * 5, seen
     assert "*no coherence flags: " + why in seen["caption"], seen
 
@@ -59,7 +62,6 @@ def test_fold_controls_sit_under_the_table_they_unfold(tmp_path):
     """Two long per-topic tables one after the other: each "show all N rows" sits under its own
     table, nearer to it than to the next table's caption (above its table it read as the previous
     table's: "show all 159 rows" under a 20-topic table)."""
-    docs = []
     words = {}
     for name, k in (("twenty", 30), ("many", 159)):
         words[name] = [[f"{name}{t}a", f"{name}{t}b"] for t in range(k)]
@@ -68,16 +70,19 @@ def test_fold_controls_sit_under_the_table_they_unfold(tmp_path):
              "auto_model_precision": 0.5} for n, w in words.items()]
     docs = [{"task": "evaluate", "rows": rows, "groups": [["twenty"], ["many"]], "comparisons": [],
              "params": {"coherence": ["npmi"]}, "topic_words": words,
-             "topic_coherence": {n: {"npmi": [0.01 * (t % 7) for t in range(len(w))]} for n, w in words.items()}}]
+             "topic_coherence": {n: {"npmi": [0.01 * (t % 7) for t in range(len(w))]}
+                                 for n, w in words.items()}}]
     path = tmp_path / "r.html"
     path.write_text(render(docs), encoding="utf-8")
     got = _browser(path, """() => [...document.querySelectorAll('.folded')].map(f => {
       const t = f.querySelector('table'), c = f.querySelector('.controls');
       const next = f.nextElementSibling && f.nextElementSibling.querySelector('caption');
-      return {caption: t.caption.innerText, controls: c.innerText, tableBottom: t.getBoundingClientRect().bottom,
-              top: c.getBoundingClientRect().top, bottom: c.getBoundingClientRect().bottom,
+      return {caption: t.caption.innerText, controls: c.innerText,
+              tableBottom: t.getBoundingClientRect().bottom, top: c.getBoundingClientRect().top,
+              bottom: c.getBoundingClientRect().bottom,
               next: next ? next.getBoundingClientRect().top : null}; })""")
-    assert [g["controls"].strip().split(" (")[0] for g in got] == ["show all 30 rows", "show all 159 rows"], got
+    shown = [g["controls"].strip().split(" (")[0] for g in got]
+    assert shown == ["show all 30 rows", "show all 159 rows"], got
     for g in got:
         assert g["top"] >= g["tableBottom"], g  # under its own table
         if g["next"] is not None:
