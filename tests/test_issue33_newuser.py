@@ -87,3 +87,26 @@ def test_fold_controls_sit_under_the_table_they_unfold(tmp_path):
         assert g["top"] >= g["tableBottom"], g  # under its own table
         if g["next"] is not None:
             assert g["next"] - g["bottom"] > g["top"] - g["tableBottom"], g  # nearer its own table
+
+
+def _sims(low: dict[tuple[int, int], int], k: int = 20) -> dict[tuple[int, int], np.ndarray]:
+    """Matched-topic similarities of restarts with `low[a, b]` topics below the 0.35 floor."""
+    out = {}
+    for (a, b), n in low.items():
+        out[a, b] = out[b, a] = np.array([0.2] * n + [0.6] * (k - n))
+    return out
+
+
+def test_three_restarts_of_an_unstable_model_single_none_out():
+    """Tomotopy K = 20 restarts of the man pages had 4, 5 and 7 topics without a counterpart pair by
+    pair: no two agree (unstable), yet the third was flagged STUCK because its two pairs both
+    exceeded the one other pair, by one topic (the margin rule, margin 0, among three restarts).
+    Among four restarts the margin still singles out one far from all the others."""
+    from tealeaves.diagnostics.stability import assess
+
+    names = ["r0", "r1", "r2"]
+    three = assess(names, _sims({(0, 1): 4, (0, 2): 5, (1, 2): 7}), 0.35, 0.1, 0.0)
+    assert three["finding"] == "unstable" and three["stuck"] == {} and three["apart"] == [], three
+    low = {(0, 1): 3, (0, 2): 3, (1, 2): 3, (0, 3): 10, (1, 3): 11, (2, 3): 10}
+    four = assess([*names, "early"], _sims(low), 0.35, 0.1, 0.0)
+    assert four["finding"] == "unstable" and list(four["stuck"]) == ["early"], four
