@@ -26,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SEED = 33
 PY = sys.executable
+STEPS: set[str] | None = None  # --steps a,b: run only these steps (the others are read if recorded)
 
 
 def cpu_children() -> float:
@@ -36,8 +37,8 @@ def cpu_children() -> float:
 def run(out: Path, name: str, args: list[str], cwd: Path | None = None) -> dict:
     """`tealeaves ARGS` in OUT, its record kept in OUT/steps/NAME.json (reused if it exists)."""
     rec_path = out / "steps" / f"{name}.json"
-    if rec_path.exists():
-        return json.loads(rec_path.read_text())
+    if rec_path.exists() or (STEPS is not None and name not in STEPS):
+        return json.loads(rec_path.read_text()) if rec_path.exists() else {}
     c0, t0 = cpu_children(), time.time()
     p = subprocess.run([PY, "-m", "tealeaves", *args], cwd=cwd or out, capture_output=True, text=True,
                        env={**os.environ, "COLUMNS": "120"})
@@ -170,6 +171,75 @@ def commands(out: Path) -> None:
         run(out, f"help-{cmd}", [cmd, "--help"])
 
 
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _first_line(text: str) -> str:
+    return next((ln for ln in text.splitlines() if ln.strip()), "")
+
+
+def summary(out: Path) -> dict:
+    """The figures docs/new_user_run.md cites, from the run's outputs
+    (experiments/results/new_user_run.json)."""
+    steps = {p.stem: _read(p) for p in sorted((out / "steps").glob("*.json"))}
+    ev = _read(out / "evaluate.json")
+    res: dict = {"corpus": _read(out / "corpus" / "info.json"),
+                 "training_cpu": _read(out / "models" / "trained.json"),
+                 "cpu": {k: v.get("cpu") for k, v in steps.items()}}
+    res["evaluate"] = {
+        "rows": [{k: r.get(k) for k in ("model", "topics", "per_token", "per_token_sd")}
+                 | {"vs_best": (r.get("vs_best") or {}).get("interval"),
+                    "difference": (r.get("vs_best") or {}).get("difference"),
+                    "npmi": (r.get("coherence") or {}).get("npmi")} for r in ev.get("rows", [])],
+        "stages": {k: {"cpu": v.get("cpu"),
+                       "estimate": (ev.get("estimate") or {}).get("stages", {}).get(k)}
+                   for k, v in (ev.get("stages") or {}).items() if isinstance(v, dict)},
+        "estimate_total": (ev.get("estimate") or {}).get("total"),
+        "flags_note": ev.get("topic_flags_note"),
+        "npmi_below_cut": {m: sum(1 for x in v.get("npmi", []) if x is not None and x < 0.045)
+                           for m, v in (ev.get("topic_coherence") or {}).items()},
+        "diagnostics_flagged": {m: len(d.get("flagged") or [])
+                                for m, d in (ev.get("diagnostics") or {}).items()}}
+    res["stability"] = {}
+    for lib in ("gensim", "tomotopy"):
+        s = _read(out / f"stability-{lib}.json")
+        if s:
+            floor = s.get("floor")
+            res["stability"][lib] = {
+                "score": s.get("score"), "finding": s.get("finding"),
+                "flagged": sorted(s.get("flagged") or {}),
+                "per_model": s.get("per_model"),
+                "low_pairs": [[p["a"], p["b"], sum(1 for x in p["similarity"] if x < floor)]
+                              for p in s.get("pairs", []) if "similarity" in p]}
+    res["coherence"] = {}
+    for name in ("default", "tealeaves", "palmetto", "gensim-topn20"):
+        c = _read(out / f"coherence-{name}.json")
+        if c:
+            res["coherence"][name] = {r["measure"]: {"mean": r["mean"],
+                                                     "convention": r["fingerprint"].get("convention"),
+                                                     "topn": r["fingerprint"].get("topn")}
+                                      for r in c["results"]}
+    h, c = _read(out / "heldout.json"), _read(out / "compare.json")
+    res["heldout"] = {"per_token": h["results"][0].get("per_token")} if h.get("results") else {}
+    res["compare"] = ({k: c.get(k) for k in ("per_token", "per_token_interval", "verdict")} if c else {})
+    for name in ("select", "select-extend"):
+        s = _read(out / f"{name}.json")
+        if s:
+            dec = s.get("decision") or {}
+            res[name] = {"chosen": dec.get("chosen") or dec.get("k"), "edge": s.get("edge"),
+                         "grid": s.get("grid"),
+                         "stability": [{"topics": g.get("topics"), "finding": g.get("finding"),
+                                        "flagged": sorted(g.get("flagged") or {})}
+                                       for g in s.get("stability") or []],
+                         "stdout_head": steps.get(name, {}).get("stdout", "").splitlines()[:12]}
+    res["slips"] = {k: {"rc": v.get("rc"), "stderr": _first_line(v.get("stderr", ""))}
+                    for k, v in steps.items() if k.startswith("slip-")}
+    res["help_mentions_issue"] = sorted(k for k, v in steps.items() if k.startswith("help-")
+                                        and "issue" in v.get("stdout", "").lower())
+    return res
+
+
 def shots(out: Path) -> list[str]:
     """Every HTML report, screenshot whole in Debian's chromium at 1400 px wide."""
     sys.path.insert(0, str(HERE.parent / "tests"))
@@ -193,11 +263,19 @@ def shots(out: Path) -> list[str]:
 if __name__ == "__main__":
     out = Path(sys.argv[1]).resolve()
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if "--steps" in sys.argv:
+        STEPS = set(sys.argv[sys.argv.index("--steps") + 1].split(","))
     if only in (None, "corpus") and not (out / "corpus" / "train.txt").exists():
-        subprocess.run([PY, str(HERE / "new_user_corpus.py"), str(out / "corpus")], check=True)
+        built = subprocess.run([PY, str(HERE / "new_user_corpus.py"), str(out / "corpus")], check=True,
+                               capture_output=True, text=True).stdout
+        (out / "corpus" / "info.json").write_text(built)
     if only in (None, "train"):
         print(json.dumps(train(out)))
     if only in (None, "commands"):
         commands(out)
     if only in (None, "shots"):
         print("\n".join(shots(out)))
+    if only in (None, "summary"):
+        target = HERE / "results" / "new_user_run.json"
+        target.write_text(json.dumps(summary(out), indent=1, ensure_ascii=False) + "\n")
+        print(f"-> {target}")

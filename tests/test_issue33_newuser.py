@@ -110,3 +110,34 @@ def test_three_restarts_of_an_unstable_model_single_none_out():
     low = {(0, 1): 3, (0, 2): 3, (1, 2): 3, (0, 3): 10, (1, 3): 11, (2, 3): 10}
     four = assess([*names, "early"], _sims(low), 0.35, 0.1, 0.0)
     assert four["finding"] == "unstable" and list(four["stuck"]) == ["early"], four
+
+
+@pytest.mark.parametrize("docs", [100, 3000])
+def test_a_coherence_report_shows_the_flags_the_terminal_shows(tmp_path, docs):
+    """`tealeaves coherence` prints each topic's junk flags (or why there are none); the report of its
+    JSON showed neither. Words drawn independently co-occur only by chance: over a reference large
+    enough for the flags every topic is incoherent (NPMI near 0, below the cut); over a small one the
+    report says the flags were not computed."""
+    from clirun import run_cli
+
+    model = tl.synthetic.random_model(4, 40, beta=0.1, seed=2, name="m4")
+    tl.save_model(model, tmp_path / "m.npz")
+    rng = np.random.default_rng(1)
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(" ".join(rng.choice(model.vocab, 101)) + "\n" for _ in range(docs)))
+    code, _, err = run_cli(["coherence", tmp_path / "m.npz", ref, "--measure", "npmi",
+                            "--json", tmp_path / "c.json"])
+    assert code == 0, err
+    path = tmp_path / "r.html"
+    path.write_text(render([json.loads((tmp_path / "c.json").read_text())]), encoding="utf-8")
+    seen = _browser(path, """() => {
+      const t = [...document.querySelectorAll('table')].find(t => t.tHead.textContent.includes('flags'));
+      if (!t) return null;
+      const col = [...t.tHead.rows[0].cells].findIndex(c => c.textContent.startsWith('flags'));
+      return {caption: t.caption ? t.caption.innerText : '',
+              flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
+    assert seen is not None, "no flags column"
+    if docs * 101 >= MIN_REFERENCE_TOKENS:
+        assert seen["flags"] == ["incoherent"] * 4 and seen["caption"] == "", seen
+    else:
+        assert seen["flags"] == ["none*"] * 4 and "fewer than the 300,000 they need" in seen["caption"], seen

@@ -236,18 +236,33 @@ def _window(measure: str, params: dict[str, Any]) -> str:
     return f"sliding window of {params.get('window')} words"
 
 
+def _coherence_flags(r: dict[str, Any]) -> tuple[list[list[str]] | None, str | None]:
+    """An NPMI result's junk-topic flags per topic as `tealeaves coherence` shows them, or why there
+    are none (the reference too small for them); (None, None) for another measure."""
+    from ..diagnostics.flags import coherence_flags, too_small
+
+    if r.get("measure") != "npmi":
+        return None, None
+    why = too_small(r)
+    return (None, why) if why else (coherence_flags(r), None)
+
+
 def _coherence_coverage(r: dict[str, Any]) -> Table:
-    """Per topic: the score (– with its reason), absent words, pairs that never co-occur."""
+    """Per topic: the score (– with its reason), absent words, pairs that never co-occur, and with
+    NPMI the junk-topic flags (or why none were computed, marked *)."""
+    flags, why = _coherence_flags(r)
     rows = []
     for i, t in enumerate(r["topics"]):
         score = _m("coherence", t.get("score")) if t.get("score") is not None else f"– ({t.get('reason')})"
         pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else DASH
-        rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs,
+        raised = ([", ".join(flags[i]) or "none"] if flags is not None else []) + (["none*"] if why else [])
+        rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs, *raised,
                      " ".join(t["words"]), str(t.get("note") or "")])
-    head = ["topic", "score", "absent from the reference", "pairs never together", "top words", "note"]
+    head = ["topic", "score", "absent from the reference", "pairs never together",
+            *(["flags"] if flags is not None or why else []), "top words", "note"]
     if not any(row[-1] for row in rows):
         head, rows = head[:-1], [row[:-1] for row in rows]
-    return _tab(head, rows, sortable=True)
+    return _tab(head, rows, caption=f"*{why}" if why else "", sortable=True)
 
 
 def _convention(r: dict[str, Any]) -> str:
