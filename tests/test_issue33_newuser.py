@@ -141,3 +141,27 @@ def test_a_coherence_report_shows_the_flags_the_terminal_shows(tmp_path, docs):
         assert seen["flags"] == ["incoherent"] * 4 and seen["caption"] == "", seen
     else:
         assert seen["flags"] == ["none*"] * 4 and "fewer than the 300,000 they need" in seen["caption"], seen
+
+
+def test_diagnostics_of_too_few_tokens_say_the_coherence_flags_are_missing(tmp_path):
+    """select's chosen model (diagnostics on its 400 held-out paragraphs, 15,471 tokens) showed "flags:
+    none" on every topic beside NPMI as low as -0.36: the diagnostics had no coherence flags (fewer
+    tokens than they need) and the per-topic table did not say so. Every per-topic table built from
+    such diagnostics (select's chosen model, `tealeaves diagnostics`, evaluate --diagnostics) marks
+    its flags * and says why."""
+    from tealeaves.diagnostics import diagnostics
+
+    model = tl.synthetic.random_model(4, 40, beta=0.1, seed=2, name="m4")
+    rng = np.random.default_rng(3)
+    texts = [list(rng.choice(model.vocab, 30)) for _ in range(20)]
+    docs = tl.Corpus.from_tokens(texts, list(model.vocab), "d")
+    doc = json.loads(json.dumps(diagnostics(model, docs, seed=0).to_dict()))
+    path = tmp_path / "r.html"
+    path.write_text(render([doc]), encoding="utf-8")
+    seen = _browser(path, """() => {
+      const t = [...document.querySelectorAll('table')].find(t => t.tHead.textContent.includes('flags'));
+      const col = [...t.tHead.rows[0].cells].findIndex(c => c.textContent.startsWith('flags'));
+      return {caption: t.caption.innerText,
+              flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
+    assert all(f.endswith("*") for f in seen["flags"]) and len(seen["flags"]) == 4, seen
+    assert "the documents diagnosed have 600 tokens, fewer than the 300,000" in seen["caption"], seen

@@ -71,6 +71,10 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
     from ..diagnostics.flags import CAUTION, JUNK
 
     diag_rows = (diagnostics or {}).get("topics") or []
+    held = ((diagnostics or {}).get("params") or {}).get("npmi")
+    if flags_note is None and flags is None and isinstance(held, str):  # too few tokens diagnosed
+        flags_note = ("no coherence flags (incoherent, never-together, rare-words): the documents diagnosed "
+                      f"have {held.removeprefix('not computed: ')}")
     coherence = coherence or {}
     judge = {t: v for t, v in (judge or {}).items() if t in JUDGE_HEADS and isinstance(v, list)}
     sizes = [len(x) for x in (words or [], diag_rows, stability or [], flags or [], *coherence.values(),
