@@ -227,7 +227,7 @@ def summary(out: Path) -> dict:
         s = _read(out / f"{name}.json")
         if s:
             dec = s.get("decision") or {}
-            res[name] = {"chosen": dec.get("chosen") or dec.get("k"), "edge": s.get("edge"),
+            res[name] = {"chosen": dec.get("k"), "comparisons": dec.get("comparisons"), "edge": s.get("edge"),
                          "grid": s.get("grid"),
                          "stability": [{"topics": g.get("topics"), "finding": g.get("finding"),
                                         "flagged": sorted(g.get("flagged") or {})}
