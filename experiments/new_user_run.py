@@ -184,6 +184,7 @@ def summary(out: Path) -> dict:
     (experiments/results/new_user_run.json)."""
     steps = {p.stem: _read(p) for p in sorted((out / "steps").glob("*.json"))}
     ev = _read(out / "evaluate.json")
+    estimated = ev.get("estimate") or {}
     res: dict = {"corpus": _read(out / "corpus" / "info.json"),
                  "training_cpu": _read(out / "models" / "trained.json"),
                  "cpu": {k: v.get("cpu") for k, v in steps.items()}}
@@ -193,7 +194,7 @@ def summary(out: Path) -> dict:
                     "difference": (r.get("vs_best") or {}).get("difference"),
                     "npmi": (r.get("coherence") or {}).get("npmi")} for r in ev.get("rows", [])],
         "stages": {k: {"cpu": v.get("cpu"),
-                       "estimate": (ev.get("estimate") or {}).get("stages", {}).get(k)}
+                       "estimate": estimated.get("stages", {}).get(k, estimated.get("total"))}
                    for k, v in (ev.get("stages") or {}).items() if isinstance(v, dict)},
         "estimate_total": (ev.get("estimate") or {}).get("total"),
         "flags_note": ev.get("topic_flags_note"),
