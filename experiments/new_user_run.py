@@ -210,7 +210,7 @@ def summary(out: Path) -> dict:
             res["stability"][lib] = {
                 "score": s.get("score"), "finding": s.get("finding"),
                 "flagged": sorted(s.get("flagged") or {}),
-                "per_model": s.get("per_model"),
+                "per_model": s.get("per_model"), "recurring": len(s.get("recurring") or []),
                 "low_pairs": [[p["a"], p["b"], sum(1 for x in p["similarity"] if x < floor)]
                               for p in s.get("pairs", []) if "similarity" in p]}
     res["coherence"] = {}

@@ -654,6 +654,17 @@ def _judge() -> list[tuple[str, str]]:
                                     f"{r['largest_difference']:.3f}")]
 
 
+def _extended() -> str:
+    """experiments/new_user_run.py: what `select --extend 2` did (docs/new_user_run.md)."""
+    x = results("experiments/results/new_user_run.json")["select-extend"]
+    near = next(c for c in x["comparisons"] if c["k"] == x["edge"]["neighbour"])
+    added = x["grid"]["added"]
+    return (f"it trained K = {added[0]} and {added[1]} itself and chose K = {x['chosen']}, still better than "
+            f"K = {near['k']} by +{near['difference']:.4f} nats per token (95% interval "
+            f"[{near['interval'][0]:+.5f}, {near['interval'][1]:+.5f}]), stopping at the two Ks allowed "
+            f"(\"try K = {x['edge']['suggest'][0]}, {x['edge']['suggest'][1]}\")")
+
+
 def _new_user() -> list[tuple[str, str]]:
     """experiments/new_user_run.py: the new-user run of issue 33 (docs/new_user_run.md)."""
     r = results("experiments/results/new_user_run.json")
@@ -664,6 +675,7 @@ def _new_user() -> list[tuple[str, str]]:
     top20 = c["gensim-topn20"]
     near = next(x for x in r["select"]["comparisons"] if x["k"] == r["select"]["edge"]["neighbour"])
     low = sorted(n for *_, n in r["stability"]["tomotopy"]["low_pairs"])
+    g, t = r["stability"]["gensim"], r["stability"]["tomotopy"]
     return [(p, f"{tr['documents']:,} training and {ho['documents']:,} held-out paragraphs "
                 f"({tr['tokens']:,} and {ho['tokens']:,} tokens, {tr['words']:,} words"),
             (p, f"`evaluate`: {st['total']['cpu']:.1f} CPU-seconds against an estimate of "
@@ -676,7 +688,10 @@ def _new_user() -> list[tuple[str, str]]:
                 f"+{near['difference']:.4f} nats per token (95% interval [{near['interval'][0]:+.5f}, "
                 f"{near['interval'][1]:+.5f}])"),
             (p, "try K = " + ", ".join(map(str, r["select"]["edge"]["suggest"]))),
-            (p, f"had {low[0]}, {low[1]} and {low[2]} topics without a counterpart pair by pair")]
+            (p, f"had {low[0]}, {low[1]} and {low[2]} topics without a counterpart pair by pair"),
+            (p, _extended()),
+            (p, f"group stability {g['score']:.3f} for gensim, {t['score']:.3f} for tomotopy; "
+                f"{g['recurring']} and {t['recurring']} of 20 topics recur in every restart")]
 
 
 GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load,
