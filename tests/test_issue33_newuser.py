@@ -165,3 +165,19 @@ def test_diagnostics_of_too_few_tokens_say_the_coherence_flags_are_missing(tmp_p
               flags: [...t.tBodies[0].rows].map(r => r.cells[col].innerText)}; }""")
     assert all(f.endswith("*") for f in seen["flags"]) and len(seen["flags"]) == 4, seen
     assert "the documents diagnosed have 600 tokens, fewer than the 300,000" in seen["caption"], seen
+
+
+def test_the_diagnostics_command_says_when_the_coherence_flags_were_not_computed(tmp_path):
+    """`tealeaves diagnostics` on the man pages' 205,250 training tokens listed the thresholds of
+    incoherent, never-together and rare-words under the table, though none of them was computed."""
+    from clirun import run_cli
+
+    model = tl.synthetic.random_model(4, 40, beta=0.1, seed=2, name="m4")
+    tl.save_model(model, tmp_path / "m.npz")
+    rng = np.random.default_rng(4)
+    (tmp_path / "d.txt").write_text("".join(" ".join(rng.choice(model.vocab, 30)) + "\n" for _ in range(20)))
+    code, out, err = run_cli(["diagnostics", tmp_path / "m.npz", tmp_path / "d.txt", "--burn-in", "2",
+                              "--samples", "2"])
+    assert code == 0, err
+    assert (f"no coherence flags (incoherent, never-together, rare-words): not computed: 600 tokens, fewer "
+            f"than the {MIN_REFERENCE_TOKENS:,} the coherence flags need") in out, out
