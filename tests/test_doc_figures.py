@@ -680,7 +680,8 @@ def _new_user() -> list[tuple[str, str]]:
                 f"({tr['tokens']:,} and {ho['tokens']:,} tokens, {tr['words']:,} words"),
             (p, f"`evaluate`: {st['total']['cpu']:.1f} CPU-seconds against an estimate of "
                 f"{st['total']['estimate']:.1f} (held-out {st['held-out']['cpu']:.1f} against "
-                f"{st['held-out']['estimate']:.1f})"),
+                f"{st['held-out']['estimate']:.1f}); coherence {st['coherence']['cpu']:.1f} CPU-seconds "
+                f"against {st['coherence']['estimate']:.1f}"),
             (p, f"mean NPMI {c['default']['npmi']:.3f}, C_V {c['default']['c_v']:.3f}; `--topn 20` only "
                 f"when asked: {top20['npmi']:.3f} and {top20['c_v']:.3f}; tealeaves' "
                 f"exact counts {c['tealeaves']['npmi']:.3f} and {c['tealeaves']['c_v']:.3f}"),
