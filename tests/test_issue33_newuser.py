@@ -181,3 +181,19 @@ def test_the_diagnostics_command_says_when_the_coherence_flags_were_not_computed
     assert code == 0, err
     assert (f"no coherence flags (incoherent, never-together, rare-words): not computed: 600 tokens, fewer "
             f"than the {MIN_REFERENCE_TOKENS:,} the coherence flags need") in out, out
+
+
+def test_one_model_without_a_likelihood_has_none():
+    """'tomotopy-hdp.bin have none' in the run's summary: one model takes the singular."""
+    from tealeaves.evaluate.result import EvaluationResult
+
+    rows = [{"model": "lda", "not_applicable": {}},
+            {"model": "hdp", "not_applicable": {"heldout": "no prior"}},
+            {"model": "lda2", "not_applicable": {}}]
+    def result():
+        return EvaluationResult(rows=rows, comparisons=[], groups=None, scoring={}, params={}, seconds=0.0)
+
+    lines = result().meaningful()
+    assert "(lda, lda2); hdp has none" in lines[0], lines
+    rows.append({"model": "hdp2", "not_applicable": {"heldout": "no prior"}})
+    assert "hdp, hdp2 have none" in result().meaningful()[0]

@@ -151,12 +151,13 @@ class EvaluationResult:
                          "the same tokens; Ratio-AIS only between LDA models")
         if not others:
             return lines
+        have = "has" if len(others) == 1 else "have"
         if len(lik) > 1:
             lines.append(f"held-out likelihood, the comparisons and the ranking are among the models with "
-                         f"a likelihood only ({', '.join(lik)}); {', '.join(others)} have none")
+                         f"a likelihood only ({', '.join(lik)}); {', '.join(others)} {have} none")
         elif lik:
             lines.append(f"only {lik[0]} has a likelihood: no held-out ranking; "
-                         f"{', '.join(others)} have none")
+                         f"{', '.join(others)} {have} none")
         else:
             lines.append("no model has a likelihood: no held-out ranking")
         top = [r["model"] for r in rows if "coherence" not in r.get("not_applicable", {})]
