@@ -141,6 +141,15 @@ def commands(out: Path) -> None:
     run(out, "coherence-gensim-topn20", ["coherence", m + "tomotopy-20-r0.bin", tr, "--measure", "npmi,c_v",
                                          "--convention", "gensim", "--topn", "20", "--json",
                                          "coherence-gensim-topn20.json"])
+    # the junk flags need a reference of 300,000 tokens or more: every man-page paragraph (1 million)
+    full = out / "corpus" / "all-pages.txt"
+    if not full.exists():
+        sys.path.insert(0, str(HERE))
+        import corpora
+
+        corpora.write(corpora.man_pages(), str(full))
+    run(out, "coherence-full", ["coherence", m + "tomotopy-20-r0.bin", "corpus/all-pages.txt", "--measure",
+                                "npmi", "--json", "coherence-full.json"])
     # held-out, compare, report
     run(out, "heldout", ["heldout", m + "tomotopy-20-r0.bin", ho, "--json", "heldout.json", "--quiet"])
     run(out, "compare", ["compare", m + "tomotopy-20-r0.bin", m + "tomotopy-20-r1.bin",
@@ -221,6 +230,16 @@ def summary(out: Path) -> dict:
                                                      "convention": r["fingerprint"].get("convention"),
                                                      "topn": r["fingerprint"].get("topn")}
                                       for r in c["results"]}
+    full = _read(out / "coherence-full.json")
+    if full:
+        from tealeaves.diagnostics.flags import coherence_flags
+
+        r = full["results"][0]
+        res["junk_full_reference"] = {
+            "tokens": r["fingerprint"]["reference"]["tokens"],
+            "flagged": [{"topic": k, "flags": f, "npmi": r["topics"][k]["score"],
+                         "words": " ".join(r["topics"][k]["words"][:6])}
+                        for k, f in enumerate(coherence_flags(r)) if f]}
     h, c = _read(out / "heldout.json"), _read(out / "compare.json")
     res["heldout"] = {"per_token": h["results"][0].get("per_token")} if h.get("results") else {}
     res["compare"] = ({k: c.get(k) for k in ("per_token", "per_token_interval", "verdict")} if c else {})

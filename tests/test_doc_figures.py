@@ -676,6 +676,8 @@ def _new_user() -> list[tuple[str, str]]:
     near = next(x for x in r["select"]["comparisons"] if x["k"] == r["select"]["edge"]["neighbour"])
     low = sorted(n for *_, n in r["stability"]["tomotopy"]["low_pairs"])
     g, t = r["stability"]["gensim"], r["stability"]["tomotopy"]
+    junk = r["junk_full_reference"]
+    worst = min(junk["flagged"], key=lambda x: x["npmi"])
     return [(p, f"{tr['documents']:,} training and {ho['documents']:,} held-out paragraphs "
                 f"({tr['tokens']:,} and {ho['tokens']:,} tokens, {tr['words']:,} words"),
             (p, f"`evaluate`: {st['total']['cpu']:.1f} CPU-seconds against an estimate of "
@@ -691,6 +693,9 @@ def _new_user() -> list[tuple[str, str]]:
             (p, "try K = " + ", ".join(map(str, r["select"]["edge"]["suggest"]))),
             (p, f"had {low[0]}, {low[1]} and {low[2]} topics without a counterpart pair by pair"),
             (p, _extended()),
+            (p, f"({junk['tokens']:,} tokens) {len(junk['flagged'])} of tomotopy K = 20's topics were "
+                f"flagged incoherent, among them \"{worst['words']}\" (also never-together, NPMI "
+                f"{minus(worst['npmi'], 3)})"),
             (p, f"group stability {g['score']:.3f} for gensim, {t['score']:.3f} for tomotopy; "
                 f"{g['recurring']} and {t['recurring']} of 20 topics recur in every restart")]
 
