@@ -6,7 +6,7 @@ exit status, stdout, stderr and CPU seconds are kept; the HTML reports are scree
 chromium (Playwright) for a reader to look at. Figures the note cites are collected into
 `summary.json`.
 
-    nice -n 10 python experiments/new_user_run.py /tmp/newuser      # about 20 CPU-minutes
+    nice -n 10 python experiments/new_user_run.py /tmp/newuser      # about 15 CPU-minutes
     python experiments/new_user_run.py /tmp/newuser --only shots   # screenshots again
 
 A finished step (its record in OUT/steps/) is not run again: delete it to rerun that step.
