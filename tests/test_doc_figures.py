@@ -677,6 +677,7 @@ def _new_user() -> list[tuple[str, str]]:
     low = sorted(n for *_, n in r["stability"]["tomotopy"]["low_pairs"])
     g, t = r["stability"]["gensim"], r["stability"]["tomotopy"]
     junk = r["junk_full_reference"]
+    sds = [x["per_token_sd"] for x in r["evaluate"]["rows"] if x["per_token_sd"] is not None]
     worst = min(junk["flagged"], key=lambda x: x["npmi"])
     return [(p, f"{tr['documents']:,} training and {ho['documents']:,} held-out paragraphs "
                 f"({tr['tokens']:,} and {ho['tokens']:,} tokens, {tr['words']:,} words"),
@@ -693,6 +694,7 @@ def _new_user() -> list[tuple[str, str]]:
             (p, "try K = " + ", ".join(map(str, r["select"]["edge"]["suggest"]))),
             (p, f"had {low[0]}, {low[1]} and {low[2]} topics without a counterpart pair by pair"),
             (p, _extended()),
+            (p, f"it read 0.0000 for sds of {min(sds):.1e} to {max(sds):.1e} nats per token"),
             (p, f"({junk['tokens']:,} tokens) {len(junk['flagged'])} of tomotopy K = 20's topics were "
                 f"flagged incoherent, among them \"{worst['words']}\" (also never-together, NPMI "
                 f"{minus(worst['npmi'], 3)})"),

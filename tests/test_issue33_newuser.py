@@ -197,3 +197,13 @@ def test_one_model_without_a_likelihood_has_none():
     assert "(lda, lda2); hdp has none" in lines[0], lines
     rows.append({"model": "hdp2", "not_applicable": {"heldout": "no prior"}})
     assert "hdp, hdp2 have none" in result().meaningful()[0]
+
+
+def test_an_estimator_sd_too_small_for_its_decimals_is_not_shown_as_zero():
+    """The run's 'estimator sd' column read 0.0000 for sds of 2.8e-05 to 7.0e-05 nats per token:
+    nonzero, so shown with two significant digits (terminal, report, LaTeX and Markdown share it)."""
+    from tealeaves.output.numbers import metric
+
+    assert metric("per_token_sd", 3.898860934846894e-05) == "3.9e-05"
+    assert metric("per_token_sd", 0.0) == "0.0000" and metric("per_token_sd", 0.00123) == "0.0012"
+    assert metric("per_token_sd", None, "—") == "—"
