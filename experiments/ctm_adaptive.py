@@ -211,7 +211,8 @@ def adaptive(phi, mean, cov, docs, seed: int) -> dict:
             "converged": out["converged"].tolist()}
 
 
-def run(topics: int, iterations: int, count: int, tokens: int | None, draws: int, seeds, long_docs: int) -> dict:
+def run(topics: int, iterations: int, count: int, tokens: int | None, draws: int, seeds,
+        long_docs: int) -> dict:
     from tealeaves.heldout.logistic_normal import combine_runs, logistic_normal_log_prob, prior_factor
 
     model, phi, mean, cov = model_arrays(topics, iterations)
@@ -234,8 +235,8 @@ def run(topics: int, iterations: int, count: int, tokens: int | None, draws: int
                           "log_prob": [r["log_prob"] for r in refs], "se": [r["se"] for r in refs],
                           "effective_fraction": [r["effective_fraction"] for r in refs],
                           "modes": [r["modes"] for r in refs]},
-            "long_ais": {"temperatures": 100_000, "runs": 4, "documents": len(long), "cpu_seconds": long_seconds,
-                         "log_prob": long.tolist()},
+            "long_ais": {"temperatures": 100_000, "runs": 4, "documents": len(long),
+                         "cpu_seconds": long_seconds, "log_prob": long.tolist()},
             **rows}
 
 
@@ -254,8 +255,8 @@ def quadrature_check(draws: int) -> list[dict]:
         _, L = prior_factor(mean, cov)
         for doc in docs:
             r = reference(beta, mean, L, doc, draws, seed=100 + 7 * i + len(out))
-            out.append({"case": case, "document": doc, "quadrature": float(quadrature(beta, mean, L, doc, decoder)),
-                        **r})
+            exact = float(quadrature(beta, mean, L, doc, decoder))
+            out.append({"case": case, "document": doc, "quadrature": exact, **r})
     return out
 
 
@@ -283,7 +284,8 @@ def summary(r: dict) -> dict:
             rows.append(row)
         out[name] = rows
     long = np.array(r["long_ais"]["log_prob"])
-    out["long_minus_reference_max"] = float(np.abs(long - ref[:long.size]).max()) if long.size else float("nan")
+    out["long_minus_reference_max"] = (float(np.abs(long - ref[:long.size]).max()) if long.size
+                                       else float("nan"))
     out["reference_se_max"] = float(ref_se.max())
     out["reference_ess_min"] = float(min(r["reference"]["effective_fraction"]) * r["reference"]["draws"])
     out["modes_max"] = int(max(r["reference"]["modes"]))
@@ -328,9 +330,10 @@ def markdown(result: dict) -> str:
         s = summary(r)
         for name, label in (("fixed", "1,000 temperatures, 1 run"), ("adaptive", "adaptive, 4 chains")):
             for row in s[name]:
-                extra = (f"{row['temperatures_mean']:,.0f} | {100 * row['covered']:.0f}%" if name == "adaptive"
-                         else "1,000 | —")
-                lines.append(f"| {r['topics']} | {r['documents']} | {s['tokens_mean']:.1f} | {s['modes_max']} | "
+                extra = (f"{row['temperatures_mean']:,.0f} | {100 * row['covered']:.0f}%"
+                         if name == "adaptive" else "1,000 | —")
+                lines.append(f"| {r['topics']} | {r['documents']} | {s['tokens_mean']:.1f} | "
+                             f"{s['modes_max']} | "
                              f"{label} | {row['seed']} | {row['error_per_token']:+.4f} | "
                              f"{row['error_abs_max']:.3f} | {row['cpu_seconds']:.1f} | {extra} |")
     lines += [""]
@@ -341,7 +344,8 @@ def markdown(result: dict) -> str:
                      f"draws of {r['reference']['draws']:,}; 4 runs of AIS at 100,000 temperatures on "
                      f"{r['long_ais']['documents']} documents within {s['long_minus_reference_max']:.3f} "
                      "nats of it.")
-    lines += ["", "CPU seconds were measured side by side in one run on a machine shared with other jobs.", ""]
+    lines += ["", "CPU seconds were measured side by side in one run on a machine shared with other jobs.",
+              ""]
     return "\n".join(lines)
 
 

@@ -474,10 +474,10 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                    "schedule": schedule, "runs": runs, "seed": int(seed)}
     if adaptive:
         fingerprint["tolerance"] = float(tolerance)
-        valid = (lambda v: isinstance(v, list) and len(v) == 4 and isinstance(v[0], np.ndarray)
-                 and v[0].shape == (runs,))
-    else:
-        valid = (lambda v: isinstance(v, np.ndarray) and v.shape == (runs,))
+
+    def valid(v) -> bool:  # a kept document: its runs (adaptive: with its budget, change, convergence)
+        runs_of = v[0] if adaptive and isinstance(v, list) and len(v) == 4 else v
+        return isinstance(runs_of, np.ndarray) and runs_of.shape == (runs,)
     with kept(keep, "heldout by ais over eta", fingerprint, len(corpus), valid=valid) as k:
         t0 = time.perf_counter()
         where = {"done": k.done if k is not None else None, "on_result": k.add if k is not None else None}
@@ -490,9 +490,10 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
             updates = float(sum(ais_updates(code, T, V, float(n), 1, runs, 2 * S)
                                 for n, S in zip(corpus.lengths, budgets, strict=True)))
         else:
-            est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
-                                           temperatures=temperatures, schedule=schedule, runs=runs, seed=seed,
-                                           max_hours=max_hours, **where)
+            est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus,
+                                           decoder=model.decoder, temperatures=temperatures,
+                                           schedule=schedule, runs=runs, seed=seed, max_hours=max_hours,
+                                           **where)
         seconds = time.perf_counter() - t0
     extra: dict = {"estimator": "annealed importance sampling over eta with elliptical slice sampling "
                                 "(heldout.logistic_normal)"}
