@@ -349,26 +349,44 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+# (topics, tokens per document or None for whole paragraphs, documents)
+SETTINGS = [(8, None, 30), (8, 8, 40), (20, None, 30), (20, 8, 40), (50, None, 20), (50, 8, 20)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small run to check the script")
     parser.add_argument("--doc-only", action="store_true", help="rewrite the page from the JSON")
-    parser.add_argument("--topics", type=int, nargs="+", default=[8, 20, 50])
+    parser.add_argument("--part", type=int, help="run only this setting (an index into SETTINGS), "
+                        "writing RESULTS.part-N; --merge puts the parts together")
+    parser.add_argument("--merge", action="store_true", help="the JSON from the parts, then the page")
     args = parser.parse_args()
+    draws = 20_000 if args.quick else 100_000
     if args.doc_only:
         with open(RESULTS, encoding="utf-8") as f:
             result = json.load(f)
+    elif args.part is not None:
+        t, tok, n = SETTINGS[args.part]
+        part = run(t, 100, n, tok, draws, (3,), 3)
+        with open(f"{RESULTS}.part-{args.part}", "w", encoding="utf-8") as f:
+            json.dump(part, f)
+        return
     else:
         import tomotopy as tp
 
-        draws = 20_000 if args.quick else 100_000
-        settings = ([(8, 20, 4, 8)] if args.quick else
-                    [(t, 100, n, tok) for t in args.topics for n, tok in ((40, None), (40, 8))])
         result = {"tomotopy": tp.__version__, "python": platform.python_version(),
                   "machine": "2 cores shared with other jobs: CPU seconds are indicative only",
-                  "quadrature_draws": draws, "quadrature_check": quadrature_check(draws),
-                  "runs": [run(t, it, n, tok, draws, (3, 4), 0 if args.quick else 3)
-                           for t, it, n, tok in settings]}
+                  "quadrature_draws": draws, "quadrature_check": quadrature_check(draws)}
+        if args.quick:
+            result["runs"] = [run(8, 20, 4, 8, draws, (3,), 0)]
+        elif args.merge:
+            result["runs"] = []
+            for i in range(len(SETTINGS)):
+                if os.path.exists(f"{RESULTS}.part-{i}"):
+                    with open(f"{RESULTS}.part-{i}", encoding="utf-8") as f:
+                        result["runs"].append(json.load(f))
+        else:
+            result["runs"] = [run(t, 100, n, tok, draws, (3,), 3) for t, tok, n in SETTINGS]
         if not args.quick:
             os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
             with open(RESULTS, "w", encoding="utf-8") as f:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-from test_logistic_normal import CASES, prior_of, quadrature
+from test_logistic_normal import prior_of, quadrature
 
 from tealeaves.errors import MethodError
 from tealeaves.heldout.logistic_normal import (

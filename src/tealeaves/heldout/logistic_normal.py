@@ -434,8 +434,9 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     decoder). By default (`temperatures` None) each document's budget comes from its own diagnostics
     (`adaptive_log_prob`: `runs` chains, or CHAINS when `runs` is 1, doubled temperatures until two
     budgets and the chains agree within `tolerance` nats): the runs are the last budget's chains, the
-    sd their spread, and `extra["adaptive"]` each document's temperatures, last change and whether it
-    converged. With `temperatures`: that many for every document, `runs` runs. Its cost is checked
+    sd of the total sqrt(sum_d spread_d^2) from their spread (`spread`), and `extra["adaptive"]` each
+    document's temperatures, last change and whether it converged. With `temperatures`: that many for
+    every document, `runs` runs. Its cost is checked
     against `max_hours` before the work; `keep`: a folder keeping every finished document, as
     `tl.heldout`'s. `check=K`: the cross-check of `heldout.crosscheck` on K random documents, the
     reference AIS from the prior with 2 runs of `check_temperatures` (default 200,000)."""
@@ -499,7 +500,9 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                                 "(heldout.logistic_normal)"}
     if k is not None:
         extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
-    if adaptive:
+    if adaptive:  # the total's sd: each document's chains' spread (delta method, ddof 1), not a
+        # bootstrap of 4 chains (which divides by 4, not 3: low by 13%)
+        total_sd = float(np.sqrt((spread(est) ** 2).sum())) if len(corpus) else float("nan")
         extra["adaptive"] = {"chains": runs, "tolerance": float(tolerance), "start": START_TEMPERATURES,
                              "bound": MAX_TEMPERATURES, "temperatures": out["temperatures"].tolist(),
                              "change": [float(c) for c in out["change"]],
@@ -510,8 +513,8 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                               "prior": "logistic-normal", "decoder": model.decoder},
         run_log_prob=est, doc_tokens=np.asarray(corpus.lengths, dtype=np.int64), seconds=seconds,
         seed=int(seed), workers=1, corpus=corpus.report(), model=model.name, task="heldout",
-        site_updates=updates, sd=bootstrap_sd(est, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
-        extra=extra, unbiased=True)
+        site_updates=updates, sd=total_sd if adaptive else bootstrap_sd(est, int(bootstrap), int(seed)),
+        bootstrap=int(bootstrap), extra=extra, unbiased=True)
     if check:
         from .crosscheck import run_check
 
