@@ -117,7 +117,7 @@ def test_heldout_default_is_adaptive_with_a_cross_check():
     direct = adaptive_log_prob(beta, mean, cov, docs, seed=2)
     np.testing.assert_array_equal(res.run_log_prob, direct["runs"])
     assert res.runs == CHAINS and res.params["temperatures"] == "adaptive"
-    assert res.adaptive["temperatures"] == direct["temperatures"].tolist()
+    assert res.adaptive["budgets"] == direct["temperatures"].tolist()
     assert res.check["documents"] == 2 and res.check["reference"]["ais"] == 2
     assert not res.check["flagged"], res.check
     with pytest.raises(MethodError, match="tolerance must be a positive number"):

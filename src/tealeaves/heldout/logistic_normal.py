@@ -504,7 +504,8 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
         # bootstrap of 4 chains (which divides by 4, not 3: low by 13%)
         total_sd = float(np.sqrt((spread(est) ** 2).sum())) if len(corpus) else float("nan")
         extra["adaptive"] = {"chains": runs, "tolerance": float(tolerance), "start": START_TEMPERATURES,
-                             "bound": MAX_TEMPERATURES, "temperatures": out["temperatures"].tolist(),
+                             "bound": MAX_TEMPERATURES, "budget_parameter": "temperatures",
+                             "budgets": out["temperatures"].tolist(),
                              "change": [float(c) for c in out["change"]],
                              "converged": [bool(c) for c in out["converged"]],
                              "not_converged": int((~out["converged"]).sum())}
