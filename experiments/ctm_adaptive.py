@@ -1,13 +1,13 @@
 """The logistic-normal default's budget from its own diagnostics (issue 36, point 2): AIS over eta with
 several chains per document and the temperatures doubled until two budgets and the chains agree
 (`adaptive_log_prob`), against today's fixed 1,000 temperatures and an independent reference, on short
-held-out SOTU paragraphs under tomotopy CTMs with T = 8, 20 and 50 topics.
+held-out SOTU paragraphs under tomotopy CTMs with T = 8 and 20 topics.
 
-    python experiments/ctm_adaptive.py [--quick] [--doc-only] [--topics 8 20 50]
+    python experiments/ctm_adaptive.py [--quick] [--doc-only] [--part N] [--merge]
 
 - Reference (independent code, numpy/scipy only, none of tealeaves' kernels): importance sampling over
   x (eta = mean + L x, x ~ N(0, I)) with a defensive mixture proposal: the prior N(0, I) (weight 0.1, so
-  every weight is at most 10 P-free: p(w | eta) <= 1 bounds it) and a multivariate t (5 degrees of
+  every weight is at most 10, as p(w | eta) <= 1) and a multivariate t (5 degrees of
   freedom) at each posterior mode found by L-BFGS from many starts (the prior mean, each topic pushed
   up, prior draws), its scale 1.2^2 times the inverse Hessian (finite differences of the analytic
   gradient), the modes weighted by their Laplace mass; `draws` draws; its standard error and effective
@@ -424,7 +424,7 @@ def markdown(result: dict) -> str:
 
 
 # (topics, tokens per document or None for whole paragraphs, documents)
-SETTINGS = [(8, None, 30), (8, 8, 40), (20, None, 30), (20, 8, 40), (50, None, 20), (50, 8, 20)]
+SETTINGS = [(8, None, 30), (8, 8, 40), (20, None, 30), (20, 8, 40)]
 
 
 def main() -> None:
