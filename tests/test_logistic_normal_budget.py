@@ -124,3 +124,20 @@ def test_heldout_default_is_adaptive_with_a_cross_check():
         tl.heldout(t, docs, tolerance=0)
     with pytest.raises(MethodError, match="would take about .* more than max_hours"):
         tl.heldout(t, docs, check=2, check_temperatures=10**7, max_hours=1e-6)
+
+
+def test_check_flags_too_few_temperatures_on_the_two_mode_posterior():
+    """`check=` for a logistic-normal model is a real test: 100 fixed temperatures on 12 copies of the
+    two-mode document (low by about a nat each) are flagged against the reference's 2 runs of 200,000 temperatures;
+    the adaptive default on the same documents is not."""
+    import tealeaves as tl
+    from tealeaves.topics import Topics
+
+    mean, cov = BIMODAL_PRIOR
+    t = Topics(name="two-modes", source="test", vocab=("a", "b", "c"), weights=BIMODAL_PHI,
+               weights_kind="distributions", prior="logistic-normal", mean=mean, cov=cov, decoder="mixture")
+    docs = [BIMODAL] * 12
+    fixed = tl.heldout(t, docs, temperatures=100, runs=2, seed=3, check=12)
+    assert fixed.check["flagged"] and "bias" in fixed.check["flags"], fixed.check
+    adaptive = tl.heldout(t, docs, seed=3, check=12)
+    assert not adaptive.check["flagged"], adaptive.check
