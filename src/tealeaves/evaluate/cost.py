@@ -200,7 +200,7 @@ def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, 
 
     temps = params.get("temperatures")
     if temps is None:
-        temps, runs = 3 * START_TEMPERATURES, (runs if runs >= 2 else CHAINS)
+        temps, runs = 3 * START_TEMPERATURES, max(runs, CHAINS)
     T, V = m.weights.shape
     if m.decoder == "product-of-experts":
         return float(runs) * temps * len(c) * T * V

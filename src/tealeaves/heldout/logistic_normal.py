@@ -432,7 +432,7 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     """`tl.heldout` for a `Topics` with a logistic-normal prior (documents already checked against
     its vocabulary by the caller), as a `HeldoutResult` (method "ais", its params saying the prior and
     decoder). By default (`temperatures` None) each document's budget comes from its own diagnostics
-    (`adaptive_log_prob`: `runs` chains, or CHAINS when `runs` is 1, doubled temperatures until two
+    (`adaptive_log_prob`: `runs` chains, at least CHAINS, doubled temperatures until two
     budgets and the chains agree within `tolerance` nats): the runs are the last budget's chains, the
     sd of the total sqrt(sum_d spread_d^2) from their spread (`spread`), and `extra["adaptive"]` each
     document's temperatures, last change and whether it converged. With `temperatures`: that many for
@@ -450,7 +450,7 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     runs = _count("runs", runs)
     adaptive = temperatures is None
     if adaptive:
-        runs = runs if runs >= 2 else CHAINS
+        runs = max(runs, CHAINS)
     else:
         temperatures = _count("temperatures", temperatures)
     check = check_int("check", check, 0)
