@@ -128,8 +128,8 @@ def test_heldout_default_is_adaptive_with_a_cross_check():
 
 def test_check_flags_too_few_temperatures_on_the_two_mode_posterior():
     """`check=` for a logistic-normal model is a real test: 100 fixed temperatures on 12 copies of the
-    two-mode document (low by about a nat each) are flagged against the reference's 2 runs of 200,000 temperatures;
-    the adaptive default on the same documents is not."""
+    two-mode document (low by about a nat each) are flagged against the reference's 2 runs of 200,000
+    temperatures; the adaptive default on the same documents is not."""
     import tealeaves as tl
     from tealeaves.topics import Topics
 

@@ -195,12 +195,12 @@ def _people_seconds(models: Sequence[TopicModel | Topics], o: EvaluateOptions) -
 
 def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:
     """The updates `heldout_logistic_normal` checks against its budget (its own cost model): with the
-    adaptive default (no `temperatures`), its least, the first two budgets of CHAINS chains."""
-    from ..heldout.logistic_normal import CHAINS, START_TEMPERATURES
+    adaptive default (no `temperatures`), the budgets up to EXPECTED_TEMPERATURES of CHAINS chains."""
+    from ..heldout.logistic_normal import CHAINS, EXPECTED_TEMPERATURES
 
     temps = params.get("temperatures")
     if temps is None:
-        temps, runs = 3 * START_TEMPERATURES, max(runs, CHAINS)
+        temps, runs = 2 * EXPECTED_TEMPERATURES, max(runs, CHAINS)
     T, V = m.weights.shape
     if m.decoder == "product-of-experts":
         return float(runs) * temps * len(c) * T * V

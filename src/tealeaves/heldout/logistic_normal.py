@@ -245,6 +245,9 @@ CHAINS = 4  # independent AIS chains per document and budget: their spread is th
 START_TEMPERATURES = 100  # the first budget; each further one doubles it
 MAX_TEMPERATURES = 102_400  # the last budget (START_TEMPERATURES x 2^10)
 TOLERANCE = 0.05  # nats per document: two consecutive budgets, and the chains at the last, agree this well
+# The mean last budget on short real documents (tomotopy CTMs, T = 8 and 20: 25,000 to 71,000 in
+# experiments/ctm_adaptive.py): what cost estimates assume; the budgets before it add less than as much again
+EXPECTED_TEMPERATURES = 50_000
 
 
 def spread(estimates: np.ndarray) -> np.ndarray:
@@ -275,8 +278,8 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
     Returns a dict of arrays over documents: "runs" (chains x documents, the last budget's log weights:
     each one's exp is unbiased for P(w)), "temperatures" (the last budget), "change" (last estimate minus
     the one before, NaN when the first budget was already the bound), "converged". Document d's numbers
-    depend only on (seed, d). The cost of the first two budgets is checked against `max_hours` before any
-    work (the rest is bounded by `max_temperatures`). `done` / `on_result`: as in
+    depend only on (seed, d). The expected cost (the budgets up to EXPECTED_TEMPERATURES, at most
+    `max_temperatures`) is checked against `max_hours` before any work. `done` / `on_result`: as in
     `logistic_normal_log_prob`, with each document's (runs, temperatures, change, converged)."""
     code = _decoder(decoder)
     seed = check_int("seed", seed, 0)
@@ -293,7 +296,8 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
         raise MethodError(f"unknown schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}",
                           options=("schedule",))
     docs = _documents(docs, beta.shape[1])
-    _check_ais_cost(code, mean.size, beta.shape[1], docs, chains, 3 * start, max_hours)
+    _check_ais_cost(code, mean.size, beta.shape[1], docs, chains,
+                    2 * min(max(EXPECTED_TEMPERATURES, start), max_temperatures), max_hours)
     _overflow(beta, docs, code)
     rows, counts, offsets, tokens = _flat(beta, docs, code)
     words = np.ascontiguousarray(beta.T) if code == kernel.PRODUCT else np.zeros((1, mean.size))
@@ -461,7 +465,7 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                                 bootstrap_bytes(bootstrap, runs) * resampled, max_hours)
     T, V = model.weights.shape
     code = _decoder(model.decoder)
-    planned = 3 * START_TEMPERATURES if adaptive else temperatures  # the adaptive budget's least
+    planned = 2 * EXPECTED_TEMPERATURES if adaptive else temperatures
     updates = ais_updates(code, T, V, corpus.num_tokens, len(corpus), runs, planned)
     if check:  # the cross-check's reference, before any work: 2 runs on the documents it will pick
         from .crosscheck import choose
