@@ -449,9 +449,12 @@ def main() -> None:
     if args.doc_only:
         with open(RESULTS, encoding="utf-8") as f:
             result = json.load(f)
-    elif args.part is not None:
-        t, tok, n = SETTINGS[args.part]
-        part = run(t, 100, n, tok, draws, (3,), 3)
+    elif args.part is not None:  # -1: the checks on constructed cases (quadrature)
+        if args.part == -1:
+            part = {"quadrature_check": quadrature_check(draws), "constructed": constructed(20)}
+        else:
+            t, tok, n = SETTINGS[args.part]
+            part = run(t, 100, n, tok, draws, (3,), 3)
         with open(f"{RESULTS}.part-{args.part}", "w", encoding="utf-8") as f:
             json.dump(part, f)
         return
@@ -460,8 +463,13 @@ def main() -> None:
 
         result = {"tomotopy": tp.__version__, "python": platform.python_version(),
                   "machine": "2 cores shared with other jobs: CPU seconds are indicative only",
-                  "quadrature_draws": draws, "quadrature_check": quadrature_check(draws),
-                  "constructed": constructed(4 if args.quick else 20)}
+                  "quadrature_draws": draws}
+        if args.merge:
+            with open(f"{RESULTS}.part--1", encoding="utf-8") as f:
+                result.update(json.load(f))
+        else:
+            result.update({"quadrature_check": quadrature_check(draws),
+                           "constructed": constructed(4 if args.quick else 20)})
         if args.quick:
             result["runs"] = [run(8, 20, 4, 8, draws, (3,), 0)]
         elif args.merge:
