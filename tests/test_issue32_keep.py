@@ -245,6 +245,16 @@ def test_evaluate_ctrl_c_after_the_held_out_stage_says_what_was_kept(data, tmp_p
                                           r"its cache, .*judge\.sqlite"):
         tl.evaluate([data["a"], data["b"]], heldout=data["docs"], particles=5, judge=judge,
                     keep=str(tmp_path / "k3"))
+    # without --keep: the judge's cache keeps its answers all the same, and the line says so
+    judge_file = tmp_path / "judge.json"
+    judge_file.write_text(json.dumps({"base_url": "http://127.0.0.1:9/v1", "llm": "m",
+                                      "cache": str(tmp_path / "judge.sqlite")}))
+    code, _, err = run_cli(["evaluate", data["a"], "--heldout", data["docs"], "--particles", "5", "--judge",
+                            judge_file, "--quiet"])
+    assert code == 130 and err.strip().splitlines()[-1] == (
+        f"tealeaves: interrupted: the judge's answers so far are in its cache, {tmp_path / 'judge.sqlite'}; "
+        "nothing else was kept (--keep DIR keeps each finished document, and the same command with it "
+        "resumes)"), err
 
 
 def test_cli_refuses_another_runs_folder(data, tmp_path):
@@ -349,3 +359,66 @@ def test_real_ctrl_c_evaluate(data, tmp_path):
     for key in ("per_token", "per_token_sd", "perplexity", "predictive_rank"):
         assert [r[key] for r in resumed["rows"]] == [r[key] for r in whole["rows"]], key
     assert resumed["comparisons"][0]["per_token_interval"] == whole["comparisons"][0]["per_token_interval"]
+
+
+# -- a resumed run says what it took; select's Ctrl-C says what --out keeps ---------------------------
+
+def test_a_resumed_run_says_what_it_took_from_its_folder(data, tmp_path):
+    """heldout and evaluate with --keep: a second run says how much it took from the folder
+    (before: evaluate and compare said nothing, heldout only in its table)."""
+    args = ["heldout", data["a"], data["docs"], "--particles", "5", "--keep", tmp_path / "h", "--quiet"]
+    code, _, err = run_cli(args)
+    assert code == 0 and "resumed" not in err, err
+    code, _, err = run_cli(args)
+    assert code == 0 and f"tealeaves: resumed: 8 of 8 documents of heldout by left-to-right taken from " \
+        f"{tmp_path / 'h'}, kept by an earlier run" in err, err
+    args = ["evaluate", data["a"], data["b"], "--heldout", data["docs"], "--particles", "5", "--keep",
+            tmp_path / "e", "--quiet"]
+    code, _, err = run_cli(args)
+    assert code == 0 and "resumed" not in err, err
+    code, _, err = run_cli(args)
+    lines = [x for x in err.splitlines() if x.startswith("tealeaves: resumed: 8 of 8 documents")]
+    assert code == 0 and len(lines) >= 2, err  # each model's held-out documents
+
+
+def _tiny_corpus(path: Path) -> Path:
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(30)]
+    path.write_text("".join(" ".join(rng.choice(words[:15] if d % 2 else words[15:], 20)) + "\n"
+                            for d in range(40)))
+    return path
+
+
+def test_select_ctrl_c_says_what_its_out_folder_keeps(tmp_path, monkeypatch):
+    """Ctrl-C in select after two models finished: with --out, what the folder keeps and that the
+    same command with the same --out resumes it (before: "tealeaves: interrupted" only); a rerun
+    says what it took from the folder; without --out, that nothing was kept and how to keep it."""
+    import importlib
+
+    select_module = importlib.import_module("tealeaves.select")
+    task, calls = select_module._task, []
+
+    def stopped_at_the_third(shared, item):
+        calls.append(item)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return task(shared, item)
+
+    corpus = _tiny_corpus(tmp_path / "c.txt")
+    args = ["select", corpus, "--topics", "2,3", "--restarts", "2", "--iterations", "20", "--particles", "5",
+            "--quiet"]
+    monkeypatch.setattr(select_module, "_task", stopped_at_the_third)
+    code, _, err = run_cli([*args, "--out", tmp_path / "o"])
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == (
+        f"tealeaves: interrupted: 2 trained model(s) and their evaluations kept in {tmp_path / 'o'}; "
+        "the same command with the same --out resumes it"), err
+    calls.clear()
+    code, _, err = run_cli([*args])
+    assert code == 130 and err.strip().endswith(
+        "nothing was kept (--out DIR keeps each trained model and its evaluation, and the same command "
+        "with it resumes)"), err
+    monkeypatch.undo()
+    code, _, err = run_cli([*args, "--out", tmp_path / "o"])
+    assert code == 0 and f"tealeaves: resumed: 2 of 4 models' evaluations taken from {tmp_path / 'o'}, " \
+        "kept by an earlier run" in err, err

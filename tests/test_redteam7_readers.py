@@ -11,7 +11,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from clirun import one_line_error
+from clirun import one_line_error, run_cli
 
 import tealeaves as tl
 
@@ -68,6 +68,20 @@ def test_nested_bertopic_pickle_values_are_one_line(tmp_path, field, message):
     one_line_error(["diversity", p, "--topn", "2"], message)  # before: the 64-level ones never returned
 
 
+@pytest.mark.parametrize("where", ["representations", "sizes"])
+def test_a_nested_tuple_topic_id_is_one_line(tmp_path, where):
+    """A dict key that is a nested tuple (red team 7's untried case): named by its type, one line."""
+    m = FakeBERTopic()
+    key = ((0, 1), (2, (3,)))
+    if where == "representations":
+        m.topic_representations_[key] = m.topic_representations_[0]
+    else:
+        m.topic_sizes_[key] = 5
+    p = tmp_path / "m.pickle"
+    p.write_bytes(_pickled(m))
+    one_line_error(["diversity", p, "--topn", "2"], "m.pickle: a topic id a tuple is not a whole number")
+
+
 def test_sklearn_vocabulary_with_two_words_on_one_column_is_refused(tmp_path):
     joblib = pytest.importorskip("joblib")
     from sklearn.decomposition import NMF
@@ -108,6 +122,17 @@ def test_an_n_gram_is_a_word_for_word_metrics_not_for_likelihood(tmp_path):
     assert tl.diversity(topics, topn=2) is not None
     with pytest.raises(tl.InvalidModelError, match="empty or has whitespace"):
         tl.TopicModel(phi, [0.5, 0.5], vocab=vocab)
+
+
+def test_an_n_gram_is_shown_as_one_word(tmp_path):
+    """An n-gram among the top words is quoted, so that a reader tells "new york" from the two words
+    new and york (before: shown unquoted in coherence's top-words column)."""
+    np.savez(tmp_path / "m.npz", topic_word=np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]]),
+             vocab=np.array(["tax", "new york", "war", "army"]))
+    (tmp_path / "ref.txt").write_text("tax war army\nnew york tax\n" * 20)
+    code, out, err = run_cli(["coherence", tmp_path / "m.npz", tmp_path / "ref.txt", "--topn", "3"])
+    assert code == 0, err
+    assert 'tax "new york"* war' in out and 'army war "new york"*' in out, out
 
 
 def test_archive_with_two_members_of_one_name_is_refused(tmp_path):

@@ -47,12 +47,13 @@ class TooLargeError(TealeavesError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a run that keeps its finished work (`files.kept`): the message says what was
-    kept and where (`folder`); the same call or command with that folder resumes it."""
+    """Ctrl-C during a run that keeps its finished work (`files.kept`, select's `out`): the message
+    says what was kept and where (`folder`); the same call or command with that folder (the
+    command's option `flag`) resumes it."""
 
-    def __init__(self, message: str, folder: str) -> None:
+    def __init__(self, message: str, folder: str, flag: str = "--keep") -> None:
         super().__init__(message)
-        self.folder = folder
+        self.folder, self.flag = folder, flag
 
 
 SHOWN_CHARS = 40  # input text longer than this is cut in messages

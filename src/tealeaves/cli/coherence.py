@@ -11,6 +11,7 @@ from ..datasets import read_corpus
 from ..errors import InputFileError, MethodError
 from ..files.textfile import read_lines
 from ..model import TopicModel
+from ..output.display import words_text
 from ..output.jsonout import write_json
 from ..topics import Topics, topic_labels, why_not
 from ..util.limits import at_least
@@ -204,7 +205,7 @@ def coherence_table(words: list[list[str]], results: list, labels: list[str] | N
     rows = []
     for k, t in enumerate(words):
         miss = set().union(*(set(r.missing[k]) for r in results))
-        shown = " ".join(w + ("*" if w in miss else "") for w in t)
+        shown = words_text(t, miss)
         zero = "/".join(str(r.coverage[k]["zero_pairs"]) for r in results)
         rows.append([labels[k] if labels else str(k), *[_score(r.per_topic[k]) for r in results],
                      str(len(miss)), f"{zero} of {results[0].coverage[k]['word_pairs']}",

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ..errors import MethodError
+from ..output.display import words_text
 from ..output.jsonout import write_json
 from ..util.limits import at_least, fraction
 from .options import add_model_options, load_topics_arg, name_list, sub_parser
@@ -95,7 +96,7 @@ def _table(words: list[list[str]], results: list, names: list[str]) -> None:
     for k, t in enumerate(words):
         miss = set().union(*(set(r.missing[k]) for r in results))
         rows.append([str(k)] + [_num(r.per_topic[k]) for r in results]
-                    + [" ".join(w + ("*" if w in miss else "") for w in t)])
+                    + [words_text(t, miss)])
     rows.append(["score"] + [_num(r.score) for r in results] + [""])
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
     for cells in [head, *rows]:

@@ -272,6 +272,11 @@ def _cmd_select(args: argparse.Namespace) -> int:
     p = res.params
     for note in p["redone"]:  # saved work refused when resuming (`select.saved`), done again
         print(f"tealeaves: warning: {note}", file=sys.stderr)
+    if any(p["reused"].values()):
+        n, m = p["reused"]["evaluations"], p["reused"]["models"]
+        print(f"tealeaves: resumed: {n} of {len(res.evaluations)} models' evaluations"
+              + (f" and {m} more trained models" if m else "")
+              + f" taken from {p['out']}, kept by an earlier run", file=sys.stderr)
     print(f"{p['documents']} documents: {p['training_documents']} for training, "
           f"{p['heldout_documents']} held out; {len(res.topics)} values of K x {res.restarts} restarts "
           f"({p['trainer']}, {p['iterations']} iterations)"

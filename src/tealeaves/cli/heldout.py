@@ -223,10 +223,6 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
             lines.append(f"  warning: {r.caution}")
         if r.check is not None:
             lines.append("  " + describe_check(r.check))
-        kept = r.extra.get("kept")
-        if kept:
-            lines.append(f"  --keep {kept['folder']}: {kept['resumed_documents']} document(s) taken from an "
-                         "earlier run, the others computed and kept")
         if r.adaptive is not None:
             a = r.adaptive
             b = np.array(a["budgets"])

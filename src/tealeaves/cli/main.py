@@ -107,12 +107,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
             address = args.dask or os.environ.get(DASK_ENV)
         # every output is put in place when the command succeeds; a failure leaves none behind
-        with atomic.transaction(), quiet_stdout:
+        from ..files import kept
+
+        with atomic.transaction(), quiet_stdout, kept.recording() as resumed:
             check_outputs(args)
-            if address:
-                with use_dask(address, getattr(args, "dask_min_seconds", None)):
-                    return args.func(args)
-            return args.func(args)
+            with (use_dask(address, getattr(args, "dask_min_seconds", None)) if address
+                  else contextlib.nullcontext()):
+                status = args.func(args)
+            for line in resumed:  # work a resumed run did not do again (--keep)
+                print(f"tealeaves: resumed: {line}", file=sys.stderr)
+            return status
     except BrokenPipeError:  # `tealeaves ... | head`: stop quietly
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -125,13 +129,17 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"tealeaves: error: {name}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except Interrupted as exc:  # Ctrl-C in a run that keeps its finished work: what, where, how to resume
-        print(f"tealeaves: interrupted: {exc}; the same command with the same --keep resumes it",
+        print(f"tealeaves: interrupted: {exc}; the same command with the same {exc.flag} resumes it",
               file=sys.stderr)
         return 130
-    except KeyboardInterrupt:
-        hint = ("; nothing was kept (--keep DIR keeps each finished document, and the same command with it "
-                "resumes)" if getattr(args, "keep", False) is None else "")
-        print(f"tealeaves: interrupted{hint}", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # what was kept elsewhere (the judge's cache), and how to keep work
+        said = f": {exc}" if str(exc) else ""
+        keeps = ("--keep DIR keeps each finished document" if getattr(args, "keep", False) is None else
+                 "--out DIR keeps each trained model and its evaluation"
+                 if args.func.__name__ == "_cmd_select" and args.out is None else "")
+        nothing = "nothing else" if said else "nothing"
+        hint = f"; {nothing} was kept ({keeps}, and the same command with it resumes)" if keeps else ""
+        print(f"tealeaves: interrupted{said}{hint}", file=sys.stderr)
         return 130
 
 

@@ -26,7 +26,7 @@ from ..corpus import Corpus, check_same_vocab
 from ..errors import InvalidModelError, MethodError, shown
 from ..model import TopicModel
 from ..output import numbers
-from ..output.display import Display
+from ..output.display import Display, words_text
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, check_doc_topic, require
 from . import mallet
@@ -91,14 +91,14 @@ class DiagnosticsResult(Display):
                 ("flagged", len(self.flagged()))]
 
     def _columns(self) -> tuple[str, dict[str, Any]]:
-        cols: dict[str, Any] = {"words": [" ".join(w) for w in self.words]}
+        cols: dict[str, Any] = {"words": [words_text(w) for w in self.words]}
         cols.update({k: v for k, v in self.scores.items()})
         cols["flags"] = [" ".join(f) for f in self.flags]
         return "topic", cols
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per topic (the CSV's rows, JSON's "topics")."""
-        return [{"topic": k, "words": " ".join(self.words[k]),
+        return [{"topic": k, "words": words_text(self.words[k]),
                  **{name: json_float(float(v[k])) for name, v in self.scores.items()},
                  "flags": " ".join(self.flags[k])} for k in range(self.num_topics)]
 
@@ -116,7 +116,7 @@ class DiagnosticsResult(Display):
         shown = [(n, h) for n, h in SHOWN if n in self.scores]
         head = ["topic", *(h for _, h in shown), "flags", "top words"]
         rows = [[str(k), *(_cell(float(self.scores[n][k])) for n, _ in shown), ",".join(self.flags[k]) or "-",
-                 " ".join(self.words[k][:WORDS_SHOWN])] for k in self.order()]
+                 words_text(self.words[k][:WORDS_SHOWN])] for k in self.order()]
         widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
         last = len(head) - 1
         return "\n".join("  ".join(c.ljust(w) if i in (last - 1, last) else c.rjust(w)

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import InvalidModelError, MethodError, shown
 from ..model import TopicModel, _check_name
-from ..output.display import Display
+from ..output.display import Display, words_text
 from ..output.jsonout import json_float
 from ..topics import NotApplicableError, Topics, as_topics
 from ..util.limits import check_cost, check_int
@@ -175,7 +175,7 @@ class StabilityResult(Display):
 
         def top(model: str, k: int) -> str:
             w = self.words.get(model)
-            return " ".join(w[k][:words]) if w else ""
+            return words_text(w[k][:words]) if w else ""
 
         head = [f"{ref} (reference)", *others]
         rows = [[f"{r['topic']:>3} {top(ref, r['topic'])}",
@@ -189,7 +189,7 @@ class StabilityResult(Display):
         """One dict per topic of every restart (the CSV)."""
         return [{"model": m, "topic": k, "stability": json_float(float(s)),
                  "unmatched": k in self.unmatched[m],
-                 "words": " ".join((self.words.get(m) or [[]] * (k + 1))[k][:WORDS_SHOWN])}
+                 "words": words_text((self.words.get(m) or [[]] * (k + 1))[k][:WORDS_SHOWN])}
                 for m in self.models for k, s in enumerate(self.per_topic[m])]
 
     def to_dict(self) -> dict[str, Any]:

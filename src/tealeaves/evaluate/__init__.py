@@ -78,14 +78,16 @@ def _interrupted(exc: KeyboardInterrupt, opts: EvaluateOptions, held: int, n: in
                  more: str = "") -> KeyboardInterrupt:
     """Ctrl-C with `opts.keep`, in any stage: what the folder holds, in one message (a stage that
     keeps nothing itself, coherence, intrusion or the judge, still has the held-out estimates kept
-    before it); without `keep`, `exc` as it is."""
-    if opts.keep is None:
-        return exc
-    inner = f"; {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+    before it); without `keep`, `exc`, saying only where the judge's answers are, if it has a cache."""
+    judged = ""
     if opts.judge is not None and str(opts.judge.cache) != ":memory:":
         from ..judge.judge import default_cache
 
-        inner += f"; the judge's answers so far are in its cache, {opts.judge.cache or default_cache()}"
+        judged = f"the judge's answers so far are in its cache, {opts.judge.cache or default_cache()}"
+    if opts.keep is None:  # the judge's cache keeps its answers all the same
+        return KeyboardInterrupt(judged) if judged else exc
+    inner = f"; {exc}" if isinstance(exc, Interrupted) and str(exc) else ""
+    inner += f"; {judged}" if judged else ""
     return Interrupted(f"the held-out estimates of {held} of {n} models finished{more}, in "
                        f"{opts.keep}{inner}", opts.keep)
 

@@ -231,6 +231,22 @@ class Kept:
         return f"{len(self.done)} of {self.total} {self.unit}s of {self.what} kept in {self.folder}"
 
 
+_RESUMED: list[str] | None = None  # while `recording`: what each resumed run took from its folder
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[str]]:
+    """For the block, a list of what every run resumed in it took from its folder ("3 of 8
+    documents of heldout by left-to-right taken from DIR, kept by an earlier run"): the command
+    line says it once, whichever command resumed."""
+    global _RESUMED
+    before, _RESUMED = _RESUMED, []
+    try:
+        yield _RESUMED
+    finally:
+        _RESUMED = before
+
+
 @contextlib.contextmanager
 def kept(folder: str | os.PathLike | None, what: str, fingerprint: dict[str, Any], total: int,
          unit: str = "document", valid: Callable[[Any], bool] | None = None) -> Iterator[Kept | None]:
@@ -240,6 +256,9 @@ def kept(folder: str | os.PathLike | None, what: str, fingerprint: dict[str, Any
         yield None
         return
     k = Kept(folder, what, fingerprint, total, unit, valid)
+    if k.resumed and _RESUMED is not None:
+        _RESUMED.append(f"{k.resumed} of {k.total} {k.unit}s of {k.what} taken from {k.folder}, kept by an "
+                        "earlier run")
     try:
         yield k
     except KeyboardInterrupt as exc:

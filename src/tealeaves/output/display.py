@@ -68,6 +68,14 @@ class Display:
         return frame
 
 
+def words_text(words: Any, marked: Any = ()) -> str:
+    """Top words as one line, separated by spaces: an n-gram word ("new york", as scikit-learn's and
+    BERTopic's n-gram vectorizers name columns) in double quotes, so that it reads as one word; a
+    word in `marked` followed by "*" (absent from the reference)."""
+    return " ".join((f'"{w}"' if any(c.isspace() for c in w) else w) + ("*" if w in marked else "")
+                    for w in words)
+
+
 def terminal_safe(text: str) -> str:
     """`text` with every control character but tab, newline and carriage return (and every lone
     surrogate) written as its escape (`\\x1b`), as `repr` writes it: a word or token from an input

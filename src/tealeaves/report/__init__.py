@@ -28,6 +28,7 @@ from ..files.atomic import write_text
 from ..files.records import read_json
 from ..heldout.crosscheck import describe as describe_check
 from ..output import numbers
+from ..output.display import words_text
 from ..util.numbers import finite_float
 from ..util.stages import estimated_stages
 from ..util.text import excerpt
@@ -243,7 +244,7 @@ def _coherence_coverage(r: dict[str, Any]) -> Table:
         score = _m("coherence", t.get("score")) if t.get("score") is not None else f"– ({t.get('reason')})"
         pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else DASH
         rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs,
-                     " ".join(t["words"]), str(t.get("note") or "")])
+                     words_text(t["words"]), str(t.get("note") or "")])
     head = ["topic", "score", "absent from the reference", "pairs never together", "top words", "note"]
     if not any(row[-1] for row in rows):
         head, rows = head[:-1], [row[:-1] for row in rows]
@@ -631,7 +632,7 @@ def _aligned(g: dict[str, Any]) -> list[Part]:
 
     def top(model: str, k: Any) -> str:
         w = words.get(model)
-        return " ".join(w[k]) if isinstance(w, list) and isinstance(k, int) and 0 <= k < len(w) else ""
+        return words_text(w[k]) if isinstance(w, list) and isinstance(k, int) and 0 <= k < len(w) else ""
 
     others = [m for m in g.get("models", []) if m != ref]
     body = [[f"{r['topic']}: {top(ref, r['topic'])}",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..output import numbers
+from ..output.display import words_text
 from ..util.numbers import finite_float
 from .tables import Table
 
@@ -96,7 +97,7 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
         d = diag_rows[t] if t < len(diag_rows) and isinstance(diag_rows[t], dict) else {}
         w = list(words[t]) if words and t < len(words) else str(d.get("words", "")).split()
         raised = list(dict.fromkeys([*str(d.get("flags") or "").split(), *(cell(flags or [], t) or [])]))
-        row = [str(t), " ".join(w[:WORDS])]
+        row = [str(t), words_text(w[:WORDS])]
         if primary:
             row.append(numbers.metric("coherence", cell(coherence[primary], t), "–"))
         if diag_rows or flags is not None:

@@ -3,15 +3,17 @@
 P(w) = int p(w | theta) Dir(theta; alpha) d theta. A collapsed Gibbs chain over z gives count
 vectors n^(s); given z, theta | z, w ~ Dir(alpha + n(z)) exactly, so the posterior of theta is the
 mixture E_z[Dir(alpha + n(z))]. The proposal q is that mixture over the chain's first `comps`
-sweeps, q(theta) = (1/K) sum_k Dir(theta; alpha + n^(k)); posterior draws come from the next
+sweeps, widened by lambda = `temper` in (0, 1]: q(theta) = (1/K) sum_k Dir(theta; alpha + lambda n^(k))
+(any lambda > 0 is a valid proposal: q's density is evaluated exactly); posterior draws come from the next
 `post` sweeps (theta ~ Dir(alpha + n^(s)), one per sweep, independent of q's components), and
 `draws` proposal draws from q. With l(theta) = log p(w | theta) Dir(theta; alpha) - log q(theta)
-(Dir(theta; alpha) cancels: q's components are alpha + counts), the optimal bridge of Meng &
+(Dir(theta; alpha) cancels: q's components are alpha + lambda counts), the optimal bridge of Meng &
 Wong (1996, eq. 4.1) solves
 
     r = mean_q[ 1 / (s1 + s2 r e^{-l}) ] / mean_post[ 1 / (s1 e^{l} + s2 r) ],  s_i = n_i / (n1 + n2),
 
-by its fixed-point iteration. Its relative mean squared error (Fruhwirth-Schnatter 2004, eq. 14)
+by its fixed-point iteration, in logs (bisection on the same equation where the iteration
+oscillates: sides thousands of nats apart). Its relative mean squared error (Fruhwirth-Schnatter 2004, eq. 14)
 is Var_q(f2) / (n2 E f2^2) + tau Var_post(f1) / (n1 E f1^2), f2 = p / (s1 p + s2 q) at the
 proposal draws, f1 = q / (s1 p + s2 q) at the posterior draws, tau the integrated
 autocorrelation time of f1 along the chain (Geyer's initial positive sequence).
@@ -154,31 +156,78 @@ def _log_q(lth, tops, vals, off, K, cst, tmp):
 
 
 @njit(cache=True, fastmath=FM)
+def _log1pexp(x):
+    """log(1 + e^x) without overflow."""
+    return x + math.log1p(math.exp(-x)) if x > 0.0 else math.log1p(math.exp(x))
+
+
+@njit(cache=True, fastmath=FM)
+def _log_f(ls, r, s1, s2, sign, out):
+    """out = log f at each l in ls: f = 1 / (s1 + s2 e^{r - l}) (sign = 1, the proposal's side) or
+    1 / (s1 e^{l - r} + s2) (sign = -1, the posterior's side), in logs: no overflow or underflow
+    however far the two sides are apart."""
+    for i in range(ls.shape[0]):
+        if sign > 0:
+            out[i] = -(math.log(s1) + _log1pexp(math.log(s2 / s1) + r - ls[i]))
+        else:
+            out[i] = -(math.log(s2) + _log1pexp(math.log(s1 / s2) + ls[i] - r))
+    return out
+
+
+@njit(cache=True, fastmath=FM)
+def _log_mean_exp(x):
+    top = -np.inf
+    for v in x:
+        top = max(top, v)
+    s = 0.0
+    for v in x:
+        s += math.exp(v - top)
+    return top + math.log(s / x.shape[0])
+
+
+@njit(cache=True, fastmath=FM)
+def _step(l1, l2, r, s1, s2, f1, f2):
+    """h(r) = log mean f2 - log mean f1: the fixed-point iteration's step, r -> r + h(r); h falls
+    strictly as r grows and is 0 at the optimal bridge estimate."""
+    return _log_mean_exp(_log_f(l2, r, s1, s2, 1, f2)) - _log_mean_exp(_log_f(l1, r, s1, s2, -1, f1))
+
+
+@njit(cache=True, fastmath=FM)
 def solve(l1, l2):
     """The optimal bridge estimate log r from l at the posterior draws (l1) and at the proposal
-    draws (l2): Meng & Wong's fixed-point iteration, from the importance-sampling estimate."""
+    draws (l2): Meng & Wong's fixed-point iteration from the importance-sampling estimate, each mean
+    taken in logs (the two sides may be thousands of nats apart). Where the sides barely overlap
+    the iteration r -> r + h(r) oscillates (r -> c - r); then the root of h, which falls strictly,
+    is found by bisection."""
     n1, n2 = l1.shape[0], l2.shape[0]
     s1 = n1 / (n1 + n2)
     s2 = n2 / (n1 + n2)
-    top = -np.inf
-    for x in l2:
-        top = max(top, x)
-    s = 0.0
-    for x in l2:
-        s += math.exp(x - top)
-    r = top + math.log(s / n2)
-    for _ in range(1000):
-        a = 0.0
-        for x in l2:
-            a += 1.0 / (s1 + s2 * math.exp(r - x))
-        b = 0.0
-        for x in l1:
-            b += 1.0 / (s1 * math.exp(x - r) + s2)
-        new = r + math.log(a / n2) - math.log(b / n1)
-        if abs(new - r) < 1e-12 * max(1.0, abs(r)):
-            return new
-        r = new
-    return r
+    f2 = np.empty(n2)
+    f1 = np.empty(n1)
+    r = _log_mean_exp(l2)
+    for _ in range(100):
+        h = _step(l1, l2, r, s1, s2, f1, f2)
+        if abs(h) < 1e-12 * max(1.0, abs(r)):
+            return r + h
+        r += h
+    lo, hi = r, r
+    width = 1.0
+    while _step(l1, l2, lo, s1, s2, f1, f2) < 0.0:
+        lo -= width
+        width *= 2.0
+    width = 1.0
+    while _step(l1, l2, hi, s1, s2, f1, f2) > 0.0:
+        hi += width
+        width *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _step(l1, l2, mid, s1, s2, f1, f2) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, abs(mid)):
+            break
+    return 0.5 * (lo + hi)
 
 
 @njit(cache=True, fastmath=FM)
@@ -213,44 +262,42 @@ def _autocorrelation_time(x):
 
 
 @njit(cache=True, fastmath=FM)
+def _relative_variance(logf):
+    """Var(f) / (E f)^2 of the values e^{logf}: scale-free, so taken after dividing by the largest."""
+    top = -np.inf
+    for v in logf:
+        top = max(top, v)
+    f = np.exp(logf - top)
+    m = f.mean()
+    return ((f - m) ** 2).mean() / (m * m), f
+
+
+@njit(cache=True, fastmath=FM)
 def relative_error(l1, l2, r):
     """Fruhwirth-Schnatter's relative mean squared error of the bridge estimate r (module doc)."""
     n1, n2 = l1.shape[0], l2.shape[0]
     s1 = n1 / (n1 + n2)
     s2 = n2 / (n1 + n2)
-    f1 = np.empty(n1)
-    for i in range(n1):
-        f1[i] = 1.0 / (s1 * math.exp(l1[i] - r) + s2)
-    f2 = np.empty(n2)
-    for i in range(n2):
-        f2[i] = 1.0 / (s1 + s2 * math.exp(r - l2[i]))
-    m2 = f2.mean()
-    m1 = f1.mean()
-    v2 = ((f2 - m2) ** 2).mean()
-    v1 = ((f1 - m1) ** 2).mean()
-    return v2 / (n2 * m2 * m2) + _autocorrelation_time(f1) * v1 / (n1 * m1 * m1)
+    v2, _ = _relative_variance(_log_f(l2, r, s1, s2, 1, np.empty(n2)))
+    v1, f1 = _relative_variance(_log_f(l1, r, s1, s2, -1, np.empty(n1)))
+    return v2 / n2 + _autocorrelation_time(f1) * v1 / n1
 
 
 @njit(cache=True, fastmath=FM)
-def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
-    """One run: (log P(w) less the row scales, its relative mean squared error). The chain starts
-    from the sequential initialisation, runs `burn_in` sweeps, then `comps` sweeps whose counts are
-    q's components and `post` sweeps each giving one posterior draw; `draws` proposal draws."""
+def chain_counts(rows, cum, burn_in, sweeps, state):
+    """One collapsed Gibbs chain from the sequential initialisation: after `burn_in` sweeps, the
+    topic counts of each of the next `sweeps` sweeps, sparse: sweep s holds (tops[j], vals[j]) for
+    off[s] <= j < off[s + 1]."""
     N, T = rows.shape
-    A = 0.0
-    for t in range(T):
-        A += alpha[t]
-    urows, ucount = unique_rows(rows, words)
     Z, CNT, USED, POS, NU, buf = new_chains(1, T, N)
     scratch = np.zeros(N)
     update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, 0, scratch, buf, state)
     for _ in range(burn_in):
         update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, N, scratch, buf, state)
-    S = comps + post
-    tops = np.empty(S * min(N, T), np.int64)
-    vals = np.empty(S * min(N, T))
-    off = np.zeros(S + 1, np.int64)
-    for s in range(S):
+    tops = np.empty(sweeps * min(N, T), np.int64)
+    vals = np.empty(sweeps * min(N, T))
+    off = np.zeros(sweeps + 1, np.int64)
+    for s in range(sweeps):
         update(rows, cum, Z, CNT, USED, POS, NU, 0, N, False, N, scratch, buf, state)
         o = off[s]
         for j in range(NU[0]):
@@ -258,13 +305,32 @@ def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
             tops[o + j] = t
             vals[o + j] = CNT[0, t]
         off[s + 1] = o + NU[0]
-    lgA = math.lgamma(A + N) - math.lgamma(A)
+    return tops, vals, off
+
+
+@njit(cache=True, fastmath=FM)
+def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state, temper=1.0):
+    """One run: (log P(w) less the row scales, its relative mean squared error). The chain starts
+    from the sequential initialisation, runs `burn_in` sweeps, then `comps` sweeps whose counts,
+    times `temper` (lambda), are q's components Dir(alpha + lambda n^(k)), and `post` sweeps each
+    giving one posterior draw; `draws` proposal draws. Any lambda > 0 gives a valid proposal (its
+    density is evaluated exactly); lambda < 1 widens each component."""
+    N, T = rows.shape
+    A = 0.0
+    for t in range(T):
+        A += alpha[t]
+    urows, ucount = unique_rows(rows, words)
+    tops, vals, off = chain_counts(rows, cum, burn_in, comps + post, state)
+    qvals = vals.copy()
+    for j in range(off[comps]):
+        qvals[j] = temper * vals[j]
+    lgA = math.lgamma(A + temper * N) - math.lgamma(A)
     cst = np.empty(comps)
     for k in range(comps):
         x = 0.0
         for j in range(off[k], off[k + 1]):
             a = alpha[tops[j]]
-            x += math.lgamma(a + vals[j]) - math.lgamma(a)
+            x += math.lgamma(a + qvals[j]) - math.lgamma(a)
         cst[k] = x - lgA
     shape = alpha.copy()
     lth = np.empty(T)
@@ -274,14 +340,14 @@ def gibbs_bridge(rows, cum, alpha, words, burn_in, comps, post, draws, state):
     for j in range(post):
         s = comps + j
         _log_theta(alpha, tops, vals, off[s], off[s + 1], shape, lth, state)
-        l1[j] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, vals, off, comps, cst, tmp)
+        l1[j] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, qvals, off, comps, cst, tmp)
     l2 = np.empty(draws)
     for m in range(draws):
         k = min(int(uniform(state) * comps), comps - 1)
-        _log_theta(alpha, tops, vals, off[k], off[k + 1], shape, lth, state)
-        l2[m] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, vals, off, comps, cst, tmp)
+        _log_theta(alpha, tops, qvals, off[k], off[k + 1], shape, lth, state)
+        l2[m] = _log_lik(urows, ucount, lth, theta) - _log_q(lth, tops, qvals, off, comps, cst, tmp)
     r = solve(l1, l2)
     return r, relative_error(l1, l2, r)
 
 
-__all__ = ["gibbs_bridge", "solve", "relative_error", "unique_rows"]
+__all__ = ["chain_counts", "gibbs_bridge", "solve", "relative_error", "unique_rows"]

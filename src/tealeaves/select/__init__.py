@@ -24,8 +24,9 @@ import hashlib
 import json
 import math
 import os
+import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from ..coherence import DEFAULT_WINDOWS, topic_words
 from ..corpus import Corpus
 from ..datasets import read_corpus
 from ..diagnostics.stability import stability
-from ..errors import InputFileError, MethodError, shorten
+from ..errors import InputFileError, Interrupted, MethodError, shorten
 from ..evaluate import DEFAULT_COHERENCE, EvaluateOptions, evaluate
 from ..files import runfolder
 from ..files.atomic import write_text
@@ -328,7 +329,7 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
             # evaluated before an LLM judge was asked for: its columns only are added
             unjudged = opts.get("judge") is not None and "judge_model_precision" not in saved["row"]
             if complete and not unjudged:
-                return saved
+                return {**saved, "reused": "evaluation"}  # taken from `out` (select counts and pops it)
             model = saved_model()  # saved before these were kept: add them
             if model is not None:
                 if not complete:
@@ -337,9 +338,9 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
                 if unjudged:
                     saved["row"].update(_judged(opts["judge"], model))
                 write_text(eval_path, json.dumps(json_safe(saved)), follow_link=False)
-                return saved
-            if "classic" in saved["row"] and not unjudged:
-                return saved  # no model file to take the top words from: no stability for it
+                return {**saved, "reused": "evaluation"}
+            if "classic" in saved["row"] and not unjudged:  # no model file to take the top words from:
+                return {**saved, "reused": "evaluation"}  # no stability for it
     t0 = time.perf_counter()
     model = saved_model()
     trained = model is None
@@ -364,6 +365,8 @@ def _task(shared: tuple, item: tuple) -> dict[str, Any]:
         write_text(eval_path, json.dumps(out_doc), follow_link=False)
     if redone:
         out_doc = {**out_doc, "redone": redone}
+    if not trained:
+        out_doc = {**out_doc, "reused": "model"}
     if not out:  # no folder keeps the model: it comes back for the chosen K's per-topic diagnostics
         return {**out_doc, MODEL_KEY: model}
     return out_doc
@@ -642,8 +645,9 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
                          [k for k, _ in plan],  # training and held-out cost grow with the topics
                          seconds, "select")
 
-    with (runfolder.claim(out, SPLIT, manifest, RUN_FOLDERS, same_run, TEMPORARY, "select")
-          if out is not None else contextlib.nullcontext()) as folder:
+    claim = runfolder.claim(out, SPLIT, manifest, RUN_FOLDERS, same_run, TEMPORARY, "select") if out \
+        is not None else contextlib.nullcontext()
+    with _said_on_interrupt(out), claim as folder:
         evals = run(ks, one_worker)
         decision = decide(ks, evals, rule, seed)
         where = edge(ks, decision)
@@ -676,11 +680,13 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
             where = edge(ks, decision)
         models = {e["model"]: e.pop(MODEL_KEY) for e in evals if MODEL_KEY in e}
         redone = [note for e in evals for note in e.pop("redone", [])]
+        reused = [e.pop("reused", None) for e in evals]
         if folder is not None:
             folder.redone += redone
         params = {"holdout": holdout, "trainer": trainer, "iterations": iterations,
                   "coherence": list(coherence), "seed": seed, "out": out, "heldout_params": heldout_params,
-                  "rule": rule, "empty_documents_left_out": empty, "max_hours": max_hours, "redone": redone}
+                  "rule": rule, "empty_documents_left_out": empty, "max_hours": max_hours, "redone": redone,
+                  "reused": {"evaluations": reused.count("evaluation"), "models": reused.count("model")}}
         if judge is not None:  # the judge's measured agreement with people, beside its columns
             from ..evaluate.judged import agreement
             from ..evaluate.options import JUDGE_TASKS
@@ -691,6 +697,22 @@ def select(corpus: Corpus | str | os.PathLike | Iterable[Sequence[str]],
         if out:
             write_text(os.path.join(out, "selection.json"), json.dumps(result.to_dict()), follow_link=False)
     return result
+
+
+@contextlib.contextmanager
+def _said_on_interrupt(out: str | None) -> Iterator[None]:
+    """Ctrl-C in the block, once `out` holds finished models: `Interrupted`, saying what it keeps
+    (the folder is claimed inside the block, which removes it again when nothing finished)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        evals = os.path.join(out, RUN_FOLDERS[1]) if out is not None else ""
+        done = [n for n in os.listdir(evals) if re.fullmatch(r"K\d+-r\d+\.json", n)] \
+            if os.path.isdir(evals) else []
+        if not done:
+            raise
+        raise Interrupted(f"{len(done)} trained model(s) and their evaluations kept in {out}", out,
+                          "--out") from None
 
 
 def _result(ks: list[int], restarts: int, evals: list[dict[str, Any]], documents: int, train_texts: list,
