@@ -141,3 +141,20 @@ def test_check_flags_too_few_temperatures_on_the_two_mode_posterior():
     assert fixed.check["flagged"] and "bias" in fixed.check["flags"], fixed.check
     adaptive = tl.heldout(t, docs, seed=3, check=12)
     assert not adaptive.check["flagged"], adaptive.check
+
+
+def test_heldout_keep_resumes_the_adaptive_default(tmp_path):
+    """`tl.heldout(..., keep=)` with the adaptive default: a second run on the kept folder takes every
+    document from it (chains, budget, change, convergence) and gives the same numbers."""
+    import tealeaves as tl
+    from tealeaves.topics import Topics
+
+    beta, _, mean, cov, _, docs = prior_of("T2-full-mixture")
+    t = Topics(name="ln", source="test", vocab=tuple("abcdef"), weights=beta, weights_kind="distributions",
+               prior="logistic-normal", mean=mean, cov=cov, decoder="mixture")
+    first = tl.heldout(t, docs, seed=6, keep=tmp_path / "k")
+    again = tl.heldout(t, docs, seed=6, keep=tmp_path / "k")
+    assert again.extra["kept"]["resumed_documents"] == len(docs)
+    assert again.run_log_prob.tobytes() == first.run_log_prob.tobytes() and again.sd == first.sd
+    assert again.adaptive["budgets"] == first.adaptive["budgets"]
+    assert again.adaptive["converged"] == first.adaptive["converged"]
