@@ -441,8 +441,9 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     sd of the total sqrt(sum_d spread_d^2) from their spread (`spread`), and `extra["adaptive"]` each
     document's temperatures, last change and whether it converged. With `temperatures`: that many for
     every document, `runs` runs. Its cost is checked against `max_hours` before the work; `keep`: a
-    folder keeping every finished document, as `tl.heldout`'s. `check=K`: the cross-check of `heldout.crosscheck` on K random documents, the
-    reference AIS from the prior with 2 runs of `check_temperatures` (default 200,000)."""
+    folder keeping every finished document, as `tl.heldout`'s. `check=K`: the cross-check of
+    `heldout.crosscheck` on K random documents, the reference AIS from the prior with 2 runs of
+    `check_temperatures` (default 200,000)."""
     import time
 
     from ..corpus import Corpus
