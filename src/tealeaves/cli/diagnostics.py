@@ -78,6 +78,8 @@ def _cmd_diagnostics(args: argparse.Namespace) -> int:
           "rare-words is a caution, the others mark junk: docs/guide/diagnostics.md); "
           "npmi@10: NPMI of the top 10 words over these documents (10-token windows, gensim "
           "convention); mallet-coh@20: MALLET's coherence of the top 20; every value: --json, --csv")
+    if isinstance(result.params.get("npmi"), str):  # coherence flags not computed: never read as passed
+        print(f"no coherence flags (incoherent, never-together, rare-words): {result.params['npmi']}")
     if args.json:
         write_json(args.json, {"command": "diagnostics", "model_path": args.model, "corpus": args.corpus,
                                **result.to_dict(), **({"corpus_report": report} if report else {})})

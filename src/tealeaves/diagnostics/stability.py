@@ -26,8 +26,9 @@ than the floor has no counterpart; two restarts agree when at most a tolerance s
 matched pairs lack one. The group is *stable* (all agree), has restarts *stuck* apart from a
 consensus (more than half of the restarts all agree and these do not), or is *unstable* as a whole
 (no such majority: the model has several solutions at this K and no restart is singled out). With
-a margin, a restart farther from every other than any two others are from each other (by more
-than margin x K topics) is stuck too, whatever the finding (a restart stopped early).
+a margin and `MARGIN_RESTARTS` or more restarts, a restart farther from every other than any two
+others are from each other (by more than margin x K topics) is stuck too, whatever the finding (a
+restart stopped early).
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ TOLERANCE = {"jensen-shannon": 0.1, "average-jaccard": 0.3, "rbo": 0.3}
 # a restart farther from every other than any two others (by more than this share of K) is stuck
 # (`assess`; None: not used)
 MARGIN: dict[str, float | None] = {"jensen-shannon": 0.0, "average-jaccard": 0.05, "rbo": 0.0}
+# the fewest restarts the margin applies to: it was measured on groups of 4 to 6, and among 3 "any
+# two others" is one pair, so a restart was "apart" whenever the other pair happened to be the
+# closest (tomotopy K = 20 restarts of the man pages with 4, 5 and 7 topics without a counterpart
+# pair by pair: one flagged stuck by a single topic; docs/new_user_run.md)
+MARGIN_RESTARTS = 4
 WORDS_SHOWN = 6
 RULES = ("consensus", "majority")
 RULE = "consensus"
@@ -314,8 +320,8 @@ def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor:
     apart from them; "unstable": no set of more than half of them all agrees, so no restart can be
     told stuck by agreement: the model is unstable at this K as a whole), and `recurring`: the
     topics of the `reference` restart (the one most similar to the others) with a counterpart at
-    least `floor` similar in every other restart. With `margin` (a share of K; three or more
-    restarts), a restart is also stuck, whatever the finding, when it has more topics without a
+    least `floor` similar in every other restart. With `margin` (a share of K; `MARGIN_RESTARTS` or
+    more restarts), a restart is also stuck, whatever the finding, when it has more topics without a
     counterpart against every other restart than any two others have between them, by more than
     `margin` x K (`apart`: a restart far from all the others, such as one stopped early)."""
     n = len(names)
@@ -339,7 +345,7 @@ def assess(names: Sequence[str], sims: dict[tuple[int, int], np.ndarray], floor:
         "worst": {a: max((int(low[a, b].size) for b in against[a]), default=0) for a in range(n)},
         "stuck": {}}
     apart = []
-    if margin is not None and n >= 3:
+    if margin is not None and n >= MARGIN_RESTARTS:
         for a in range(n):
             rest = max(low[b, c].size for b in range(n) for c in range(n) if a not in (b, c) and b != c)
             if min(low[a, b].size for b in range(n) if b != a) > rest + margin * K:

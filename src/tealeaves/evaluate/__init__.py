@@ -176,6 +176,10 @@ def evaluate(models: Sequence[TopicModel | str | os.PathLike | Any],
                     per_topic[m.name]["coherence"] = values[m.name]
                     if m.name in flags:  # the junk flags NPMI raises (None: the reference is too small)
                         per_topic[m.name]["flags"] = flags[m.name]
+                        if flags[m.name] is None:  # said, never shown as "no flag"
+                            from ..diagnostics.flags import too_small
+
+                            per_topic[m.name]["flags_note"] = too_small({"fingerprint": fingerprints["npmi"]})
         if reference is not None:
             for k, m in enumerate(worded, 1):
                 with clock.stage("intrusion", f"{m.name} ({k}/{len(worded)})"):

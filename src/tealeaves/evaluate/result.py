@@ -133,6 +133,11 @@ class EvaluationResult:
                 out.append(f"{DASH} {r['model']}: {metric}: {reason}")
         return out
 
+    def flags_notes(self) -> dict[str, str]:
+        """Why a model's topics have no coherence flags (incoherent, never-together, rare-words):
+        the reference is too small for them (`diagnostics.flags.too_small`)."""
+        return {k: v["flags_note"] for k, v in self.topics.items() if v.get("flags_note")}
+
     def meaningful(self) -> list[str]:
         """Which comparisons the table supports, in words."""
         rows = [r for r in self.rows if not r.get("unreadable")]
@@ -146,12 +151,13 @@ class EvaluationResult:
                          "the same tokens; Ratio-AIS only between LDA models")
         if not others:
             return lines
+        have = "has" if len(others) == 1 else "have"
         if len(lik) > 1:
             lines.append(f"held-out likelihood, the comparisons and the ranking are among the models with "
-                         f"a likelihood only ({', '.join(lik)}); {', '.join(others)} have none")
+                         f"a likelihood only ({', '.join(lik)}); {', '.join(others)} {have} none")
         elif lik:
             lines.append(f"only {lik[0]} has a likelihood: no held-out ranking; "
-                         f"{', '.join(others)} have none")
+                         f"{', '.join(others)} {have} none")
         else:
             lines.append("no model has a likelihood: no held-out ranking")
         top = [r["model"] for r in rows if "coherence" not in r.get("not_applicable", {})]
@@ -186,6 +192,8 @@ class EvaluationResult:
             from ..coherence.fingerprint import line
 
             lines.append("coherence " + line(list(prints.values())))
+        for note in dict.fromkeys(self.flags_notes().values()):  # one reference: one line
+            lines.append(f"junk-topic flags: {note}")
         if self.human:
             from .human import lines as human_lines
 
@@ -211,6 +219,7 @@ class EvaluationResult:
                           "topic_coherence": {k: v["coherence"] for k, v in self.topics.items()
                                               if v["coherence"]},
                           "topic_flags": {k: v["flags"] for k, v in self.topics.items() if v.get("flags")},
+                          **({"topic_flags_note": notes} if (notes := self.flags_notes()) else {}),
                           **({"topic_judge": judged} if judged else {}),
                           **({"judge_agreement": self.judge_agreement} if self.judge_agreement else {}),
                           **({"stability": [g.to_dict() for g in self.stability]}

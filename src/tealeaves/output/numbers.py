@@ -26,6 +26,7 @@ DIGITS = {  # row key (or its prefix before ".") -> decimals
 }
 
 
+SMALL_SD = ("per_token_sd",)  # an estimator's own sd: nonzero, however small (0.0000 read as exact)
 ALIASES = {"log-lik/token": "per_token", "pred. rank": "predictive_rank", "auto MP": "auto_model_precision",
            "judge MP": "judge_model_precision", "judge rating": "judge_rating",
            # select's names of the classic K-selection metrics (select/classic.py CLASSIC)
@@ -60,9 +61,12 @@ def signed(v: Any, places: int, missing: str = MISSING) -> str:
 
 
 def metric(key: str, v: Any, missing: str = MISSING) -> str:
-    """A metric's value as every table shows it (perplexity: scientific from a million on)."""
+    """A metric's value as every table shows it (perplexity: scientific from a million on; an
+    estimator's sd too small for its decimals with two significant digits, never as 0)."""
     if key in ("perplexity", "heldout_perplexity") and not _missing(v):
         return perplexity_text(v, digits(key))
+    if key in SMALL_SD and not _missing(v) and 0 < abs(v) < 0.5 * 10 ** -digits(key):
+        return f"{v:.1e}"
     return fixed(v, digits(key), missing)
 
 

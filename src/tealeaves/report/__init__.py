@@ -64,7 +64,7 @@ svg .err{stroke:#1f5fa8;stroke-width:2}svg .tiny{stroke-dasharray:2 2}svg .gap{s
 svg circle.mark{fill:#1f5fa8}svg rect.mark{fill:#6c9bd2}svg .note{fill:#555}
 svg .diag{stroke:#c33;stroke-dasharray:4 3}svg .tick{fill:#444}
 tr.junk td{background:#fbe3e0}tr.caution td{background:#fdf3d8}
-.folded .controls{margin:.3rem 0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
+.folded{margin-bottom:1.6rem}.folded .controls{margin:0;font-size:.9rem}.folded .controls label{margin-right:1.2rem;cursor:pointer}
 .folded:not(:has(input.rows:checked)) tr.more{display:none}
 .folded:not(:has(input.cols:checked)) .x{display:none}"""
 
@@ -237,18 +237,33 @@ def _window(measure: str, params: dict[str, Any]) -> str:
     return f"sliding window of {params.get('window')} words"
 
 
+def _coherence_flags(r: dict[str, Any]) -> tuple[list[list[str]] | None, str | None]:
+    """An NPMI result's junk-topic flags per topic as `tealeaves coherence` shows them, or why there
+    are none (the reference too small for them); (None, None) for another measure."""
+    from ..diagnostics.flags import coherence_flags, too_small
+
+    if r.get("measure") != "npmi":
+        return None, None
+    why = too_small(r)
+    return (None, why) if why else (coherence_flags(r), None)
+
+
 def _coherence_coverage(r: dict[str, Any]) -> Table:
-    """Per topic: the score (– with its reason), absent words, pairs that never co-occur."""
+    """Per topic: the score (– with its reason), absent words, pairs that never co-occur, and with
+    NPMI the junk-topic flags (or why none were computed, marked *)."""
+    flags, why = _coherence_flags(r)
     rows = []
     for i, t in enumerate(r["topics"]):
         score = _m("coherence", t.get("score")) if t.get("score") is not None else f"– ({t.get('reason')})"
         pairs = f"{t['zero_pairs']} of {t['word_pairs']}" if "zero_pairs" in t and "word_pairs" in t else DASH
-        rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs,
+        raised = ([", ".join(flags[i]) or "none"] if flags is not None else []) + (["none*"] if why else [])
+        rows.append([str(i), score, " ".join(t.get("missing") or []) or "none", pairs, *raised,
                      words_text(t["words"]), str(t.get("note") or "")])
-    head = ["topic", "score", "absent from the reference", "pairs never together", "top words", "note"]
+    head = ["topic", "score", "absent from the reference", "pairs never together",
+            *(["flags"] if flags is not None or why else []), "top words", "note"]
     if not any(row[-1] for row in rows):
         head, rows = head[:-1], [row[:-1] for row in rows]
-    return _tab(head, rows, sortable=True)
+    return _tab(head, rows, caption=f"*{why}" if why else "", sortable=True)
 
 
 def _convention(r: dict[str, Any]) -> str:
@@ -486,12 +501,13 @@ def _per_topic(doc: dict[str, Any], names: Sequence[str]) -> list[Part]:
     """A per-topic table for every model that has anything per topic."""
     words, coh = doc.get("topic_words") or {}, doc.get("topic_coherence") or {}
     diag, stab, judge = doc.get("diagnostics") or {}, doc.get("stability"), doc.get("topic_judge") or {}
-    flags = doc.get("topic_flags") or {}
+    flags, why = doc.get("topic_flags") or {}, doc.get("topic_flags_note") or {}
     prints = (doc.get("params") or {}).get("coherence_fingerprint") or {}
     out: list[Part] = []
     for name in names:
         t = pertopic.table(name, words.get(name), coh.get(name), diag.get(name), pertopic.stability_of(stab, name),
-                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name))
+                           flags=flags.get(name), fingerprints=prints, judge=judge.get(name),
+                           flags_note=why.get(name))
         if t is not None:
             out.append(t)
     if out:

@@ -62,14 +62,20 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
           coherence: dict[str, Sequence[Any]] | None = None, diagnostics: dict[str, Any] | None = None,
           stability: Sequence[Any] | None = None, flags: Sequence[Sequence[str]] | None = None,
           fingerprints: dict[str, Any] | None = None,
-          judge: dict[str, Sequence[Any]] | None = None) -> Table | None:
+          judge: dict[str, Sequence[Any]] | None = None, flags_note: str | None = None) -> Table | None:
     """One row per topic of `model` from whatever is given (`flags`: the coherence flags of each
     topic, `fingerprints`: each coherence measure's, for the headings, `judge`: an LLM judge's
-    per-topic scores by task, evaluate's `topic_judge`); None when nothing per topic is."""
+    per-topic scores by task, evaluate's `topic_judge`; `flags_note`: why the coherence flags were
+    not computed, marked * on every flags cell and said in the caption); None when nothing per topic
+    is."""
     from ..diagnostics import SHOWN
     from ..diagnostics.flags import CAUTION, JUNK
 
     diag_rows = (diagnostics or {}).get("topics") or []
+    held = ((diagnostics or {}).get("params") or {}).get("npmi")
+    if flags_note is None and flags is None and isinstance(held, str):  # too few tokens diagnosed
+        flags_note = ("no coherence flags (incoherent, never-together, rare-words): the documents diagnosed "
+                      f"have {held.removeprefix('not computed: ')}")
     coherence = coherence or {}
     judge = {t: v for t, v in (judge or {}).items() if t in JUDGE_HEADS and isinstance(v, list)}
     sizes = [len(x) for x in (words or [], diag_rows, stability or [], flags or [], *coherence.values(),
@@ -82,7 +88,8 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
     shown = [(n, h) for n, h in SHOWN if any(n in r for r in diag_rows)]
     head = ["topic", "top words"]
     head += [heading(primary, (fingerprints or {}).get(primary))] if primary else []
-    head += ["flags"] if diag_rows or flags is not None else []
+    flagged = bool(diag_rows) or flags is not None or bool(flags_note)
+    head += ["flags"] if flagged else []
     head += ["stability"] if stability is not None else []
     head += [JUDGE_HEADS[j][0] for j in judge]
     extra_from = len(head)
@@ -100,8 +107,8 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
         row = [str(t), words_text(w[:WORDS])]
         if primary:
             row.append(numbers.metric("coherence", cell(coherence[primary], t), "–"))
-        if diag_rows or flags is not None:
-            row.append(", ".join(raised) or "none")
+        if flagged:
+            row.append((", ".join(raised) or "none") + ("*" if flags_note else ""))
         if stability is not None:
             row.append(numbers.metric("stability", cell(stability, t), "–"))
         row += [numbers.metric(JUDGE_HEADS[j][1], cell(v, t), "–") for j, v in judge.items()]
@@ -115,12 +122,13 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
         keys.append((-junk, -caution, math.inf if value is None else value, t))
     order = sorted(range(k), key=lambda t: keys[t])
     parts = ["top words"] + ([f"{MEASURE_NAMES.get(primary, primary)} coherence"] if primary else [])
-    parts += ["junk-topic flags"] if diag_rows or flags is not None else []
+    parts += ["junk-topic flags"] if flagged else []
     parts += ["stability across restarts"] if stability is not None else []
     parts += ["an LLM judge"] if judge else []
     n_junk = sum(m == "junk" for m in marks)
     caption = (f"Per topic, {model}: {', '.join(parts)}; worst first"
-               + (f" ({n_junk} of {k} topics flagged as junk, shaded)" if diag_rows or flags is not None else ""))
+               + (f" ({n_junk} of {k} topics flagged as junk, shaded" if flagged else "")
+               + (f"; *{flags_note}" if flags_note else "") + (")" if flagged else ""))
     return Table(head, [rows[t] for t in order], caption=caption, sortable=True,
                  row_classes=[marks[t] for t in order], fold=FOLD if k > FOLD else 0,
                  extra_columns=list(range(extra_from, len(head))))

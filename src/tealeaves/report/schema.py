@@ -230,7 +230,7 @@ SPECS: dict[str, dict[str, Any]] = {
                  "topic_judge?": Map(Map([NUM])),
                  "judge_agreement?": Map(AGREEMENT),
                  "topic_words?": Map([[STR]]), "topic_coherence?": Map(Map([NUM])),
-                 "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
+                 "topic_flags_note?": Map(STR), "diagnostics?": Map(DIAGNOSTICS), "stability?": [STABILITY],
                  "scoring?": {"documents?": COUNT, "tokens?": COUNT, "oov_tokens?": COUNT, "rule?": ANY,
                               "warning?": ANY},
                  "unreadable?": [{"model": STR, "reason": STR}],

@@ -93,11 +93,12 @@ def html(t: Table) -> str:
     controls = []
     if fold:
         controls.append(f'<label><input type="checkbox" class="rows"> show all {len(t.rows)} rows '
-                        f"(the first {fold} are shown)</label>")
+                        f"(the first {fold} are shown above)</label>")
     if extra:
         controls.append(f'<label><input type="checkbox" class="cols"> show all columns ({len(extra)} more: '
                         f"{escape(', '.join(t.head[i] for i in sorted(extra)))})</label>")
-    return f'<div class="folded"><p class="controls">{" ".join(controls)}</p>{out}</div>'
+    # under the table it unfolds, apart from the next one: above, they read as the previous table's
+    return f'<div class="folded">{out}<p class="controls">{" ".join(controls)}</p></div>'
 
 
 
