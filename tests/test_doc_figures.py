@@ -764,6 +764,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      lambda m, r: m.markdown(r)),
     ("docs/logistic_normal.md", "experiments/ctm_heldout.py", "experiments/results/ctm_heldout.json",
      lambda m, r: m.markdown(r)),
+    ("docs/logistic_normal_budget.md", "experiments/ctm_adaptive.py", "experiments/results/ctm_adaptive.json",
+     lambda m, r: m.markdown(r)),
     ("docs/coherence_conventions.md", "experiments/coherence_conventions.py",
      "experiments/results/coherence_conventions.json", lambda m, r: m.markdown(r)),
     ("docs/stability_restarts.md", "experiments/stability_restarts.py",

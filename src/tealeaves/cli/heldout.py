@@ -226,7 +226,9 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
         if r.adaptive is not None:
             a = r.adaptive
             b = np.array(a["budgets"])
-            lines.append(f"  target sd {a['target_sd']} nats per token: {a['budget_parameter']} per "
+            goal = (f"target sd {a['target_sd']} nats per token" if "target_sd" in a else
+                    f"{a['chains']} chains agreeing within {a['tolerance']} nats per document")
+            lines.append(f"  {goal}: {a['budget_parameter']} per "
                          f"document median {int(np.median(b))}, max {int(b.max())}; "
                          f"{a['not_converged']} document(s) did not converge")
     return lines

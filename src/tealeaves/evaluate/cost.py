@@ -205,10 +205,13 @@ def _people_seconds(models: Sequence[TopicModel | Topics], o: EvaluateOptions) -
 
 
 def _logistic_normal_updates(m: Topics, c: Corpus, runs: int, params: dict[str, Any]) -> float:
-    """The updates `heldout_logistic_normal` checks against its budget (its own cost model)."""
-    from ..heldout.logistic_normal import heldout_logistic_normal
+    """The updates `heldout_logistic_normal` checks against its budget (its own cost model): with the
+    adaptive default (no `temperatures`), the budgets up to EXPECTED_TEMPERATURES of CHAINS chains."""
+    from ..heldout.logistic_normal import CHAINS, EXPECTED_TEMPERATURES
 
-    temps = params.get("temperatures", _default(heldout_logistic_normal, "temperatures"))
+    temps = params.get("temperatures")
+    if temps is None:
+        temps, runs = 2 * EXPECTED_TEMPERATURES, max(runs, CHAINS)
     T, V = m.weights.shape
     if m.decoder == "product-of-experts":
         return float(runs) * temps * len(c) * T * V

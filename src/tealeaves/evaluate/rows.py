@@ -181,7 +181,7 @@ def model_row(m: TopicModel | Topics, h: HeldoutResult | None, pred: Any, coh: d
         row["diversity"] = math.nan
     if h is not None and not isinstance(m, TopicModel):
         row["heldout_note"] = (f"its own estimator, {h.method} over eta by elliptical slice sampling "
-                               f"({h.params.get('temperatures')} temperatures; a {m.prior} prior, "
+                               f"({_budget(h)}; a {m.prior} prior, "
                                f"{m.decoder} decoder), not the LDA models' method")
     if na:
         row["not_applicable"] = dict(na)
@@ -294,3 +294,11 @@ def describe(source: Any) -> str | None:
     return getattr(source, "source", "<memory>")
 
 
+def _budget(h) -> str:
+    """The logistic-normal estimate's temperatures: fixed, or the adaptive budget's range and chains."""
+    a = h.extra.get("adaptive")
+    if a is None:
+        return f"{h.params.get('temperatures')} temperatures"
+    b = a["budgets"]
+    return (f"{a['chains']} chains, {min(b)} to {max(b)} temperatures per document, set by their agreement"
+            if b else f"{a['chains']} chains, adaptive temperatures")

@@ -54,7 +54,7 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
     same numbers."""
     if isinstance(model, Topics) and model.lda is None and model.prior == "logistic-normal":
         return _logistic_normal(model, docs, method, runs, seed, workers, bootstrap, target_sd, check,
-                                max_hours, params, keep)
+                                max_hours, params, keep, check_temperatures)
     model = as_lda("heldout", model)
     spec = get_method("left-to-right" if method is None else method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
@@ -64,10 +64,12 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
 
 def _logistic_normal(model: Topics, docs: Any, method: str | None, runs: int, seed: int, workers: int,
                      bootstrap: int, target_sd: float | None, check: int, max_hours: float | None,
-                     params: dict[str, Any], keep: str | os.PathLike | None = None) -> HeldoutResult:
+                     params: dict[str, Any], keep: str | os.PathLike | None = None,
+                     check_temperatures: int = CHECK_TEMPERATURES) -> HeldoutResult:
     """A logistic-normal prior has no collapsed sampler: `ais` over eta (`logistic_normal`) is its
     estimator, given as "ais" or by no method at all; any other method asked for is a one-line
-    error (never a silent substitution: `--methods left-to-right,ais` compared AIS with itself)."""
+    error (never a silent substitution: `--methods left-to-right,ais` compared AIS with itself).
+    Its budget is adaptive unless `temperatures` is given; `check=K` as for LDA."""
     from .logistic_normal import heldout_logistic_normal
 
     require("heldout", model)
@@ -75,16 +77,16 @@ def _logistic_normal(model: Topics, docs: Any, method: str | None, runs: int, se
         raise MethodError(f"{method} integrates over a Dirichlet prior; {shown(model.name, 80)} has a "
                           "logistic-normal prior: its estimator is ais over eta (by elliptical slice "
                           "sampling): give method ais, or no method", options=("method",))
-    unknown = sorted(set(params) - {"temperatures", "schedule"})
-    if unknown or target_sd is not None or check or workers != 1:
-        what = unknown[0] if unknown else ("target_sd" if target_sd is not None else
-                                           "check" if check else "workers")
+    unknown = sorted(set(params) - {"temperatures", "schedule", "tolerance"})
+    if unknown or target_sd is not None or workers != 1:
+        what = unknown[0] if unknown else ("target_sd" if target_sd is not None else "workers")
         raise MethodError(f"{what} is not available for a logistic-normal prior (ais over eta takes "
-                          "temperatures, schedule, runs, seed, bootstrap and max_hours)")
+                          "temperatures, schedule, tolerance, runs, seed, bootstrap, check and max_hours)")
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     check_vocab_fits(corpus, model)
     return heldout_logistic_normal(model, corpus, runs=runs, seed=seed, bootstrap=bootstrap,
-                                   max_hours=max_hours, keep=keep, **params)
+                                   max_hours=max_hours, keep=keep, check=check,
+                                   check_temperatures=check_temperatures, **params)
 
 
 def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],

@@ -241,6 +241,114 @@ def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
     return out
 
 
+CHAINS = 4  # independent AIS chains per document and budget: their spread is the run's own diagnostic
+START_TEMPERATURES = 100  # the first budget; each further one doubles it
+MAX_TEMPERATURES = 102_400  # the last budget (START_TEMPERATURES x 2^10)
+TOLERANCE = 0.05  # nats per document: two consecutive budgets, and the chains at the last, agree this well
+# The mean last budget on short real documents (tomotopy CTMs, T = 8 and 20: 25,000 to 71,000 in
+# experiments/ctm_adaptive.py): what cost estimates assume; the budgets before it add less than as much again
+EXPECTED_TEMPERATURES = 50_000
+
+
+def spread(estimates: np.ndarray) -> np.ndarray:
+    """Per document, the standard error of `combine_runs` (runs x documents) by the delta method: the
+    sd over runs of P_r / mean_r P_r, over sqrt(runs) (NaN with one run)."""
+    estimates = np.asarray(estimates, dtype=np.float64)
+    if estimates.shape[0] < 2:
+        return np.full(estimates.shape[1:], np.nan)
+    p = np.exp(estimates - estimates.max(axis=0))
+    return p.std(axis=0, ddof=1) / p.mean(axis=0) / np.sqrt(estimates.shape[0])
+
+
+def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: str = "mixture",
+                      chains: int = CHAINS, start: int = START_TEMPERATURES,
+                      max_temperatures: int = MAX_TEMPERATURES, tolerance: float = TOLERANCE,
+                      schedule: str = "geometric", seed: int = 0, max_hours: float | None = None,
+                      done: dict[int, list] | None = None,
+                      on_result: Callable[[int, list], None] | None = None) -> dict[str, np.ndarray]:
+    """AIS over a logistic-normal prior (`logistic_normal_log_prob`) with each document's budget set by
+    its own diagnostics: `chains` independent runs at `start` temperatures, then at twice as many, and so
+    on, until two consecutive budgets' estimates (log mean exp over the chains) differ by at most
+    `tolerance` nats and the last one's chains agree (`spread` at most `tolerance`), or the budget
+    reaches `max_temperatures`. A posterior with several modes that the chains reach in different
+    proportions spreads their weights, and a budget too small to reach one mode at all moves the estimate
+    when it doubles: both raise the budget. (AIS's log estimate is low by about c / S at S temperatures,
+    so the last doubling's change estimates what is left: `change`.)
+
+    Returns a dict of arrays over documents: "runs" (chains x documents, the last budget's log weights:
+    each one's exp is unbiased for P(w)), "temperatures" (the last budget), "change" (last estimate minus
+    the one before, NaN when the first budget was already the bound), "converged". Document d's numbers
+    depend only on (seed, d). The expected cost (the budgets up to EXPECTED_TEMPERATURES, at most
+    `max_temperatures`) is checked against `max_hours` before any work. `done` / `on_result`: as in
+    `logistic_normal_log_prob`, with each document's (runs, temperatures, change, converged)."""
+    code = _decoder(decoder)
+    seed = check_int("seed", seed, 0)
+    mean, L = prior_factor(mean, cov, factor)
+    beta = _topics(beta, mean.size, code)
+    chains = _count("chains", chains, 2)
+    start = _count("start", start)
+    max_temperatures = _count("max_temperatures", max_temperatures, start)
+    if not (isinstance(tolerance, int | float) and not isinstance(tolerance, bool) and tolerance > 0
+            and np.isfinite(tolerance)):
+        raise MethodError(f"tolerance must be a positive number of nats, not {tolerance!r}",
+                          options=("tolerance",))
+    if schedule not in SCHEDULES:
+        raise MethodError(f"unknown schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}",
+                          options=("schedule",))
+    docs = _documents(docs, beta.shape[1])
+    _check_ais_cost(code, mean.size, beta.shape[1], docs, chains,
+                    2 * min(max(EXPECTED_TEMPERATURES, start), max_temperatures), max_hours)
+    _overflow(beta, docs, code)
+    rows, counts, offsets, tokens = _flat(beta, docs, code)
+    words = np.ascontiguousarray(beta.T) if code == kernel.PRODUCT else np.zeros((1, mean.size))
+    D = len(docs)
+    out = np.empty((chains, D))
+    temps = np.zeros(D, dtype=np.int64)
+    change = np.full(D, np.nan)
+    converged = np.zeros(D, dtype=bool)
+    root = np.random.SeedSequence(seed)
+    active = []
+    for d in range(D):
+        if done and d in done:
+            out[:, d], temps[d], change[d], converged[d] = done[d]
+        else:
+            active.append(d)
+    previous = np.full(D, np.nan)
+    S, level = start, 0
+    while active:
+        idx = np.array(active)
+        parts = [np.arange(offsets[d], offsets[d + 1]) for d in idx]
+        sizes = np.array([p.size for p in parts], dtype=np.int64)
+        pick = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        sub_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        states = np.empty((chains, idx.size, 4), dtype=np.uint64)
+        for j, d in enumerate(idx):
+            doc_seed = child(child(root, int(d)), level)
+            for c in range(chains):
+                states[c, j] = new_state(child(doc_seed, c))
+        est = kernel.ais(mean, L, code, np.ascontiguousarray(rows[pick]), counts[pick], sub_offsets,
+                         tokens[idx], words, temperature_schedule(schedule, S), states)
+        now = combine_runs(est)
+        bad = ~np.isfinite(now)
+        if bad.any():
+            _finite(np.where(np.arange(D) == idx[bad][0], np.inf, 0.0), "the AIS estimate")
+        moved = now - previous[idx]
+        agree = (np.abs(moved) <= tolerance) & (spread(est) <= tolerance)
+        last = S * 2 > max_temperatures
+        still = []
+        for j, d in enumerate(idx):
+            if agree[j] or last:
+                out[:, d], temps[d], change[d], converged[d] = est[:, j], S, moved[j], agree[j]
+                if on_result is not None:
+                    on_result(int(d), [out[:, d].copy(), int(S), float(moved[j]), bool(agree[j])])
+            else:
+                previous[d] = now[j]
+                still.append(int(d))
+        active = still
+        S, level = 2 * S, level + 1
+    return {"runs": out, "temperatures": temps, "change": change, "converged": converged}
+
+
 def combine_runs(estimates: np.ndarray) -> np.ndarray:
     """Per document, log of the mean over runs of exp(estimate): unbiased for P(w) in probability."""
     from scipy.special import logsumexp
@@ -321,45 +429,109 @@ def _negative_bound(p: np.ndarray, logcols: np.ndarray, c: np.ndarray, N: float,
 
 
 def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap: int = 10000,
-                            max_hours: float | None = None, temperatures: int = 1000,
-                            schedule: str = "geometric", keep: str | os.PathLike | None = None):
+                            max_hours: float | None = None, temperatures: int | None = None,
+                            schedule: str = "geometric", keep: str | os.PathLike | None = None,
+                            tolerance: float = TOLERANCE, check: int = 0,
+                            check_temperatures: int | None = None):
     """`tl.heldout` for a `Topics` with a logistic-normal prior (documents already checked against
-    its vocabulary by the caller): the AIS estimate above for every document, as a `HeldoutResult`
-    (method "ais", its params saying the prior and decoder). Its cost is checked against
-    `max_hours` by `logistic_normal_log_prob`, before the work; `tl.heldout` checks first that the
-    documents fit the model's vocabulary (`check_vocab_fits`). `keep`: a folder keeping every
-    finished document, as `tl.heldout`'s."""
+    its vocabulary by the caller), as a `HeldoutResult` (method "ais", its params saying the prior and
+    decoder). By default (`temperatures` None) each document's budget comes from its own diagnostics
+    (`adaptive_log_prob`: `runs` chains, at least CHAINS, doubled temperatures until two
+    budgets and the chains agree within `tolerance` nats): the runs are the last budget's chains, the
+    sd of the total sqrt(sum_d spread_d^2) from their spread (`spread`), and `extra["adaptive"]` each
+    document's temperatures, last change and whether it converged. With `temperatures`: that many for
+    every document, `runs` runs. Its cost is checked against `max_hours` before the work; `keep`: a
+    folder keeping every finished document, as `tl.heldout`'s. `check=K`: the cross-check of
+    `heldout.crosscheck` on K random documents, the reference AIS from the prior with 2 runs of
+    `check_temperatures` (default 200,000)."""
     import time
 
     from ..corpus import Corpus
+    from .crosscheck import CHECK_TEMPERATURES
     from .result import HeldoutResult, bootstrap_bytes, bootstrap_sd
 
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     runs = _count("runs", runs)
-    temperatures = _count("temperatures", temperatures)
+    adaptive = temperatures is None
+    if adaptive:
+        runs = max(runs, CHAINS)
+    else:
+        temperatures = _count("temperatures", temperatures)
+    check = check_int("check", check, 0)
+    check_temperatures = _count("check_temperatures", CHECK_TEMPERATURES if check_temperatures is None
+                                else check_temperatures)
     resampled = runs >= 2 and len(corpus) > 0  # else bootstrap_sd has nothing to resample
     bootstrap = check_bootstrap(bootstrap, float(runs) * len(corpus) * resampled,
                                 bootstrap_bytes(bootstrap, runs) * resampled, max_hours)
     T, V = model.weights.shape
-    updates = ais_updates(_decoder(model.decoder), T, V, corpus.num_tokens, len(corpus), runs, temperatures)
+    code = _decoder(model.decoder)
+    planned = 2 * EXPECTED_TEMPERATURES if adaptive else temperatures
+    updates = ais_updates(code, T, V, corpus.num_tokens, len(corpus), runs, planned)
+    if check:  # the cross-check's reference, before any work: 2 runs on the documents it will pick
+        from .crosscheck import choose
+
+        picked = choose(np.asarray(corpus.lengths), check, int(seed))
+        _check_ais_cost(code, T, V, [np.asarray(corpus[int(d)]) for d in picked], 2, check_temperatures,
+                        max_hours)
     fingerprint = {"model": digest(model.weights, model.mean, model.cov, model.decoder, model.vocab),
-                   "documents": digest(corpus.words, corpus.offsets), "temperatures": temperatures,
+                   "documents": digest(corpus.words, corpus.offsets),
+                   "temperatures": "adaptive" if adaptive else temperatures,
                    "schedule": schedule, "runs": runs, "seed": int(seed)}
-    with kept(keep, "heldout by ais over eta", fingerprint, len(corpus),
-              valid=lambda v: isinstance(v, np.ndarray) and v.shape == (runs,)) as k:
+    if adaptive:
+        fingerprint["tolerance"] = float(tolerance)
+
+    def valid(v) -> bool:  # a kept document: its runs (adaptive: with its budget, change, convergence)
+        runs_of = v[0] if adaptive and isinstance(v, list) and len(v) == 4 else v
+        return isinstance(runs_of, np.ndarray) and runs_of.shape == (runs,)
+    with kept(keep, "heldout by ais over eta", fingerprint, len(corpus), valid=valid) as k:
         t0 = time.perf_counter()
-        est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
-                                       temperatures=temperatures, schedule=schedule, runs=runs, seed=seed,
-                                       max_hours=max_hours, done=k.done if k is not None else None,
-                                       on_result=k.add if k is not None else None)
+        where = {"done": k.done if k is not None else None, "on_result": k.add if k is not None else None}
+        if adaptive:
+            out = adaptive_log_prob(model.weights, model.mean, model.cov, corpus, decoder=model.decoder,
+                                    chains=runs, tolerance=tolerance, schedule=schedule, seed=seed,
+                                    max_hours=max_hours, **where)
+            est = out["runs"]
+            budgets = out["temperatures"].astype(np.float64)
+            updates = float(sum(ais_updates(code, T, V, float(n), 1, runs, 2 * S)
+                                for n, S in zip(corpus.lengths, budgets, strict=True)))
+        else:
+            est = logistic_normal_log_prob(model.weights, model.mean, model.cov, corpus,
+                                           decoder=model.decoder, temperatures=temperatures,
+                                           schedule=schedule, runs=runs, seed=seed, max_hours=max_hours,
+                                           **where)
         seconds = time.perf_counter() - t0
-    return HeldoutResult(
-        method="ais", params={"temperatures": temperatures, "schedule": schedule,
+    extra: dict = {"estimator": "annealed importance sampling over eta with elliptical slice sampling "
+                                "(heldout.logistic_normal)"}
+    if k is not None:
+        extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
+    if adaptive:  # the total's sd: each document's chains' spread (delta method, ddof 1), not a
+        # bootstrap of 4 chains (which divides by 4, not 3: low by 13%)
+        total_sd = float(np.sqrt((spread(est) ** 2).sum())) if len(corpus) else float("nan")
+        extra["adaptive"] = {"chains": runs, "tolerance": float(tolerance), "start": START_TEMPERATURES,
+                             "bound": MAX_TEMPERATURES, "budget_parameter": "temperatures",
+                             "budgets": out["temperatures"].tolist(),
+                             "change": [float(c) for c in out["change"]],
+                             "converged": [bool(c) for c in out["converged"]],
+                             "not_converged": int((~out["converged"]).sum())}
+    result = HeldoutResult(
+        method="ais", params={"temperatures": "adaptive" if adaptive else temperatures, "schedule": schedule,
                               "prior": "logistic-normal", "decoder": model.decoder},
         run_log_prob=est, doc_tokens=np.asarray(corpus.lengths, dtype=np.int64), seconds=seconds,
         seed=int(seed), workers=1, corpus=corpus.report(), model=model.name, task="heldout",
-        site_updates=updates, sd=bootstrap_sd(est, int(bootstrap), int(seed)), bootstrap=int(bootstrap),
-        extra={"estimator": "annealed importance sampling over eta with elliptical slice sampling "
-                            "(heldout.logistic_normal)",
-               **({"kept": {"folder": k.folder, "resumed_documents": k.resumed}} if k is not None else {})},
-        unbiased=True)
+        site_updates=updates, sd=total_sd if adaptive else bootstrap_sd(est, int(bootstrap), int(seed)),
+        bootstrap=int(bootstrap), extra=extra, unbiased=True)
+    if check:
+        from .crosscheck import run_check
+
+        def estimate(sub: Corpus, method: str, runs: int, **p) -> HeldoutResult:
+            return heldout_logistic_normal(model, sub, runs=runs, seed=int(seed) + 1, bootstrap=0,
+                                           temperatures=p["temperatures"], schedule=schedule)
+
+        def rerun(sub: Corpus) -> HeldoutResult:  # never called: the result has at least 2 runs
+            return heldout_logistic_normal(model, sub, runs=2, seed=int(seed) + 2, bootstrap=0,
+                                           temperatures=temperatures, schedule=schedule, tolerance=tolerance)
+
+        words = [np.asarray(corpus[d]) for d in range(len(corpus))]
+        result.extra["check"] = run_check(estimate, rerun, words, [0] * len(words), est, check, int(seed),
+                                          T, 0, check_temperatures, model.vocab, unbiased=True)
+    return result
