@@ -54,7 +54,6 @@ import json  # noqa: E402
 import math  # noqa: E402
 import pickle  # noqa: E402
 import platform  # noqa: E402
-import struct  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -180,24 +179,6 @@ def sklearn_model(T: int, cache: str):
     return lda, vec
 
 
-def write_workload(path: str, model: tl.TopicModel, counts: np.ndarray, beta: float,
-                   corpus: tl.Corpus) -> None:
-    """The LtrBench / EvalBench format (benchmarks/mallet/): T, V; alpha, beta; each word's (topic,
-    count) pairs; the documents."""
-    T, V = counts.shape
-    with open(path, "wb") as fh:
-        fh.write(struct.pack(">ii", T, V))
-        fh.write(np.asarray(model.alpha, ">f8").tobytes() + struct.pack(">d", beta))
-        for w in range(V):
-            topics = np.flatnonzero(counts[:, w])
-            pairs = np.column_stack([topics, counts[topics, w]]).astype(">i4")
-            fh.write(struct.pack(">i", topics.size) + pairs.tobytes())
-        fh.write(struct.pack(">i", len(corpus)))
-        for d in range(len(corpus)):
-            words = np.asarray(corpus[d], ">i4")
-            fh.write(struct.pack(">i", words.size) + words.tobytes())
-
-
 def mallet_run(cp: str, workload: str, seed: int) -> tuple[float, float]:
     """One timed evaluate-topics pass (after the JIT's): (CPU seconds, summed log-likelihood)."""
     cmd = ["java", "-XX:+UseSerialGC", "-cp", cp, "EvalBench", workload, str(MALLET_PARTICLES), "false",
@@ -279,13 +260,15 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
             cached: dict) -> tuple[list[dict], str]:
     """Every tool on both document sets at T topics, `args.rounds` turns each: the table's rows and
     the default's label."""
+    from mallet_speed import write_counts  # the workload format MALLET's harness reads
+
     texts, mdl, model, counts, glda, sk, vec, refs = prepare(T, args, docs, cached)
     tp_docs = {k: [mdl.make_doc(d) for d in t] for k, t in texts.items()}
     bow = {k: [glda.id2word.doc2bow(d) for d in t] for k, t in texts.items()} if glda else {}
     X = {k: vec.transform(t) for k, t in texts.items()} if vec else {}
     workloads = {k: os.path.join(tmp, f"T{T}-{k}.bin") for k in docs}
     for k, c in docs.items():
-        write_workload(workloads[k], model, counts, float(mdl.eta), c)
+        write_counts(workloads[k], model.alpha, float(mdl.eta), counts, c)
 
     labels: dict[str, str] = {}
     worst: dict[tuple[str, str], list[float]] = {}

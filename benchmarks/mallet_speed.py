@@ -66,13 +66,14 @@ def build(src: str, out: str, benches: tuple[str, ...] = ("LtrBench.java",)) -> 
     return cp
 
 
-def write_workload(path: str, T: int, N: int, docs: int) -> tuple:
-    counts = pseudo_counts(T).astype(np.int64)
-    model, corpus = workload(T, N, docs)
+def write_counts(path: str, alpha, beta: float, counts: np.ndarray, corpus) -> None:
+    """The workload file LtrBench and EvalBench read (benchmarks/mallet/): T, V; alpha, beta; each
+    word's (topic, count) pairs; the documents (word ids). Big-endian, as Java's DataInputStream."""
+    T, V = counts.shape
     with open(path, "wb") as fh:
-        fh.write(struct.pack(">ii", T, counts.shape[1]))
-        fh.write(np.asarray(model.alpha, ">f8").tobytes() + struct.pack(">d", BETA))
-        for w in range(counts.shape[1]):
+        fh.write(struct.pack(">ii", T, V))
+        fh.write(np.asarray(alpha, ">f8").tobytes() + struct.pack(">d", beta))
+        for w in range(V):
             topics = np.flatnonzero(counts[:, w])
             pairs = np.column_stack([topics, counts[topics, w]]).astype(">i4")
             fh.write(struct.pack(">i", topics.size) + pairs.tobytes())
@@ -80,6 +81,12 @@ def write_workload(path: str, T: int, N: int, docs: int) -> tuple:
         for d in range(len(corpus)):
             words = np.asarray(corpus[d], ">i4")
             fh.write(struct.pack(">i", words.size) + words.tobytes())
+
+
+def write_workload(path: str, T: int, N: int, docs: int) -> tuple:
+    counts = pseudo_counts(T).astype(np.int64)
+    model, corpus = workload(T, N, docs)
+    write_counts(path, model.alpha, BETA, counts, corpus)
     return model, corpus
 
 
