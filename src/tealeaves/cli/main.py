@@ -97,6 +97,9 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage error (one line, printed) or --help/--version
         return exc.code if isinstance(exc.code, int) else 2
+    from ..files import kept
+
+    used: list[kept.Kept] = []  # the kept runs the command opened (`kept.recording`)
     try:
         # with --json - the JSON is the only thing on stdout; the table goes to stderr
         quiet_stdout = contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" \
@@ -107,15 +110,14 @@ def _main(argv: Sequence[str] | None) -> int:
 
             address = args.dask or os.environ.get(DASK_ENV)
         # every output is put in place when the command succeeds; a failure leaves none behind
-        from ..files import kept
-
-        with atomic.transaction(), quiet_stdout, kept.recording() as resumed:
+        with atomic.transaction(), quiet_stdout, kept.recording() as used:
             check_outputs(args)
             with (use_dask(address, getattr(args, "dask_min_seconds", None)) if address
                   else contextlib.nullcontext()):
                 status = args.func(args)
-            for line in resumed:  # work a resumed run did not do again (--keep)
-                print(f"tealeaves: resumed: {line}", file=sys.stderr)
+            for k in used:  # work a resumed run did not do again (--keep)
+                if k.taken():
+                    print(f"tealeaves: resumed: {k.taken()}", file=sys.stderr)
             return status
     except BrokenPipeError:  # `tealeaves ... | head`: stop quietly
         with contextlib.suppress(OSError):
@@ -133,6 +135,10 @@ def _main(argv: Sequence[str] | None) -> int:
               file=sys.stderr)
         return 130
     except KeyboardInterrupt as exc:  # what was kept elsewhere (the judge's cache), and how to keep work
+        if used:  # after the kept work finished (writing the result): it is kept all the same
+            print(f"tealeaves: interrupted: {'; '.join(k.summary() for k in used)}; the same command with "
+                  "the same --keep resumes it", file=sys.stderr)
+            return 130
         said = f": {exc}" if str(exc) else ""
         keeps = ("--keep DIR keeps each finished document" if getattr(args, "keep", False) is None else
                  "--out DIR keeps each trained model and its evaluation"

@@ -226,25 +226,31 @@ class Kept:
         self.pending.clear()
         self.flushed = time.monotonic()
 
+    def taken(self) -> str:
+        """What this run took from an earlier one ("" if nothing)."""
+        return (f"{self.resumed} of {self.total} {self.unit}s of {self.what} taken from {self.folder}, kept "
+                "by an earlier run") if self.resumed else ""
+
     def summary(self) -> str:
         """What is kept: "12 of 40 documents of heldout by left-to-right kept in DIR"."""
         return f"{len(self.done)} of {self.total} {self.unit}s of {self.what} kept in {self.folder}"
 
 
-_RESUMED: list[str] | None = None  # while `recording`: what each resumed run took from its folder
+_RECORD: list[Kept] | None = None  # while `recording`: every kept run opened in the block
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[list[str]]:
-    """For the block, a list of what every run resumed in it took from its folder ("3 of 8
-    documents of heldout by left-to-right taken from DIR, kept by an earlier run"): the command
-    line says it once, whichever command resumed."""
-    global _RESUMED
-    before, _RESUMED = _RESUMED, []
+def recording() -> Iterator[list[Kept]]:
+    """For the block, the list of every kept run opened in it (`Kept`: its folder, what it took
+    from an earlier run, what it holds now), so that the command line says once, whichever command
+    ran, what a resumed run took, and on a Ctrl-C that lands after the kept work (while the
+    result is being written) what is kept all the same."""
+    global _RECORD
+    before, _RECORD = _RECORD, []
     try:
-        yield _RESUMED
+        yield _RECORD
     finally:
-        _RESUMED = before
+        _RECORD = before
 
 
 @contextlib.contextmanager
@@ -256,9 +262,8 @@ def kept(folder: str | os.PathLike | None, what: str, fingerprint: dict[str, Any
         yield None
         return
     k = Kept(folder, what, fingerprint, total, unit, valid)
-    if k.resumed and _RESUMED is not None:
-        _RESUMED.append(f"{k.resumed} of {k.total} {k.unit}s of {k.what} taken from {k.folder}, kept by an "
-                        "earlier run")
+    if _RECORD is not None:
+        _RECORD.append(k)
     try:
         yield k
     except KeyboardInterrupt as exc:
