@@ -207,3 +207,16 @@ def test_an_estimator_sd_too_small_for_its_decimals_is_not_shown_as_zero():
     assert metric("per_token_sd", 3.898860934846894e-05) == "3.9e-05"
     assert metric("per_token_sd", 0.0) == "0.0000" and metric("per_token_sd", 0.00123) == "0.0012"
     assert metric("per_token_sd", None, "—") == "—"
+
+
+def test_a_caption_says_only_what_every_format_shows():
+    """The per-topic table's caption goes to HTML, LaTeX and Markdown alike: it names how many
+    topics are flagged, not "shaded" (before: LaTeX and Markdown, which have no shading, said so)."""
+    from tealeaves.report import pertopic
+    from tealeaves.report.tables import latex, markdown
+
+    t = pertopic.table("m", [["a", "b"], ["c", "d"]], {"npmi": [0.2, -0.3]},
+                       flags=[[], ["incoherent"]])
+    assert "1 of 2 topics flagged as junk" in t.caption and "shaded" not in t.caption
+    for text in (latex(t), markdown(t)):
+        assert "flagged as junk" in text and "shaded" not in text

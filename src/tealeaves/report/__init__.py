@@ -274,7 +274,7 @@ def _convention(r: dict[str, Any]) -> str:
 
 def _topic_label(i: int, words: Sequence[str] | None) -> str:
     """A topic as a chart labels it: its number and top words (all of them, wrapped, never cut)."""
-    return f"topic {i}: {' '.join(words[:pertopic.WORDS])}" if words else f"topic {i}"
+    return f"topic {i}: {words_text(words[:pertopic.WORDS])}" if words else f"topic {i}"
 
 
 def _coherence(doc: dict[str, Any]) -> list[Part]:

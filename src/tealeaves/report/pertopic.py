@@ -127,7 +127,7 @@ def table(model: str, words: Sequence[Sequence[str]] | None = None,
     parts += ["an LLM judge"] if judge else []
     n_junk = sum(m == "junk" for m in marks)
     caption = (f"Per topic, {model}: {', '.join(parts)}; worst first"
-               + (f" ({n_junk} of {k} topics flagged as junk, shaded" if flagged else "")
+               + (f" ({n_junk} of {k} topics flagged as junk" if flagged else "")
                + (f"; *{flags_note}" if flags_note else "") + (")" if flagged else ""))
     return Table(head, [rows[t] for t in order], caption=caption, sortable=True,
                  row_classes=[marks[t] for t in order], fold=FOLD if k > FOLD else 0,
