@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import FM
+from .kernels import FM, logmeanexp
 from .rng import step, uniform
 from .sparse import new_chains, update
 
@@ -175,21 +175,10 @@ def _log_f(ls, r, s1, s2, sign, out):
 
 
 @njit(cache=True, fastmath=FM)
-def _log_mean_exp(x):
-    top = -np.inf
-    for v in x:
-        top = max(top, v)
-    s = 0.0
-    for v in x:
-        s += math.exp(v - top)
-    return top + math.log(s / x.shape[0])
-
-
-@njit(cache=True, fastmath=FM)
 def _step(l1, l2, r, s1, s2, f1, f2):
     """h(r) = log mean f2 - log mean f1: the fixed-point iteration's step, r -> r + h(r); h falls
     strictly as r grows and is 0 at the optimal bridge estimate."""
-    return _log_mean_exp(_log_f(l2, r, s1, s2, 1, f2)) - _log_mean_exp(_log_f(l1, r, s1, s2, -1, f1))
+    return logmeanexp(_log_f(l2, r, s1, s2, 1, f2)) - logmeanexp(_log_f(l1, r, s1, s2, -1, f1))
 
 
 @njit(cache=True, fastmath=FM)
@@ -204,7 +193,7 @@ def solve(l1, l2):
     s2 = n2 / (n1 + n2)
     f2 = np.empty(n2)
     f1 = np.empty(n1)
-    r = _log_mean_exp(l2)
+    r = logmeanexp(l2)
     for _ in range(100):
         h = _step(l1, l2, r, s1, s2, f1, f2)
         if abs(h) < 1e-12 * max(1.0, abs(r)):
