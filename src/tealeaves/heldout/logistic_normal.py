@@ -244,8 +244,10 @@ def logistic_normal_log_prob(beta, mean, cov, docs: Iterable, *, factor=None,
 CHAINS = 4  # independent AIS chains per document and budget: their spread is the run's own diagnostic
 START_TEMPERATURES = 100  # the first budget; each further one doubles it
 MAX_TEMPERATURES = 102_400  # the last budget (START_TEMPERATURES x 2^10)
-TOLERANCE = 0.05  # nats per document: two consecutive budgets, and the chains at the last, agree this well
-# The mean last budget on short real documents (tomotopy CTMs, T = 8 and 20: 25,000 to 71,000 in
+# nats per document: two consecutive budgets, and the standard error, agree this well. 0.03: the chains'
+# t interval (3.18 standard errors with 3 degrees of freedom) within 0.1 nat (experiments/ctm_adaptive.py)
+TOLERANCE = 0.03
+# The mean last budget on short real documents (tomotopy CTMs, T = 8 to 50 in
 # experiments/ctm_adaptive.py): what cost estimates assume; the budgets before it add less than as much again
 EXPECTED_TEMPERATURES = 50_000
 
@@ -269,18 +271,23 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
     """AIS over a logistic-normal prior (`logistic_normal_log_prob`) with each document's budget set by
     its own diagnostics: `chains` independent runs at `start` temperatures, then at twice as many, and so
     on, until two consecutive budgets' estimates (log mean exp over the chains) differ by at most
-    `tolerance` nats and the last one's chains agree (`spread` at most `tolerance`), or the budget
-    reaches `max_temperatures`. A posterior with several modes that the chains reach in different
-    proportions spreads their weights, and a budget too small to reach one mode at all moves the estimate
-    when it doubles: both raise the budget. (AIS's log estimate is low by about c / S at S temperatures,
-    so the last doubling's change estimates what is left: `change`.)
+    `tolerance` nats and the standard error is at most `tolerance`, or the budget reaches
+    `max_temperatures`. The standard error pools this budget's chains' `spread` with the previous
+    budget's (its variance halved, as AIS's variance falls like 1 / temperatures (Neal 2001); at the
+    first budget, this one's alone): se^2 = (spread_S^2 + spread_{S/2}^2 / 2) / 2, 6 degrees of
+    freedom instead of 3, so the doubling stops less often on chains that agree by chance, and the error
+    it states is less often too small. A posterior with several modes that the chains reach in
+    different proportions spreads their weights, and a budget too small to reach one mode at all moves
+    the estimate when it doubles: both raise the budget.
 
     Returns a dict of arrays over documents: "runs" (chains x documents, the last budget's log weights:
-    each one's exp is unbiased for P(w)), "temperatures" (the last budget), "change" (last estimate minus
-    the one before, NaN when the first budget was already the bound), "converged". Document d's numbers
-    depend only on (seed, d). The expected cost (the budgets up to EXPECTED_TEMPERATURES, at most
-    `max_temperatures`) is checked against `max_hours` before any work. `done` / `on_result`: as in
-    `logistic_normal_log_prob`, with each document's (runs, temperatures, change, converged)."""
+    each one's exp is unbiased for P(w)), "se" (the pooled standard error of their log mean exp),
+    "temperatures" (the last budget), "change" (last estimate minus the one before, NaN when the first
+    budget was already the bound), "converged". Document d's numbers depend only on (seed, d); chain c
+    of budget l is seeded by (seed, d, l, c). The expected cost (the budgets
+    up to EXPECTED_TEMPERATURES, at most `max_temperatures`) is checked against `max_hours` before any
+    work. `done` / `on_result`: as in `logistic_normal_log_prob`, with each document's (runs,
+    temperatures, change, converged, se)."""
     code = _decoder(decoder)
     seed = check_int("seed", seed, 0)
     mean, L = prior_factor(mean, cov, factor)
@@ -303,6 +310,7 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
     words = np.ascontiguousarray(beta.T) if code == kernel.PRODUCT else np.zeros((1, mean.size))
     D = len(docs)
     out = np.empty((chains, D))
+    se = np.full(D, np.nan)
     temps = np.zeros(D, dtype=np.int64)
     change = np.full(D, np.nan)
     converged = np.zeros(D, dtype=bool)
@@ -310,12 +318,14 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
     active = []
     for d in range(D):
         if done and d in done:
-            out[:, d], temps[d], change[d], converged[d] = done[d]
+            out[:, d], temps[d], change[d], converged[d], se[d] = done[d]
         else:
             active.append(d)
     previous = np.full(D, np.nan)
+    previous_var = np.full(D, np.nan)  # the previous budget's spread^2 x chains (one chain's variance)
     S, level = start, 0
     while active:
+        last = S * 2 > max_temperatures
         idx = np.array(active)
         parts = [np.arange(offsets[d], offsets[d + 1]) for d in idx]
         sizes = np.array([p.size for p in parts], dtype=np.int64)
@@ -332,21 +342,25 @@ def adaptive_log_prob(beta, mean, cov, docs: Iterable, *, factor=None, decoder: 
         bad = ~np.isfinite(now)
         if bad.any():
             _finite(np.where(np.arange(D) == idx[bad][0], np.inf, 0.0), "the AIS estimate")
+        var = spread(est) ** 2
+        pooled = np.sqrt(np.where(np.isnan(previous_var[idx]), var,
+                                  (var + previous_var[idx] / (2 * chains)) / 2))
         moved = now - previous[idx]
-        agree = (np.abs(moved) <= tolerance) & (spread(est) <= tolerance)
-        last = S * 2 > max_temperatures
+        agree = (np.abs(moved) <= tolerance) & (pooled <= tolerance)
         still = []
         for j, d in enumerate(idx):
             if agree[j] or last:
-                out[:, d], temps[d], change[d], converged[d] = est[:, j], S, moved[j], agree[j]
+                out[:, d], temps[d], se[d] = est[:, j], S, pooled[j]
+                change[d], converged[d] = moved[j], agree[j]
                 if on_result is not None:
-                    on_result(int(d), [out[:, d].copy(), int(S), float(moved[j]), bool(agree[j])])
+                    on_result(int(d), [out[:, d].copy(), int(S), float(moved[j]), bool(agree[j]),
+                                       float(pooled[j])])
             else:
-                previous[d] = now[j]
+                previous[d], previous_var[d] = now[j], var[j] * chains
                 still.append(int(d))
         active = still
         S, level = 2 * S, level + 1
-    return {"runs": out, "temperatures": temps, "change": change, "converged": converged}
+    return {"runs": out, "se": se, "temperatures": temps, "change": change, "converged": converged}
 
 
 def combine_runs(estimates: np.ndarray) -> np.ndarray:
@@ -477,11 +491,11 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                    "documents": digest(corpus.words, corpus.offsets),
                    "temperatures": "adaptive" if adaptive else temperatures,
                    "schedule": schedule, "runs": runs, "seed": int(seed)}
-    if adaptive:
-        fingerprint["tolerance"] = float(tolerance)
+    if adaptive:  # the rule: a kept run of another rule (the 3-degree-of-freedom one before) is not resumed
+        fingerprint.update({"tolerance": float(tolerance), "rule": "pooled standard error"})
 
-    def valid(v) -> bool:  # a kept document: its runs (adaptive: with its budget, change, convergence)
-        runs_of = v[0] if adaptive and isinstance(v, list) and len(v) == 4 else v
+    def valid(v) -> bool:  # a kept document: its runs (adaptive: with its budget, change, convergence, se)
+        runs_of = v[0] if adaptive and isinstance(v, list) and len(v) == 5 else v
         return isinstance(runs_of, np.ndarray) and runs_of.shape == (runs,)
     with kept(keep, "heldout by ais over eta", fingerprint, len(corpus), valid=valid) as k:
         t0 = time.perf_counter()
@@ -504,15 +518,16 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
                                 "(heldout.logistic_normal)"}
     if k is not None:
         extra["kept"] = {"folder": k.folder, "resumed_documents": k.resumed}
-    if adaptive:  # the total's sd: each document's chains' spread (delta method, ddof 1), not a
+    if adaptive:  # the total's sd: each document's pooled standard error (`adaptive_log_prob`), not a
         # bootstrap of 4 chains (which divides by 4, not 3: low by 13%)
-        total_sd = float(np.sqrt((spread(est) ** 2).sum())) if len(corpus) else float("nan")
+        total_sd = float(np.sqrt((out["se"] ** 2).sum())) if len(corpus) else float("nan")
         extra["adaptive"] = {"chains": runs, "tolerance": float(tolerance), "start": START_TEMPERATURES,
                              "bound": MAX_TEMPERATURES, "budget_parameter": "temperatures",
                              "budgets": out["temperatures"].tolist(),
                              "change": [float(c) for c in out["change"]],
                              "converged": [bool(c) for c in out["converged"]],
-                             "not_converged": int((~out["converged"]).sum())}
+                             "not_converged": int((~out["converged"]).sum()),
+                             "se": [float(s) for s in out["se"]]}
     result = HeldoutResult(
         method="ais", params={"temperatures": "adaptive" if adaptive else temperatures, "schedule": schedule,
                               "prior": "logistic-normal", "decoder": model.decoder},
