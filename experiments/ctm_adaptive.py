@@ -654,9 +654,14 @@ def markdown(result: dict) -> str:
         "Cheaper starts save next to nothing: 2 chains at the first 5 budgets cost "
         + ", ".join(f"{x['rules']['2 then 4 chains, 0.03, pooled']['cpu_seconds'] / dx['cpu_seconds']:.2f}"
                     for x, dx in zip(sums, d, strict=True))
-        + " times the default's CPU, since the last two budgets cost as much as all before them together and",
-        "most documents end at 51,200 temperatures or more; 8 chains halve the largest errors and cost",
-        "about twice as much.",
+        + " times the default's CPU, since the last two budgets cost as much as all before them together "
+        f"and the documents' last budgets average {min(x['temperatures_mean'] for x in d):,.0f} to "
+        f"{max(x['temperatures_mean'] for x in d):,.0f} temperatures. 8 chains lower the largest error to "
+        + ", ".join(f"{x['rules']['8 chains, 0.03, pooled']['error_abs_max']:.3f}" for x in sums)
+        + " (the default: " + ", ".join(f"{dx['error_abs_max']:.3f}" for dx in d) + ") at "
+        + ", ".join(f"{x['rules']['8 chains, 0.03, pooled']['cpu_seconds'] / dx['cpu_seconds']:.1f}"
+                    for x, dx in zip(sums, d, strict=True))
+        + " times its CPU; a tolerance of 0.02 nats costs more and gains little.",
         "The documents whose chains still disagree at the bound are counted in the result",
         "(`extra[\"adaptive\"][\"not_converged\"]`) and on the terminal.",
         "",
