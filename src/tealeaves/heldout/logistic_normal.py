@@ -247,9 +247,9 @@ MAX_TEMPERATURES = 102_400  # the last budget (START_TEMPERATURES x 2^10)
 # nats per document: two consecutive budgets, and the standard error, agree this well. 0.03: the chains'
 # t interval (3.18 standard errors with 3 degrees of freedom) within 0.1 nat (experiments/ctm_adaptive.py)
 TOLERANCE = 0.03
-# The mean last budget on short real documents (tomotopy CTMs, T = 8 to 50 in
+# The mean last budget on short real documents (tomotopy CTMs, T = 8 and 20: 48,000 to 96,000 in
 # experiments/ctm_adaptive.py): what cost estimates assume; the budgets before it add less than as much again
-EXPECTED_TEMPERATURES = 50_000
+EXPECTED_TEMPERATURES = 100_000
 
 
 def spread(estimates: np.ndarray) -> np.ndarray:
