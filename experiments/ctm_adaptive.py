@@ -662,7 +662,8 @@ def markdown(result: dict) -> str:
                     for x, dx in zip(sums, d_all, strict=True))
         + " times the default's CPU, since the last two budgets cost as much as all before them together "
         f"and the documents' last budgets average {min(x['temperatures_mean'] for x in d_all):,.0f} to "
-        f"{max(x['temperatures_mean'] for x in d_all):,.0f} temperatures. 8 chains lower the largest error to "
+        f"{max(x['temperatures_mean'] for x in d_all):,.0f} temperatures. 8 chains lower the largest error "
+        "to "
         + ", ".join(f"{x['rules']['8 chains, 0.03, pooled']['error_abs_max']:.3f}" for x in sums)
         + " (the default: " + ", ".join(f"{dx['error_abs_max']:.3f}" for dx in d_all) + ") at "
         + ", ".join(f"{x['rules']['8 chains, 0.03, pooled']['cpu_seconds'] / dx['cpu_seconds']:.1f}"
