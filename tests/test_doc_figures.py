@@ -632,11 +632,12 @@ def _peers() -> list[tuple[str, str]]:
     """docs/performance.md's held-out table against tomotopy, gensim, scikit-learn and MALLET."""
     bench = script("benchmarks/heldout_vs_peers.py")
     data = results("benchmarks/results/heldout_vs_peers.json")
-    lines = [*bench.table(data).splitlines(), bench.cost_ratios(data)]
+    lines = [*bench.table(data).splitlines(), bench.cost_ratios(data),
+             bench.reference_summary(results("benchmarks/results/heldout_vs_peers_references.json"))]
     ratios = {kind: sorted(float(x) for x in re.findall(kind + r" at T = \d+: tealeaves ([\d.]+)×",
-                                                        lines[-1]))
+                                                        lines[-2]))
               for kind in ("paragraphs", "addresses")}
-    bridge = sorted(float(x) for x in re.findall(r"bridge ([\d.]+)×", lines[-1]))
+    bridge = sorted(float(x) for x in re.findall(r"bridge ([\d.]+)×", lines[-2]))
     para, addr = ratios["paragraphs"], ratios["addresses"]
     readme = (f"the default costs {para[0]:.0f}–{para[-1]:.0f}× on paragraphs "
               f"and {addr[0]:.0f}–{addr[-1]:.0f}× on whole addresses; "
