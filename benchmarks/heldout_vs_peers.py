@@ -16,7 +16,7 @@ Error per token: the number each tool prints, as log-likelihood per token (gensi
 scikit-learn's -log perplexity; tomotopy's summed `infer` log-likelihood, MALLET's summed document
 log-likelihood, tealeaves' total, each divided by the tokens), less the reference log P(w | Phi,
 alpha) per token of the same model and documents. References (cached in
-benchmarks/results/heldout_vs_peers_references.json with each run's per-document values; one whose
+benchmarks/results/heldout_vs_peers_references.json, new ones with each run's per-document values; one whose
 settings differ from `reference_settings` is recomputed; --recompute-references redoes all):
 left-to-right `smc-full` with 1,000 particles, 2 runs, on the paragraphs; on the whole addresses
 (tomotopy's model) `smc` with 500 particles and K = 256, 2 runs, at T = 20; at T = 200 `smc-full`
