@@ -197,9 +197,10 @@ def _target(spec: MethodSpec, resolved: dict[str, Any], target_sd: float | None,
         bad = [g for g in names if not (g in resolved and isinstance(resolved[g], int)
                                         and not isinstance(resolved[g], bool) and resolved[g] > 0)]
         if not names or bad:
-            takes = ", ".join(k for k, x in resolved.items() if isinstance(x, int) and not isinstance(x, bool))
-            raise MethodError(f"grow: {bad[0] if bad else 'nothing'} is not a positive whole-number parameter "
-                              f"of {spec.name} (give some of: {takes})")
+            takes = ", ".join(k for k, x in resolved.items()
+                              if isinstance(x, int) and not isinstance(x, bool))
+            raise MethodError(f"grow: {bad[0] if bad else 'nothing'} is not a positive whole-number "
+                              f"parameter of {spec.name} (give some of: {takes})")
     return kind, v, names
 
 
@@ -287,8 +288,11 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     fingerprint = {"task": task, "model": digest(model.phi_wt, model.alpha, model.vocab),
                    "documents": digest(corpus.words, corpus.offsets), "method": spec.name, "params": resolved,
                    "runs": runs, "seed": int(seed), "observed": observed, "split": split,
-                   "target_sd": target_sd, **({"target": [target[0], target[1], list(target[2])]}
-                                                if target and (target_gap is not None or grow is not None) else {})}
+                   "target_sd": target_sd}
+    if target is not None:  # the result's runs are drawn anew at the budget decided on (issue 36)
+        fingerprint["runs_drawn"] = "anew"
+        if target_gap is not None or grow is not None:
+            fingerprint["target"] = [target[0], target[1], list(target[2])]
 
     def valid(v: Any) -> bool:  # a kept document's value has the shape and range this run gives it
         if target is None:
