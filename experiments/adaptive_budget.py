@@ -233,8 +233,8 @@ def markdown(result: dict) -> str:
         tot = f"{s['total_covered']} of {s['seeds']}" if "total_covered" in s else "—"
         g = s.get("grown")
         kw = CONFIGS[s["config"]][1]
-        rk = (f"{g.get('particles', '—')}, {g.get('rejuvenate', '—')}" if g else
-              f"{kw.get('particles', 300)}, {kw.get('rejuvenate', 128)}")
+        g = {**{k: kw.get(k, d) for k, d in (("particles", 300), ("rejuvenate", 128))}, **(g or {})}
+        rk = f"{g['particles']}, {g['rejuvenate']}"
         lines.append(f"| {s['T']} | {s['set']} | `{s['config']}` | {s['seeds']} | {s['error']:+.4f} "
                      f"[{s['error_min']:+.4f}, {s['error_max']:+.4f}] | {s['worst']:.2f} | {s['cost']:.1f} "
                      f"| {cov} | {tot} | {rk} |")
