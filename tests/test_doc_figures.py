@@ -778,6 +778,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      lambda m, r: m.markdown(r)),
     ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
      lambda m, r: m.markdown(r)),
+    ("docs/heldout_cheap.md", "experiments/heldout_cheap.py", "experiments/results/heldout_cheap.json",
+     lambda m, r: m.markdown(r)),
     ("docs/chib_small_alpha.md", "experiments/chib_small_alpha.py",
      "experiments/results/chib_small_alpha.json", lambda m, r: m.markdown(r)),
     ("docs/human_agreement.md", "experiments/human_agreement.py", "experiments/results/human_agreement.json",
