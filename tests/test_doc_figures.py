@@ -775,6 +775,8 @@ GENERATED: list[tuple[str, str, str, Callable]] = [  # page, script, its JSON, p
      "experiments/results/select_synthetic.json", lambda m, r: m.markdown(r)),
     ("docs/lee_whiteley.md", "experiments/lee_whiteley.py", "experiments/results/lee_whiteley.json",
      lambda m, r: m.markdown(r)),
+    ("docs/adaptive_budget.md", "experiments/adaptive_budget.py", "experiments/results/adaptive_budget.json",
+     lambda m, r: m.markdown(r)),
     ("docs/heldout_bridge.md", "experiments/heldout_bridge.py", "experiments/results/heldout_bridge.json",
      lambda m, r: m.markdown(r)),
     ("docs/heldout_cheap.md", "experiments/heldout_cheap.py", "experiments/results/heldout_cheap.json",
