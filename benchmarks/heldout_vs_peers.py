@@ -16,16 +16,28 @@ Error per token: the number each tool prints, as log-likelihood per token (gensi
 scikit-learn's -log perplexity; tomotopy's summed `infer` log-likelihood, MALLET's summed document
 log-likelihood, tealeaves' total, each divided by the tokens), less the reference log P(w | Phi,
 alpha) per token of the same model and documents. References (cached in
-benchmarks/results/heldout_vs_peers_references.json; --recompute-references): left-to-right
-`smc-full` with 1,000 particles, 2 runs, on the paragraphs; `smc` with 500 particles and K = 256,
-2 runs, on the whole addresses (tomotopy's model; 300 particles and K = 128 past T = 20;
+benchmarks/results/heldout_vs_peers_references.json, new ones with each run's per-document values; one whose
+settings differ from `reference_settings` is recomputed; --recompute-references redoes all):
+left-to-right `smc-full` with 1,000 particles, 2 runs, on the paragraphs; on the whole addresses
+(tomotopy's model) `smc` with 500 particles and K = 256, 2 runs, at T = 20; at T = 200 `smc-full`
+(a full Gibbs pass over all earlier positions at every position, not the default's K = 128 of
+them) with 300 particles, 2 runs; at T = 50 and 1,000 `smc` with 1,000 particles and K = 128, 2 runs
+(`smc-full` with 300 particles: 3.3 and 2.1 times their site updates, more than an hour of CPU on a
+shared 2-core machine; with 1,000 particles at all three T: 2 CPU-hours). Past
+T = 20 the JSON also keeps, to measure these references, one at the default's own setting (300
+particles, K = 128, 2 runs: the table's references before) and, at T = 200, one by `smc` with 1,000
+particles, K = 128, 2 runs (`reference_summary()` compares them, in docs/performance.md).
 gensim's and scikit-learn's models, whose numbers are off by nats per token, get `smc` with 300
 particles and K = 128, 1 run, at T = 20, and past it `smc-full` with 100 particles on the
 paragraphs and `smc` with 100 particles, K = 32 on the addresses, 1 run). --skip-long-references
 [T ...] leaves out a missing reference of tomotopy's model on the addresses (at those T, or all; its
 rows then have no error). --without gensim scikit-learn leaves those tools out (their models are
-trained first: minutes at T = 1,000).
-For tealeaves' rows the JSON and the table also give the largest error of one document.
+trained first: minutes at T = 1,000). --tools TOOL ... times only those tools (their rows replace
+the ones in --out, the other rows stay); --rescore recomputes the error columns of the rows in --out
+against the current references without timing again (tealeaves' and the bridge's per-document
+estimates from the same seeds, checked against the stored totals).
+For tealeaves' rows the JSON and the table also give the largest error of one document (the JSON
+keeps each round's per-document estimates).
 
 Timing: CPU seconds of this process (`time.process_time`; numpy's BLAS held to one thread, tomotopy
 with one worker) for every tool but MALLET, whose evaluator runs in a JVM child (the CPU time of
@@ -35,6 +47,7 @@ table gives the median over rounds (the spread is in the JSON).
 
     python benchmarks/heldout_vs_peers.py --mallet-src Mallet [--topics 20 50 200 1000] [--rounds 3]
         [--keep] [--skip-long-references [T ...]] [--without TOOL ...] [--references-only]
+        [--reference-workers N] [--tools TOOL ...] [--rescore]
 
 MALLET is compiled from a source checkout as in `benchmarks/mallet_speed.py` (nothing of MALLET is
 committed; a build is reused from --cache). Writes benchmarks/results/heldout_vs_peers.json
@@ -54,6 +67,7 @@ import json  # noqa: E402
 import math  # noqa: E402
 import pickle  # noqa: E402
 import platform  # noqa: E402
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -198,34 +212,75 @@ def reference_params(lib: str, name: str, T: int) -> dict:
     if name == "paragraphs":
         return {"variant": "smc-full", "particles": 1000, "runs": 2}
     if lib == "tomotopy":
-        if T > 20:
-            return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 2}
+        if T == 200:  # not the default's variant: a full Gibbs pass over the earlier positions
+            return {"variant": "smc-full", "particles": 300, "runs": 2}
+        if T > 20:  # the default's variant with 3.3 times its particles, twice (smc-full: hours)
+            return {"variant": "smc", "particles": 1000, "rejuvenate": 128, "runs": 2}
         return {"variant": "smc", "particles": 500, "rejuvenate": 256, "runs": 2}
     return {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 1}
 
 
+def _settings(entry: dict) -> dict:
+    """The settings a cached reference was computed with (older entries: read from its label)."""
+    if "params" in entry:
+        return entry["params"]
+    out: dict = {k: int(v) if v.isdigit() else v for k, v in re.findall(r"(\w+)=([^,)]+)", entry["method"])}
+    return {**out, "runs": entry["runs"]}
+
+
+# more references of tomotopy's model on the addresses past T = 20, to measure the references
+# themselves: at the default's own setting (the references before issue 36's second pass), and by
+# the other variant where both are affordable
+DEFAULT_SETTING = {"variant": "smc", "particles": 300, "rejuvenate": 128, "runs": 2}
+CROSS_CHECK = {200: {"variant": "smc", "particles": 1000, "rejuvenate": 128, "runs": 2}}
+
+
+def reference_settings(lib: str, name: str, T: int) -> dict[str, dict]:
+    """Every reference of `lib`'s model on `name` at T: its key in the JSON -> left-to-right's settings
+    (the first is the table's)."""
+    out = {f"{lib}/{name}": reference_params(lib, name, T)}
+    if lib == "tomotopy" and name == "addresses" and T > 20:
+        out[f"{lib}/{name} default-setting"] = DEFAULT_SETTING
+        if T in CROSS_CHECK:
+            out[f"{lib}/{name} cross-check"] = CROSS_CHECK[T]
+    return out
+
+
 def references(models: dict, docs: dict[str, tl.Corpus], T: int, cached: dict, recompute: bool,
-               skip_long: bool = False) -> dict:
-    """Reference log P(w) per document for each library's model and document set (module doc)."""
+               skip_long: bool = False, workers: int = 2, cache: str | None = None) -> dict:
+    """Reference log P(w) per document for each library's model and document set (module doc); a
+    cached one computed with other settings than `reference_settings` is recomputed. Each is written
+    at once into REFERENCES (merged with what another process wrote there meanwhile); `cache`: a
+    folder keeping every finished document of a reference (an interrupted one resumes)."""
     out = cached.setdefault(str(T), {})
-    for lib, model in models.items():
-        for name, corpus in docs.items():
-            key = f"{lib}/{name}"
-            if key in out and not recompute:
-                continue
-            if skip_long and lib == "tomotopy" and name == "addresses" and key not in out:
-                print(f"  reference T={T} {key}: not computed (--skip-long-references)", flush=True)
-                continue
-            params = reference_params(lib, name, T)
-            t0 = time.time()
-            res = tl.heldout(model, corpus, method="left-to-right", seed=999, workers=2, bootstrap=0,
-                             max_hours=1000, **params)
-            out[key] = {"method": res.label, "runs": res.runs, "doc_log_prob": res.doc_log_prob.tolist(),
-                        "tokens": int(res.tokens), "seconds": time.time() - t0}
-            print(f"  reference T={T} {key}: {res.per_token:.5f} per token ({time.time() - t0:.0f} s)",
-                  flush=True)
-            with open(REFERENCES, "w") as fh:
-                json.dump(cached, fh, indent=1)
+    todo = [(lib, model, name, corpus, key, params) for lib, model in models.items()
+            for name, corpus in docs.items() for key, params in reference_settings(lib, name, T).items()]
+    for lib, model, name, corpus, key, params in todo:
+        if key in out and not recompute and _settings(out[key]) == params:
+            continue
+        if skip_long and lib == "tomotopy" and name == "addresses":
+            out.pop(key, None)
+            print(f"  reference T={T} {key}: not computed (--skip-long-references)", flush=True)
+            continue
+        t0, c0 = time.time(), time.process_time()
+        folder = f"T{T}-{key.replace('/', '-').replace(' ', '-')}"
+        keep = None if cache is None else os.path.join(cache, "references", folder)
+        res = tl.heldout(model, corpus, method="left-to-right", seed=999, workers=workers, bootstrap=0,
+                         max_hours=1000, keep=keep, **params)
+        out[key] = {"method": res.label, "params": params, "runs": res.runs,
+                    "doc_log_prob": res.doc_log_prob.tolist(), "run_log_prob": res.run_log_prob.tolist(),
+                    "tokens": int(res.tokens), "doc_tokens": [int(n) for n in res.doc_tokens],
+                    "seconds": time.time() - t0, "cpu_seconds": time.process_time() - c0, "workers": workers}
+        print(f"  reference T={T} {key}: {res.per_token:.5f} per token ({time.time() - t0:.0f} s)",
+              flush=True)
+        merged = {}
+        if os.path.exists(REFERENCES):
+            with open(REFERENCES) as fh:
+                merged = json.load(fh)
+        merged.setdefault(str(T), {})[key] = out[key]
+        with open(REFERENCES + ".tmp", "w") as fh:
+            json.dump(merged, fh, indent=1)
+        os.replace(REFERENCES + ".tmp", REFERENCES)
     return out
 
 
@@ -251,7 +306,8 @@ def prepare(T: int, args: argparse.Namespace, docs: dict[str, tl.Corpus], cached
     refs = {lib: references({lib: m}, {k: tl.Corpus.from_tokens(t, m.vocab) for k, t in texts.items()}, T,
                             cached, args.recompute_references,
                             args.skip_long_references is not None
-                            and (not args.skip_long_references or T in args.skip_long_references))
+                            and (not args.skip_long_references or T in args.skip_long_references),
+                            args.reference_workers, args.cache)
             for lib, m in libs.items()}
     return texts, mdl, model, counts, glda, sk, vec, refs
 
@@ -272,9 +328,11 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
 
     labels: dict[str, str] = {}
     worst: dict[tuple[str, str], list[float]] = {}
+    per_doc: dict[tuple[str, str], list[list[float]]] = {}
 
     def ours(k: str, r: int, tool: str = "tealeaves", **params) -> float:
         res = tl.heldout(model, docs[k], seed=r, workers=1, bootstrap=0, max_hours=1000, **params)
+        per_doc.setdefault((tool, k), []).append(res.doc_log_prob.tolist())
         ref = refs["tomotopy"].get(f"tomotopy/{k}")
         if ref is not None:
             gap = np.abs(res.doc_log_prob - np.asarray(ref["doc_log_prob"]))
@@ -294,6 +352,8 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
     }
     for tool in args.without:
         del calls[tool]
+    if args.tools:
+        calls = {tool: call for tool, call in calls.items() if tool in args.tools}
     if args.previous:
         calls["tealeaves before"] = lambda k, r: ours(k, r, "tealeaves before", method="left-to-right")
     label = tl.heldout(model, docs["paragraphs"].subset([0, 1]), workers=1, bootstrap=0).label  # compile/load
@@ -322,8 +382,42 @@ def measure(T: int, args: argparse.Namespace, cp: str, tmp: str, docs: dict[str,
                          "per_token": [v / tokens for v in values[(tool, k)]],
                          "reference_per_token": total / tokens if ref else None,
                          "reference": ref["method"] if ref else None,
-                         "label": labels.get(tool, tool), "worst_document_error": worst.get((tool, k))})
+                         "label": labels.get(tool, tool), "worst_document_error": worst.get((tool, k)),
+                         "doc_log_prob": per_doc.get((tool, k))})
     return rows, label
+
+
+def rescore(T: int, args: argparse.Namespace, docs: dict[str, tl.Corpus], cached: dict,
+            rows: list[dict]) -> None:
+    """The error columns of `rows` (T topics) against the current references, without timing again:
+    totals from the stored per-token numbers; tealeaves' and the bridge's per-document estimates
+    (for the worst document) recomputed with the rounds' seeds, checked to give the stored totals."""
+    texts, mdl, model, counts, glda, sk, vec, refs = prepare(T, args, docs, cached)
+    for row in rows:
+        if row["T"] != T:
+            continue
+        k, tool, tokens = row["documents"], row["tool"], row["tokens"]
+        lib = tool if tool in ("gensim", "scikit-learn") else "tomotopy"
+        ref = refs.get(lib, {}).get(f"{lib}/{k}")
+        if ref is None:
+            continue
+        total = float(np.sum(ref["doc_log_prob"]))
+        row.update(error_per_token=[v - total / tokens for v in row["per_token"]],
+                   reference_per_token=total / tokens, reference=ref["method"])
+        if tool not in ("tealeaves", "bridge"):
+            continue
+        params = {"method": "bridge", "topics_limit": T} if tool == "bridge" else {}
+        estimates, worst = [], []
+        for r, stored in enumerate(row["per_token"]):
+            res = tl.heldout(model, docs[k], seed=r, workers=1, bootstrap=0, max_hours=1000, **params)
+            if res.label != row["label"] or not math.isclose(res.total, stored * tokens, rel_tol=1e-9):
+                raise SystemExit(f"T={T} {k} {tool} round {r}: {res.label} gives {res.total / tokens:.6f} "
+                                 f"per token, the JSON {stored:.6f} ({row['label']}): not the timed run")
+            estimates.append(res.doc_log_prob.tolist())
+            worst.append(float(np.max(np.abs(res.doc_log_prob - np.asarray(ref["doc_log_prob"])))))
+        row.update(doc_log_prob=estimates, worst_document_error=worst)
+        print(f"T={T} {k} {tool}: {np.mean(row['error_per_token']):+.5f} per token, worst {max(worst):.2f}",
+              flush=True)
 
 
 def main() -> None:
@@ -341,8 +435,16 @@ def main() -> None:
     ap.add_argument("--skip-long-references", nargs="*", type=int, default=None,
                     help="leave out a missing reference of tomotopy's model on the whole addresses "
                          "(the costly one): those rows get no error")
+    ap.add_argument("--reference-workers", type=int, default=2,
+                    help="worker processes of the references (their numbers do not depend on it)")
     ap.add_argument("--references-only", action="store_true", help="train the models and compute the "
                     "missing references, then stop")
+    ap.add_argument("--tools", nargs="+", choices=TOOLS,
+                    help="time only these tools: their rows at --topics replace those in --out, the "
+                         "other rows stay")
+    ap.add_argument("--rescore", action="store_true",
+                    help="recompute the error columns of the rows at --topics in --out against the "
+                         "current references (same seeds, no timing), then stop")
     ap.add_argument("--out", default=RESULTS)
     ap.add_argument("--keep", action="store_true", help="keep the rows of other T already in --out")
     args = ap.parse_args()
@@ -365,9 +467,22 @@ def main() -> None:
         for T in args.topics:
             prepare(T, args, documents(T), cached)
         return
-    if args.keep and os.path.exists(args.out):
+    if args.rescore:
         with open(args.out) as fh:
-            result["rows"] = [r for r in json.load(fh)["rows"] if r["T"] not in args.topics]
+            result = json.load(fh)
+        for T in args.topics:
+            rescore(T, args, documents(T), cached, result["rows"])
+        save(result, args.out)
+        print(table(result))
+        return
+    if (args.keep or args.tools) and os.path.exists(args.out):
+        with open(args.out) as fh:
+            kept = json.load(fh)
+        result["rows"] = [r for r in kept["rows"]
+                          if r["T"] not in args.topics or (args.tools and r["tool"] not in args.tools)]
+        if args.tools:  # only some tools timed now: the rest of the file as it was
+            result = {**kept, "rows": result["rows"],
+                      "load_average_tools": {**kept.get("load_average_tools", {})}}
     with tempfile.TemporaryDirectory() as tmp:
         built = os.path.join(args.cache, "mallet-build")
         if os.path.exists(os.path.join(built, "classes", "EvalBench.class")):  # compiled by an earlier run
@@ -379,7 +494,10 @@ def main() -> None:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True)
         result["java"] = java.stderr.splitlines()[0]
         for T in args.topics:
-            result["load_average"].append(os.getloadavg()[0])
+            if args.tools:
+                result["load_average_tools"][f"{T} " + " ".join(args.tools)] = os.getloadavg()[0]
+            else:
+                result["load_average"].append(os.getloadavg()[0])
             rows, result["default"] = measure(T, args, cp, tmp, documents(T), cached)
             result["rows"] += rows
             save(result, args.out)
@@ -422,6 +540,32 @@ def table(result: dict) -> str:
             name = f"{k} ({fewer[k]})" if fewer else k
             lines.append(f"| {name} | {T:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def reference_summary(refs: dict) -> str:
+    """docs/performance.md's sentence on the references of tomotopy's model on the whole addresses past
+    T = 20 (`refs`: the references JSON): each one's settings and CPU seconds, how far apart its two
+    runs are (in total and on one address), and its total less those of the other references of the
+    same documents (`reference_settings`), with the largest difference on one address."""
+    parts = []
+    for T in sorted(int(t) for t in refs if int(t) > 20):
+        main = refs[str(T)].get("tomotopy/addresses")
+        if main is None or "run_log_prob" not in main:
+            continue
+        docs, tokens = np.asarray(main["doc_log_prob"]), main["tokens"]
+        runs = np.asarray(main["run_log_prob"])
+        apart = runs[0] - runs[1]
+        text = (f"T = {T:,} ({len(docs)} addresses, {tokens:,} tokens): {main['method']}, "
+                f"{main['cpu_seconds']:,.0f} CPU s, its 2 runs {abs(np.sum(apart)):.2f} nats apart "
+                f"in total and up to {np.max(np.abs(apart)):.2f} on one address")
+        for key in ("default-setting", "cross-check"):
+            other = refs[str(T)].get(f"tomotopy/addresses {key}")
+            if other:
+                d = docs - np.asarray(other["doc_log_prob"])
+                text += (f"; less {other['method']}: {np.sum(d):+.2f} nats ({np.sum(d) / tokens:+.4f} per "
+                         f"token), up to {np.max(np.abs(d)):.2f} on one address")
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def cost_ratios(result: dict) -> str:

@@ -53,8 +53,8 @@ def test_target_sd_reaches_its_target_and_reports_budgets(sotu):
     assert a["budget_parameter"] == "particles" and len(a["budgets"]) == len(cut)
     assert a["not_converged"] == 0 and min(a["budgets"]) >= 10  # at least one doubling
     assert res.runs >= 4
-    per_token_sd = res.doc_sd / cut.lengths
-    assert np.all(per_token_sd <= 0.01)
+    # the runs that decided met the target (the result's runs are new ones: heldout.adaptive)
+    assert np.all(np.array(a["decided_sd"]) / cut.lengths <= 0.01)
     assert max(a["budgets"]) > min(a["budgets"])  # documents get the budget they need
     assert abs(res.total - exact.sum()) < 4 * np.sqrt((res.doc_sd**2).sum() / res.runs) + 0.05
     with pytest.raises(tl.MethodError, match="does not apply to harmonic-mean"):

@@ -126,6 +126,10 @@ def _common(p: argparse.ArgumentParser, task: str) -> None:
     a.add_argument("--target-sd", type=above(0), default=None, metavar="NATS",
                    help="nats per token: double each document's budget (particles, temperatures, ...) "
                         "until its run-to-run sd per token is below this and two budgets agree")
+    a.add_argument("--target-gap", type=above(0), default=None, metavar="NATS",
+                   help="nats per token: double each document's budget until its estimated Jensen gap "
+                        "(sd^2 / 2 runs) is below this times its tokens and two budgets agree "
+                        "(left-to-right doubles rejuvenate and particles in turn)")
     a.add_argument("--check", type=at_least(0), default=0, metavar="K",
                    help="cross-check on K random documents against an independent reference "
                         "(exact if short enough, else long AIS) and report the bias per token")
@@ -191,6 +195,7 @@ def _cmd_heldout(args: argparse.Namespace) -> int:
         keep = args.keep if args.keep is None or len(names) == 1 else os.path.join(args.keep, name)
         common = dict(runs=args.runs, seed=args.seed, workers=args.workers,
                       bootstrap=args.bootstrap, progress=progress, target_sd=args.target_sd,
+                      target_gap=args.target_gap,
                       check=args.check, check_temperatures=args.check_temperatures,
                       max_hours=args.max_hours, keep=keep)
         if args.task == "completion":
@@ -225,12 +230,13 @@ def result_notes(results: list[HeldoutResult]) -> list[str]:
             lines.append("  " + describe_check(r.check))
         if r.adaptive is not None:
             a = r.adaptive
-            b = np.array(a["budgets"])
             goal = (f"target sd {a['target_sd']} nats per token" if "target_sd" in a else
+                    f"target gap {a['target_gap']} nats per token" if "target_gap" in a else
                     f"{a['chains']} chains agreeing within {a['tolerance']} nats per document")
-            lines.append(f"  {goal}: {a['budget_parameter']} per "
-                         f"document median {int(np.median(b))}, max {int(b.max())}; "
-                         f"{a['not_converged']} document(s) did not converge")
+            grown = a.get("grown", {a["budget_parameter"]: a["budgets"]})
+            each = ", ".join(f"{g} per document median {int(np.median(b))}, max {int(np.max(b))}"
+                             for g, b in grown.items() if len(b))
+            lines.append(f"  {goal}: {each}; {a['not_converged']} document(s) did not converge")
     return lines
 
 

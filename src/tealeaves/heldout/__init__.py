@@ -21,7 +21,7 @@ from ..topics import Topics, as_lda, require
 from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, check_memory, update_seconds
 from ..util.numbers import finite_float
 from ..util.parallel import Progress, on_dask, run_tasks
-from .adaptive import MIN_RUNS, adaptive_doc_task
+from .adaptive import MIN_RUNS, TARGETS, adaptive_doc_task
 from .adaptive import summarise as adaptive_summary
 from .crosscheck import CHECK_TEMPERATURES, run_check
 from .exact import DEFAULT_MAX_STATES, check_size
@@ -39,27 +39,34 @@ def heldout(model: TopicModel, docs: Corpus | Iterable[Sequence[int]], method: s
             runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
             progress: bool | None = False, target_sd: float | None = None, check: int = 0,
             check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
-            keep: str | os.PathLike | None = None, **params: Any) -> HeldoutResult:
+            keep: str | os.PathLike | None = None, target_gap: float | None = None,
+            grow: Sequence[str] | None = None, **params: Any) -> HeldoutResult:
     """Estimate log P(w_d | Phi, alpha m) for every document by `method` (see `method_names()`;
     None: the model's own default, left-to-right for LDA, ais over eta for a logistic-normal prior),
     `runs` independent times; parameters as in table 1 of the paper (`particles`,
     `temperatures`, `samples`, `burn_in`, `iterations`, `chain_length`, ...).
 
     `target_sd` (nats per token): each document's budget doubles until its run-to-run sd per
-    token is below it and two consecutive budgets agree (`heldout.adaptive`). `check=K`: an
+    token is below it and two consecutive budgets agree (`heldout.adaptive`); `target_gap` (nats per
+    token): the same, until its estimated Jensen gap s^2 / (2 runs) is at most target_gap times its
+    tokens; `grow`: the parameters doubled in turn (default: the method's). `check=K`: an
     independent reference on K random documents (exact, or AIS with `check_temperatures`) and
     the estimated bias per token with a 95% interval (`heldout.crosscheck`). A run estimated to take
     more than `max_hours` (default 24) stops before it starts. `keep`: a folder that keeps every
     finished document (`files.kept`); the same call with it resumes an interrupted run, with the
     same numbers."""
     if isinstance(model, Topics) and model.lda is None and model.prior == "logistic-normal":
+        if target_gap is not None or grow is not None:
+            raise MethodError(f"{'target_gap' if target_gap is not None else 'grow'} is not available for a "
+                              "logistic-normal prior (its budget is adaptive already)")
         return _logistic_normal(model, docs, method, runs, seed, workers, bootstrap, target_sd, check,
                                 max_hours, params, keep, check_temperatures)
     model = as_lda("heldout", model)
     spec = get_method("left-to-right" if method is None else method, "heldout")
     return _estimate(model, docs, spec, "heldout", params, runs, seed, workers, bootstrap,
                      progress, observed=0.0, split="first", target_sd=target_sd, check=check,
-                     check_temperatures=check_temperatures, max_hours=max_hours, keep=keep)
+                     check_temperatures=check_temperatures, max_hours=max_hours, keep=keep,
+                     target_gap=target_gap, grow=grow)
 
 
 def _logistic_normal(model: Topics, docs: Any, method: str | None, runs: int, seed: int, workers: int,
@@ -94,11 +101,12 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
                runs: int = 1, seed: int = 0, workers: int = 1, bootstrap: int = 10000,
                progress: bool | None = False, target_sd: float | None = None, check: int = 0,
                check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
-               keep: str | os.PathLike | None = None, **params: Any) -> HeldoutResult:
+               keep: str | os.PathLike | None = None, target_gap: float | None = None,
+               grow: Sequence[str] | None = None, **params: Any) -> HeldoutResult:
     """Estimate log P(w2 | w1, Phi, alpha m) (section 5): w1 is the first floor(observed N)
     tokens of each document (`split="first"`) or a seeded random subset of that size
     (`split="random"`); methods `estimated-theta`, `ais`, `left-to-right` (and `exact`).
-    `target_sd`, `check` and `keep` as in `heldout`."""
+    `target_sd`, `target_gap`, `grow`, `check` and `keep` as in `heldout`."""
     model = as_lda("completion", model)
     spec = get_method(method, "completion")
     if not (isinstance(observed, int | float) and 0.0 <= observed < 1.0):
@@ -107,7 +115,8 @@ def completion(model: TopicModel, docs: Corpus | Iterable[Sequence[int]],
         raise MethodError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     return _estimate(model, docs, spec, "completion", params, runs, seed, workers, bootstrap,
                      progress, observed=float(observed), split=split, target_sd=target_sd,
-                     check=check, check_temperatures=check_temperatures, max_hours=max_hours, keep=keep)
+                     check=check, check_temperatures=check_temperatures, max_hours=max_hours, keep=keep,
+                     target_gap=target_gap, grow=grow)
 
 
 def as_corpus(docs: Corpus | Iterable[Sequence[int]], model: TopicModel) -> Corpus:
@@ -161,6 +170,40 @@ def check_vocab_fits(corpus: Corpus, model: TopicModel) -> None:
             f"{model.num_words} (and no vocabulary to match them by); {VOCAB_HINT}")
 
 
+def _target(spec: MethodSpec, resolved: dict[str, Any], target_sd: float | None, target_gap: float | None,
+            grow: Sequence[str] | None) -> tuple[str, float, tuple[str, ...]] | None:
+    """(which target, its value, the parameters doubled in turn) from `target_sd`, `target_gap` and
+    `grow` (`heldout.adaptive`), checked; None without a target."""
+    given = [(k, v) for k, v in (("target_sd", target_sd), ("target_gap", target_gap)) if v is not None]
+    if not given:
+        if grow is not None:
+            raise MethodError("grow applies only with target_sd or target_gap")
+        return None
+    if len(given) > 1:
+        raise MethodError("give target_sd or target_gap, not both")
+    kind, value = given[0]
+    assert kind in TARGETS
+    if (v := finite_float(value)) is None or v <= 0:
+        raise MethodError(f"{kind} must be a positive number of nats per token, got {value!r}")
+    if spec.budget is None:
+        raise MethodError(f"{kind} does not apply to {spec.name}: it has no budget that buys "
+                          "accuracy" + (" (it is exact)" if spec.name == "exact" else
+                                        " (it does not converge to P(w))"))
+    if grow is None:  # target_sd doubles the budget alone, as it always did
+        names = tuple(g for g in spec.grow if g in resolved) if kind == "target_gap" else ()
+        names = names or (spec.budget,)
+    else:
+        names = tuple(grow) if not isinstance(grow, str) else (grow,)
+        bad = [g for g in names if not (g in resolved and isinstance(resolved[g], int)
+                                        and not isinstance(resolved[g], bool) and resolved[g] > 0)]
+        if not names or bad:
+            takes = ", ".join(k for k, x in resolved.items()
+                              if isinstance(x, int) and not isinstance(x, bool))
+            raise MethodError(f"grow: {bad[0] if bad else 'nothing'} is not a positive whole-number "
+                              f"parameter of {spec.name} (give some of: {takes})")
+    return kind, v, names
+
+
 def _split(words: np.ndarray, observed: float, split: str, seq: np.random.SeedSequence):
     n_obs = int(math.floor(observed * words.size + 1e-9))
     if split == "random" and n_obs:
@@ -211,7 +254,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
               runs: int, seed: int, workers: int, bootstrap: int, progress: bool | None,
               observed: float, split: str, target_sd: float | None = None, check: int = 0,
               check_temperatures: int = CHECK_TEMPERATURES, max_hours: float | None = None,
-              keep: str | os.PathLike | None = None) -> HeldoutResult:
+              keep: str | os.PathLike | None = None, target_gap: float | None = None,
+              grow: Sequence[str] | None = None) -> HeldoutResult:
     if not isinstance(model, TopicModel):
         raise MethodError(f"model must be a TopicModel, got {type(model).__name__}")
     resolved = spec.resolve(params, task)
@@ -220,13 +264,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                              ("seed", seed, 0)):
         check_int(name, value, low)  # a bool is not a number (red team 6, F18: seed=True was 1)
     check_bool("progress", progress, none=True)
-    if target_sd is not None:
-        if (sd := finite_float(target_sd)) is None or sd <= 0:
-            raise MethodError(f"target_sd must be a positive number of nats per token, got {target_sd!r}")
-        if spec.budget is None:
-            raise MethodError(f"target_sd does not apply to {spec.name}: it has no budget that buys "
-                              "accuracy" + (" (it is exact)" if spec.name == "exact" else
-                                            " (it does not converge to P(w))"))
+    target = _target(spec, resolved, target_sd, target_gap, grow)
+    if target is not None:
         runs = max(int(runs), MIN_RUNS)
     corpus = as_corpus(docs, model)
     check_memory(f"{runs:,} runs of {len(corpus):,} documents", 2 * 8.0 * runs * len(corpus),
@@ -250,12 +289,16 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                    "documents": digest(corpus.words, corpus.offsets), "method": spec.name, "params": resolved,
                    "runs": runs, "seed": int(seed), "observed": observed, "split": split,
                    "target_sd": target_sd}
+    if target is not None:  # the result's runs are drawn anew at the budget decided on (issue 36)
+        fingerprint["runs_drawn"] = "anew"
+        if target_gap is not None or grow is not None:
+            fingerprint["target"] = [target[0], target[1], list(target[2])]
 
     def valid(v: Any) -> bool:  # a kept document's value has the shape and range this run gives it
-        if target_sd is None:
+        if target is None:
             ok = isinstance(v, np.ndarray) and v.shape == (2, runs)
         else:
-            ok = (isinstance(v, list) and len(v) == 6 and isinstance(v[0], np.ndarray)
+            ok = (isinstance(v, list) and len(v) == 7 and isinstance(v[0], np.ndarray)
                   and v[0].shape == (runs,))
         return ok and not impossible_log_prob(v[0]).any()  # log P finite and <= 0 (red team 7)
 
@@ -293,18 +336,18 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
         t0 = time.perf_counter()
         where = {"seconds": one_worker, "what": what, "done": done,
                  "on_result": k.add if k is not None else None}
-        if target_sd is None:
+        if target is None:
             rows = run_tasks(_doc_task, shared, items, int(workers), bar, costs, **where)
             variances = [r[1] for r in rows]
             rows = [r[0] for r in rows]
             cost = planned
         else:
-            outcomes = run_tasks(adaptive_doc_task, (*shared, float(target_sd)), items, int(workers), bar,
+            outcomes = run_tasks(adaptive_doc_task, (*shared, *target), items, int(workers), bar,
                                  costs, **where)
             rows = [o[0] for o in outcomes]
             variances = [o[5] for o in outcomes]
             cost = float(sum(o[3] for o in outcomes))
-            extra["adaptive"] = adaptive_summary(outcomes, float(target_sd), spec.budget)
+            extra["adaptive"] = adaptive_summary(outcomes, *target)
     seconds = time.perf_counter() - t0
     run_log_prob = np.array(rows, dtype=np.float64).reshape(len(items), int(runs)).T
     run_rel_var = np.array(variances, dtype=np.float64).reshape(len(items), int(runs)).T

@@ -124,7 +124,7 @@ def cost(N: int, p: dict) -> float:
 
 
 register(MethodSpec(
-    name="left-to-right", fn=run, budget="particles",
+    name="left-to-right", fn=run, budget="particles", grow=("rejuvenate", "particles"),
     description="left-to-right sequential estimator (smc: unbiased particle filter at linear cost; "
                 "smc-full; algorithm-3; extend-only)",
     params={"particles": Param(300, int, "particles R"),

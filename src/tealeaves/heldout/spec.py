@@ -76,6 +76,7 @@ class MethodSpec:
     aliases: tuple[str, ...] = field(default=())
     renamed: dict[str, str] = field(default_factory=dict)  # old parameter -> what replaced it
     budget: str | None = None  # the parameter that buys accuracy (doubled by target_sd)
+    grow: tuple[str, ...] = ()  # the parameters target_gap doubles in turn (empty: `budget`)
     # why these parameters (and this alpha) are known to give a badly biased estimate, or None (a
     # warning the result carries: `HeldoutResult.caution`): caution(params, alpha)
     caution: Callable[[dict[str, Any], np.ndarray], str | None] | None = None
