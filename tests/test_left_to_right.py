@@ -66,3 +66,19 @@ def test_same_seed_same_numbers_for_any_number_of_workers(variant):
     one = tl.heldout(model, docs, particles=4, variant=variant, runs=2, seed=42, workers=1)
     two = tl.heldout(model, docs, particles=4, variant=variant, runs=2, seed=42, workers=2)
     np.testing.assert_array_equal(one.run_log_prob, two.run_log_prob)
+
+
+def test_default_past_the_measured_topics_says_it_was_measured_low():
+    """Past 50 topics the default budget was measured low on real text (docs/performance.md): the
+    result says so, and not at 50 topics or with a larger budget."""
+    rng = np.random.default_rng(3)
+    docs = [rng.integers(0, 30, 6) for _ in range(2)]
+
+    def caution(T, **params):
+        model = tl.TopicModel(rng.dirichlet(np.ones(30), T), np.full(T, 0.1))
+        return tl.heldout(model, docs, particles=params.pop("particles", 5), bootstrap=0, **params).caution
+
+    assert "51 topics (more than 50)" in caution(51) and "check=K" in caution(51)
+    assert caution(50) is None
+    assert caution(51, particles=301) is None and caution(51, rejuvenate=129) is None
+    assert caution(51, variant="smc-full") is None

@@ -44,6 +44,8 @@ from ..sampling import PreparedDoc, sequential
 from .spec import MethodSpec, Param, register
 
 VARIANTS = ("smc", "smc-full", "algorithm-3", "extend-only")
+PARTICLES, REJUVENATE = 300, 128  # the defaults (docs/linear_smc.md chose them at T = 20 and 50)
+MEASURED_TOPICS = 50  # past this the defaults were measured low (`caution`)
 RESAMPLING = ("systematic", "multinomial")
 ORDERS = ("given", "peaked")
 
@@ -110,6 +112,21 @@ def _occurrence(words: np.ndarray) -> np.ndarray:
     return rank
 
 
+def caution(params: dict, alpha: np.ndarray) -> str | None:
+    """The warning past MEASURED_TOPICS topics at the default budget or below: there, on real held-out
+    text, `smc` with 300 particles and K = 128 was low by more than the 0.001 nats per token it keeps
+    at 20 and 50 topics (benchmarks/heldout_vs_peers.py, at 200 and 1,000 topics, on paragraphs and
+    whole addresses, against `smc-full` and longer references; docs/performance.md)."""
+    T = len(alpha)
+    if (T <= MEASURED_TOPICS or params.get("variant") != "smc" or params.get("particles", 0) > PARTICLES
+            or params.get("rejuvenate", 0) > REJUVENATE):
+        return None
+    return (f"at {T} topics (more than {MEASURED_TOPICS}) this budget was measured low by more than 0.001 "
+            "nats per token on real held-out text, more on long documents (docs/performance.md); "
+            "check=K measures the error on these documents, and more particles or a larger rejuvenate "
+            "lower it")
+
+
 def cost(N: int, p: dict) -> float:
     """Gibbs site updates of rejuvenation: R N(N-1)/2 for a pass over all earlier positions at
     every position (smc-full, algorithm-3); smc stops growing at K per position (R N K for long
@@ -127,14 +144,14 @@ register(MethodSpec(
     name="left-to-right", fn=run, budget="particles", grow=("rejuvenate", "particles"),
     description="left-to-right sequential estimator (smc: unbiased particle filter at linear cost; "
                 "smc-full; algorithm-3; extend-only)",
-    params={"particles": Param(300, int, "particles R"),
+    params={"particles": Param(PARTICLES, int, "particles R"),
             "variant": Param("smc", str, "smc (unbiased for P(w); rejuvenation bounded by --rejuvenate), "
                              "smc-full (unbiased; a pass over all earlier positions at every position, "
                              "the earlier default, with 100 particles), algorithm-3 (the "
                              "paper's; not consistent in R) or extend-only (unbiased only with R = 1)",
                              choices=VARIANTS),
-            "rejuvenate": Param(128, int, "smc: Gibbs site updates per particle and position K (a pass "
-                                "over all earlier positions while there are at most K, then K of a "
+            "rejuvenate": Param(REJUVENATE, int, "smc: Gibbs site updates per particle and position K (a "
+                                "pass over all earlier positions while there are at most K, then K of a "
                                 "cyclic scan: cost at most R N K)", minimum=0,
                                 only_for=("variant", ("smc",))),
             "resampling": Param("systematic", str, "smc, smc-full: systematic (lower variance) or "
@@ -152,6 +169,7 @@ register(MethodSpec(
                          "fraction of R (adaptive resampling; still unbiased; above 1 means 1)", minimum=0,
                          saturates_at=1.0, only_for=("variant", ("smc", "smc-full")))},
     cost=cost,
+    caution=caution,
     prepare=ordered,
     tasks=("heldout", "completion"),
     variance=True,
