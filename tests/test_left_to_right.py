@@ -82,3 +82,7 @@ def test_default_past_the_measured_topics_says_it_was_measured_low():
     assert caution(50) is None
     assert caution(51, particles=301) is None and caution(51, rejuvenate=129) is None
     assert caution(51, variant="smc-full") is None
+    # a target grows every scored document's budget past the default (one doubling at least): the
+    # warning is about the budget each document ended with, not the starting one (session 8)
+    assert caution(51, particles=300, target_gap=0.01) is None
+    assert caution(51, particles=300, target_sd=0.01) is None

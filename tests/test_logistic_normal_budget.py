@@ -146,6 +146,10 @@ def test_heldout_default_is_adaptive_with_a_cross_check():
     assert not res.check["flagged"], res.check
     with pytest.raises(MethodError, match="tolerance must be a positive number"):
         tl.heldout(t, docs, tolerance=0)
+    # a fixed budget has no tolerance to meet: it was ignored silently, nan included (session 8)
+    for tol in (0.1, float("nan")):
+        with pytest.raises(MethodError, match="tolerance applies only to the adaptive budget"):
+            tl.heldout(t, docs, temperatures=100, tolerance=tol)
     with pytest.raises(MethodError, match="would take about .* more than max_hours"):
         tl.heldout(t, docs, check=2, check_temperatures=10**7, max_hours=1e-6)
 

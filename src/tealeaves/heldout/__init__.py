@@ -356,8 +356,11 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
     # documents too short to observe a token) every estimate is of P(w) (red team 6, F15)
     joint = all(n == 0 for _, n, _ in items)
     unbiased = spec.is_unbiased(resolved) and joint
-    if spec.caution is not None and (caution := spec.caution(resolved, np.asarray(model.alpha))):
-        extra["caution"] = caution
+    if spec.caution is not None:  # with a target: of the budgets the scored documents ended with
+        ended = ([resolved] if target is None else
+                 [{**resolved, **o[1]} for o, (w, n, _) in zip(outcomes, items, strict=True) if w.size > n])
+        if said := sorted({c for p in ended if (c := spec.caution(p, np.asarray(model.alpha)))}):
+            extra["caution"] = said[0]
     result = HeldoutResult(
         method=spec.name, params=resolved, run_log_prob=run_log_prob, doc_tokens=doc_tokens,
         seconds=seconds, compile_seconds=compiled.seconds, seed=int(seed), workers=int(workers),

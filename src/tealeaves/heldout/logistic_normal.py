@@ -445,7 +445,7 @@ def _negative_bound(p: np.ndarray, logcols: np.ndarray, c: np.ndarray, N: float,
 def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap: int = 10000,
                             max_hours: float | None = None, temperatures: int | None = None,
                             schedule: str = "geometric", keep: str | os.PathLike | None = None,
-                            tolerance: float = TOLERANCE, check: int = 0,
+                            tolerance: float | None = None, check: int = 0,
                             check_temperatures: int | None = None):
     """`tl.heldout` for a `Topics` with a logistic-normal prior (documents already checked against
     its vocabulary by the caller), as a `HeldoutResult` (method "ais", its params saying the prior and
@@ -467,8 +467,13 @@ def heldout_logistic_normal(model, docs, runs: int = 1, seed: int = 0, bootstrap
     corpus = docs if isinstance(docs, Corpus) else Corpus.from_word_ids(docs, model.vocab)
     runs = _count("runs", runs)
     adaptive = temperatures is None
+    if not adaptive and tolerance is not None:  # never ignored silently (session 8)
+        raise MethodError("tolerance applies only to the adaptive budget (no temperatures given); with "
+                          f"temperatures={temperatures!r} every document gets that many",
+                          options=("tolerance",))
     if adaptive:
         runs = max(runs, CHAINS)
+        tolerance = TOLERANCE if tolerance is None else tolerance
     else:
         temperatures = _count("temperatures", temperatures)
     check = check_int("check", check, 0)
