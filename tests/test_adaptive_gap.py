@@ -77,6 +77,17 @@ def test_target_gap_grows_k_then_r_and_reports_it():
     assert sd["budget_parameter"] == "particles" and set(sd["grown"]) == {"particles"}  # as before
 
 
+def test_a_budget_doubled_in_place_of_grow_is_reported():
+    """grow=["rejuvenate"] on documents shorter than K: K cannot grow, so the method's budget
+    (particles) is doubled instead; the report lists it (session 8: it listed K alone, unchanged,
+    and hid the particles that were spent)."""
+    model = tl.synthetic.random_model(4, 60, seed=5)
+    docs = tl.synthetic.generate(model, 3, [6, 8, 5], seed=6)
+    a = tl.heldout(model, docs, target_gap=0.001, particles=4, seed=1, grow=["rejuvenate"]).adaptive
+    assert a["grown"]["rejuvenate"] == [128] * 3 and a["budget_parameter"] == "rejuvenate"
+    assert min(a["grown"]["particles"]) >= 8  # at least one doubling: two budgets must agree
+
+
 @pytest.mark.parametrize("kw,message", [
     ({"target_gap": 0.001, "target_sd": 0.01}, "give target_sd or target_gap, not both"),
     ({"target_gap": -1}, "target_gap must be a positive number of nats per token"),

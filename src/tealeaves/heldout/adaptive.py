@@ -80,7 +80,7 @@ def next_budget(spec: Any, p: dict[str, Any], grow: tuple[str, ...], turn: int, 
 
 def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, dict[str, int], bool, float, float,
                                                             np.ndarray, float]:
-    """One document: (log estimates at the final budget, that budget's grown parameters, converged,
+    """One document: (log estimates at the final budget, its grown parameters and budget, converged,
     site updates spent, seconds, the runs' relative variance estimates V as in `MethodSpec.call`,
     the sd of the runs that met the target, NaN if none did)."""
     phi_wt, alpha, name, task, params, runs, kind, target, grow = shared
@@ -89,8 +89,10 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, dict[str,
     scored = words.size - n_obs
     spec, params = for_document(get_method(name, task), params, task, int(words.size), phi_wt.shape[1])
     grow = tuple(g for g in grow if g in params) or (spec.budget,)
+    # reported: the grown parameters and the budget, doubled when none of them can be (next_budget)
+    told = tuple(dict.fromkeys((*grow, *([spec.budget] if spec.budget in params else []))))
     if scored == 0:
-        return np.zeros(runs), {g: int(params[g]) for g in grow}, True, 0.0, 0.0, np.zeros(runs), 0.0
+        return np.zeros(runs), {g: int(params[g]) for g in told}, True, 0.0, 0.0, np.zeros(runs), 0.0
     doc = spec.document(phi_wt, alpha, words, n_obs, params)
     p = dict(params)
     turn = 0
@@ -117,17 +119,18 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, dict[str,
                 both = np.array([spec.call(doc, n_obs, rng, state, p) for _ in range(runs)])
                 vals, rel_var = both[:, 0], both[:, 1]
                 spent += runs * spec.work(int(words.size), p, doc.num_topics)
-            return vals, {g: int(p[g]) for g in grow}, True, spent, time.perf_counter() - t0, rel_var, decided
+            return vals, {g: int(p[g]) for g in told}, True, spent, time.perf_counter() - t0, rel_var, decided
         previous = (mean, se)
         if level < MAX_DOUBLINGS:
             p, turn = next_budget(spec, p, grow, turn, int(words.size), doc.num_topics)
-    return vals, {g: int(p[g]) for g in grow}, False, spent, time.perf_counter() - t0, rel_var, decided
+    return vals, {g: int(p[g]) for g in told}, False, spent, time.perf_counter() - t0, rel_var, decided
 
 
 def summarise(outcomes: list[tuple], kind: str, target: float, grow: tuple[str, ...]) -> dict[str, Any]:
     """What the result reports: the target, each document's final budget (`budgets`: of the first
     grown parameter, `budget_parameter`; `grown`: of each), convergence and time."""
     converged = [bool(o[2]) for o in outcomes]
+    grow = tuple(dict.fromkeys((*grow, *(k for o in outcomes for k in o[1]))))  # and the budget, if doubled
     grown = {g: [int(o[1].get(g, 0)) for o in outcomes] for g in grow}
     return {
         kind: target,
