@@ -80,6 +80,10 @@ def test_a_folder_of_another_run_is_refused(tmp_path):
         Kept(tmp_path / "k", "heldout", {"model": "sha256:1", "seed": 1}, 4)
     with pytest.raises(tl.MethodError, match="differs in documents"):
         Kept(tmp_path / "k", "heldout", {"model": "sha256:1", "seed": 0}, 5)
+    # other documents, and more of them: named once, with the counts (session 8: "documents" twice)
+    Kept(tmp_path / "d", "heldout", {"documents": "sha256:1"}, 4).flush()
+    with pytest.raises(tl.MethodError, match=r"it differs in documents \(4, now 5\)\);"):
+        Kept(tmp_path / "d", "heldout", {"documents": "sha256:2"}, 5)
     again = Kept(tmp_path / "k", "heldout", {"model": "sha256:1", "seed": 0}, 4)
     assert list(again.done) == [0]
 

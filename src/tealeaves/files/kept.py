@@ -177,8 +177,9 @@ class Kept:
             return f"{saved.get('what')}, not {self.what}"
         old = saved.get("fingerprint") if isinstance(saved.get("fingerprint"), dict) else {}
         keys = [k for k in {**old, **self.fingerprint} if old.get(k) != self.fingerprint.get(k)]
-        if saved.get("total") != self.total:
-            keys.append(f"{self.unit}s ({saved.get('total')}, now {self.total})")
+        if saved.get("total") != self.total:  # named once, with the counts
+            units = f"{self.unit}s"
+            keys = [k for k in keys if k != units] + [f"{units} ({saved.get('total')}, now {self.total})"]
         return "it differs in " + ", ".join(keys) if keys else "its record differs"
 
     def _read_part(self, path: str) -> dict[int, Any]:
