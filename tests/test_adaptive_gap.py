@@ -4,6 +4,8 @@ are drawn anew at the budget decided on, so the estimate of P(w) stays unbiased 
 values), where keeping the deciding runs was biased low (with `target_sd` too); what the result
 reports; bad arguments."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,20 @@ def test_a_budget_doubled_in_place_of_grow_is_reported():
     a = tl.heldout(model, docs, target_gap=0.001, particles=4, seed=1, grow=["rejuvenate"]).adaptive
     assert a["grown"]["rejuvenate"] == [128] * 3 and a["budget_parameter"] == "rejuvenate"
     assert min(a["grown"]["particles"]) >= 8  # at least one doubling: two budgets must agree
+
+
+def test_the_time_check_prices_what_a_target_spends_at_least(monkeypatch):
+    """A target spends at least 3 sets of `runs` runs per document (the start, one doubling, the
+    new runs): the time check before the run prices that (session 8: it priced the start alone)."""
+    h = importlib.import_module("tealeaves.heldout")
+
+    seen = []
+    monkeypatch.setattr(h, "check_budget", lambda work, *a, **k: seen.append(work))
+    model = tl.synthetic.random_model(4, 60, seed=5)
+    docs = tl.synthetic.generate(model, 3, [6, 8, 5], seed=6)
+    tl.heldout(model, docs, particles=4, runs=4, seed=1)
+    tl.heldout(model, docs, particles=4, target_gap=0.01, seed=1)
+    assert seen[1] == pytest.approx(3 * seen[0])
 
 
 @pytest.mark.parametrize("kw,message", [

@@ -309,6 +309,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
                  for (w, _, _), (s, p) in zip(items, per_doc, strict=True)]
         planned = float(sum(costs))
         left = planned - sum(costs[d] for d in done)  # what a resumed run still has to do
+        if target is not None:  # at least 3 sets of runs: the start, one doubling, the new runs (adaptive)
+            left *= 3
         shares = {spec.name: left}
         if check:  # the cross-check's stages, named in a refusal (red team 6, F13)
             n = min(check, len(items))
