@@ -128,3 +128,15 @@ def test_cli_target_gap(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "target gap 0.002 nats per token: rejuvenate per document median" in out
     assert "0 document(s) did not converge" in out
+
+
+def test_a_target_no_document_can_meet_stops_at_max_hours():
+    """target_gap=1e-300 cannot be met: the doublings stop at the call's deadline (max_hours after it
+    started), every scored document is reported as not converged, and none reached the largest
+    budget (with no deadline, 12 doublings of K and R: session 8's stranger waited 5 minutes)."""
+    rng = np.random.default_rng(7)  # flat topics: every word in every topic, so no run is exact
+    model = tl.TopicModel(rng.dirichlet(np.ones(60), 5), np.full(5, 0.5))
+    docs = [rng.integers(0, 60, n) for n in (40, 50, 45)]
+    res = tl.heldout(model, docs, particles=4, rejuvenate=4, target_gap=1e-300, seed=1, max_hours=1e-6)
+    assert res.adaptive["not_converged"] == 3
+    assert max(res.adaptive["grown"]["particles"]) < 4 * 2 ** 6

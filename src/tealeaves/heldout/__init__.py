@@ -18,7 +18,15 @@ from ..files.kept import digest, kept
 from ..model import VOCAB_HINT, TopicModel
 from ..sampling import child, compiling, new_state
 from ..topics import Topics, as_lda, require
-from ..util.limits import check_bool, check_bootstrap, check_budget, check_int, check_memory, update_seconds
+from ..util.limits import (
+    MAX_HOURS,
+    check_bool,
+    check_bootstrap,
+    check_budget,
+    check_int,
+    check_memory,
+    update_seconds,
+)
 from ..util.numbers import finite_float
 from ..util.parallel import Progress, on_dask, run_tasks
 from .adaptive import MIN_RUNS, TARGETS, adaptive_doc_task
@@ -344,7 +352,8 @@ def _estimate(model: TopicModel, docs: Any, spec: MethodSpec, task: str, params:
             rows = [r[0] for r in rows]
             cost = planned
         else:
-            outcomes = run_tasks(adaptive_doc_task, (*shared, *target), items, int(workers), bar,
+            deadline = time.time() + 3600 * (MAX_HOURS if max_hours is None else float(max_hours))
+            outcomes = run_tasks(adaptive_doc_task, (*shared, *target, deadline), items, int(workers), bar,
                                  costs, **where)
             rows = [o[0] for o in outcomes]
             variances = [o[5] for o in outcomes]

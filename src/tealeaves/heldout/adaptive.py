@@ -26,8 +26,9 @@ unbiased for P(w), and so is their mean overall; this costs one more set of runs
 The doublings take the method's `grow` parameters in turn (left-to-right: `rejuvenate` K, then
 `particles` R, ...); a parameter whose doubling does not change the method's cost on this document
 (K past the document's length) is passed over (if all are, `budget` is doubled). A document that
-reaches MAX_DOUBLINGS doublings without meeting its target is reported as not converged (its result
-is the runs of the last budget).
+reaches MAX_DOUBLINGS doublings, or the call's deadline (`max_hours` after it started: the time
+check before the run prices only the least a target spends), without meeting its target is reported
+as not converged (its result is the runs of the last budget).
 
 What this guarantees, and what not: the estimate of P(w) is unbiased (above); its log is low by
 the Jensen gap at the budget decided on, and that gap is the target only as far as s_b from 4 runs
@@ -83,7 +84,7 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, dict[str,
     """One document: (log estimates at the final budget, its grown parameters and budget, converged,
     site updates spent, seconds, the runs' relative variance estimates V as in `MethodSpec.call`,
     the sd of the runs that met the target, NaN if none did)."""
-    phi_wt, alpha, name, task, params, runs, kind, target, grow = shared
+    phi_wt, alpha, name, task, params, runs, kind, target, grow, deadline = shared
     words, n_obs, seq = item
     t0 = time.perf_counter()
     scored = words.size - n_obs
@@ -121,6 +122,8 @@ def adaptive_doc_task(shared: tuple, item: tuple) -> tuple[np.ndarray, dict[str,
                 spent += runs * spec.work(int(words.size), p, doc.num_topics)
             return vals, {g: int(p[g]) for g in told}, True, spent, time.perf_counter() - t0, rel_var, decided
         previous = (mean, se)
+        if time.time() > deadline:  # wall-clock (`deadline` is an epoch time, the same in every worker)
+            break
         if level < MAX_DOUBLINGS:
             p, turn = next_budget(spec, p, grow, turn, int(words.size), doc.num_topics)
     return vals, {g: int(p[g]) for g in told}, False, spent, time.perf_counter() - t0, rel_var, decided
