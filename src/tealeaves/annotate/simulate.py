@@ -218,9 +218,14 @@ def run_annotators(
     }
 
 
-def _rng(seed: int, who: str, item: str) -> np.random.Generator:
-    """The randomness of one annotator's answer to one item, independent of the threads' timing."""
-    return np.random.default_rng([seed, zlib.crc32(who.encode()), zlib.crc32(item.encode())])
+def _rng(seed: int, who: str, k: dict[str, Any]) -> np.random.Generator:
+    """The randomness of one annotator's answer to one item (`k`: its key row), independent of the
+    threads' timing and of the task set's secret: keyed by what the item is (kind, model, topic,
+    document), not by its id, which is an HMAC under a fresh random secret (`intrusion.tasks`), so
+    that a seeded simulation gives the same answers every time (it did not: tests/test_metaeval_app.py
+    drew a new study on every run, and its interval missed the population value in one)."""
+    what = "|".join(str(k.get(f)) for f in ("kind", "model", "topic", "document"))
+    return np.random.default_rng([seed, zlib.crc32(who.encode()), zlib.crc32(what.encode())])
 
 
 def intruder_finder(key: list[dict[str, Any]], accuracy: dict[str, float] | Callable[[dict[str, Any]], float],
@@ -236,7 +241,7 @@ def intruder_finder(key: list[dict[str, Any]], accuracy: dict[str, float] | Call
             if k.get("attention"):
                 return int(k["intruder"])
             p = accuracy(k) if callable(accuracy) else accuracy[f"{k['model']}/{k['topic']}"]
-            rng = _rng(seed, who, task["item"])
+            rng = _rng(seed, who, k)
             if rng.random() < p:
                 return int(k["intruder"])
             others = [j for j in range(len(task["options"])) if j != k["intruder"]]
@@ -253,7 +258,7 @@ def theta_rater(key: list[dict[str, Any]], noise: dict[str, float] | float, seed
     def answer(who: str, task: dict[str, Any]) -> tuple[str, int, dict[str, int], list[str]]:
         k = rows[task["item"]]
         sigma = noise if isinstance(noise, int | float) else noise[f"{k['model']}/{k['topic']}"]
-        rng = _rng(seed, who, task["item"])
+        rng = _rng(seed, who, k)
         evals = sorted((d for d in k["documents"] if d["role"] == "eval"), key=lambda d: -d["theta"])
         n = len(evals)
         latent = {d["id"]: 1 + 4 * (n - 1 - r) / (n - 1) + sigma * rng.standard_normal()
